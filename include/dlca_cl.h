@@ -1,0 +1,14 @@
+/* libdlca_cl: train and run Differentiable Logic Cellular Automata on any
+ * OpenCL device. This is the whole public API; the topic headers below are
+ * split only to keep each one readable. Semantics: spec/dlca.md. */
+#ifndef DLCA_CL_H
+#define DLCA_CL_H
+
+#include "dlca_cl/core.h"    /* status codes, errors, version, RNG */
+#include "dlca_cl/model.h"   /* model shapes, presets, wiring, JSON I/O */
+#include "dlca_cl/ref.h"     /* the C CPU reference engine */
+#include "dlca_cl/cl.h"      /* OpenCL devices, kernel loader, binary cache, tuning */
+#include "dlca_cl/trainer.h" /* training on the CPU reference or on a device */
+#include "dlca_cl/parity.h"  /* device-versus-reference checks */
+
+#endif

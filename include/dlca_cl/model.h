@@ -1,0 +1,97 @@
+/* Models: shapes, the paper's presets, wiring generation, initialisation,
+ * and the dlca-model JSON format (spec/dlca.md sections 2-5). */
+#ifndef DLCA_CL_MODEL_H
+#define DLCA_CL_MODEL_H
+
+#include "dlca_cl/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct dlca_model dlca_model;
+
+#define DLCA_MAX_LAYERS 64
+#define DLCA_MAX_LOSS_CHANNELS 16
+
+typedef enum dlca_wiring {
+  DLCA_WIRING_FIRST_KERNEL = 0, /* neighbour paired with centre; first perception layer */
+  DLCA_WIRING_UNIQUE = 1,       /* needs 2G >= N */
+  DLCA_WIRING_RANDOM = 2
+} dlca_wiring;
+
+/* The shape of a model. `perceive_layers` is [9, n1, ..., nS] (length
+ * n_perceive_layers = S + 1); `update_layers` is [C + C*S*K, m1, ..., C]. */
+typedef struct dlca_model_shape {
+  int channels;
+  int periodic;
+  int n_kernels;
+  int n_perceive_layers;
+  int perceive_layers[DLCA_MAX_LAYERS];
+  int n_update_layers;
+  int update_layers[DLCA_MAX_LAYERS];
+  dlca_wiring perceive_first_wiring; /* default FIRST_KERNEL */
+  dlca_wiring wiring;                /* every other layer; default UNIQUE */
+} dlca_model_shape;
+
+/* How a preset's start grids are made. */
+typedef enum dlca_start {
+  DLCA_START_RANDOM = 0, /* every channel of every cell a fair random bit */
+  DLCA_START_SEED = 1,   /* zeros, except the centre cell: all channels 1 */
+  DLCA_START_ZEROS = 2,
+  DLCA_START_UPLOAD = 3  /* given by the caller */
+} dlca_start;
+
+/* A preset of spec section 5: model shape and the paper's training protocol. */
+typedef struct dlca_preset {
+  const char *name;
+  dlca_model_shape shape;
+  int height, width, steps, batch, epochs;
+  int async;
+  float fire_rate;
+  float lr;
+  dlca_start start;
+  int n_loss_channels;
+  int loss_channels[DLCA_MAX_LOSS_CHANNELS];
+} dlca_preset;
+
+/* Presets by name: "gol", "checkerboard", "checkerboard-async", "growth", "colour". */
+DLCA_API DLCA_WUR int dlca_preset_get(const char *name, dlca_preset *out);
+/* The preset names, NULL-terminated. */
+DLCA_API const char *const *dlca_preset_names(void);
+
+/* A new model with wires drawn from `seed` (doc/rng.md) and logits at the
+ * pass-through initialisation (all 0, gate 3 = 10.0). */
+DLCA_API DLCA_WUR int dlca_model_new(const dlca_model_shape *shape, uint64_t seed, dlca_model **out);
+DLCA_API DLCA_WUR int dlca_model_new_preset(const char *preset, uint64_t seed, dlca_model **out);
+DLCA_API DLCA_WUR int dlca_model_clone(const dlca_model *m, dlca_model **out);
+DLCA_API void dlca_model_free(dlca_model *m);
+
+/* dlca-model JSON, version 1 (doc/model-format.md). Loading validates every
+ * field; a failure names the file and the JSON path of the offending field.
+ * Saving is atomic: a temp file, fsync, then rename. */
+DLCA_API DLCA_WUR int dlca_model_load(const char *path, dlca_model **out);
+DLCA_API DLCA_WUR int dlca_model_save(const dlca_model *m, const char *path);
+
+DLCA_API void dlca_model_get_shape(const dlca_model *m, dlca_model_shape *out);
+/* Counts: gates (perception gates counted once per kernel) and logits. */
+DLCA_API size_t dlca_model_n_gates(const dlca_model *m);
+DLCA_API size_t dlca_model_n_params(const dlca_model *m);
+
+/* The logits as one flat float array of dlca_model_n_params() values, in the
+ * order of the JSON: perception layer by layer as [kernel][gate][16], then
+ * update layer by layer as [gate][16]. The pointer stays owned by the model. */
+DLCA_API float *dlca_model_params(dlca_model *m);
+DLCA_API const float *dlca_model_params_const(const dlca_model *m);
+/* Offset, into the flat array, of a perception (0) or update (1) layer. */
+DLCA_API size_t dlca_model_layer_offset(const dlca_model *m, int update, int layer);
+
+/* The hard circuit's gate histogram: counts[i] = gates whose argmax is op i
+ * (perception gates counted once per kernel). Returns the active-gate count:
+ * gates other than pass-through A (3) and B (5). */
+DLCA_API size_t dlca_model_gate_histogram(const dlca_model *m, size_t counts[16]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,87 @@
+/* Training: one API for the CPU reference (ctx == NULL) and any OpenCL
+ * device. One step is one epoch of spec/dlca.md section 4. */
+#ifndef DLCA_CL_TRAINER_H
+#define DLCA_CL_TRAINER_H
+
+#include "dlca_cl/ref.h"
+#include "dlca_cl/cl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct dlca_trainer dlca_trainer;
+
+typedef struct dlca_train_config {
+  int batch, height, width, steps;
+  int async;
+  float fire_rate;
+  int n_loss_channels;
+  int loss_channels[DLCA_MAX_LOSS_CHANNELS];
+  dlca_start start;
+  uint64_t seed;   /* start grids and fire masks of epoch e come from (seed, e) */
+  dlca_optim optim;
+} dlca_train_config;
+
+/* The paper's protocol for a preset (batch, steps, lr, start, loss channels). */
+DLCA_API void dlca_train_config_from_preset(const dlca_preset *p, dlca_train_config *out);
+
+/* ctx == NULL trains on the CPU reference. The trainer copies the model. */
+DLCA_API DLCA_WUR int dlca_trainer_new(dlca_context *ctx, const dlca_model *m,
+                                       const dlca_train_config *cfg, dlca_trainer **out);
+DLCA_API void dlca_trainer_free(dlca_trainer *t);
+/* "ref" or "cl". */
+DLCA_API const char *dlca_trainer_backend(const dlca_trainer *t);
+
+/* The bytes a trainer of this model and configuration needs on its device. */
+DLCA_API DLCA_WUR int dlca_trainer_estimate_memory(const dlca_model *m,
+                                                   const dlca_train_config *cfg,
+                                                   size_t *bytes);
+
+/* The target: [height][width][channels] for every sample (per_sample == 0) or
+ * [batch][height][width][channels] (per_sample == 1). Required before a step. */
+DLCA_API DLCA_WUR int dlca_trainer_set_target(dlca_trainer *t, const float *y, int per_sample);
+/* Start grids [batch][height][width][channels] for DLCA_START_UPLOAD. */
+DLCA_API DLCA_WUR int dlca_trainer_set_input(dlca_trainer *t, const float *x);
+/* Explicit async fire masks [steps][batch][height][width] (parity), or NULL
+ * to draw them from the seed. */
+DLCA_API DLCA_WUR int dlca_trainer_set_fire_masks(dlca_trainer *t, const uint8_t *masks);
+
+/* One epoch: start grids, T soft steps, loss, BPTT, clip, AdamW. */
+DLCA_API DLCA_WUR int dlca_trainer_step(dlca_trainer *t);
+/* The soft loss of the last step. */
+DLCA_API DLCA_WUR int dlca_trainer_loss(dlca_trainer *t, double *soft_loss);
+
+typedef struct dlca_eval {
+  double hard_loss;  /* sum over batch, cells and loss channels of (s - y)^2 */
+  double accuracy;   /* fraction of (sample, cell, loss channel) equal to the target */
+  size_t errors, total;
+} dlca_eval;
+
+/* Runs the hard circuit with the current parameters from the start grids of
+ * the current epoch (those the next step will use). */
+DLCA_API DLCA_WUR int dlca_trainer_eval_hard(dlca_trainer *t, dlca_eval *out);
+
+DLCA_API size_t dlca_trainer_n_params(const dlca_trainer *t);
+DLCA_API DLCA_WUR int dlca_trainer_get_params(dlca_trainer *t, float *logits);
+DLCA_API DLCA_WUR int dlca_trainer_set_params(dlca_trainer *t, const float *logits);
+/* The unclipped gradient of the last step. */
+DLCA_API DLCA_WUR int dlca_trainer_get_grad(dlca_trainer *t, float *grad);
+/* The final state of the last soft step (hard = 0) or of the last hard
+ * evaluation (hard = 1), [batch][height][width][channels]. */
+DLCA_API DLCA_WUR int dlca_trainer_get_state(dlca_trainer *t, int hard, float *state);
+/* Epochs done so far; the next step is epoch number dlca_trainer_epoch(). */
+DLCA_API uint64_t dlca_trainer_epoch(const dlca_trainer *t);
+/* Writes the current parameters into a model of the trainer's shape. */
+DLCA_API DLCA_WUR int dlca_trainer_export_model(dlca_trainer *t, dlca_model **out);
+
+/* Checkpoints (doc/checkpoint-format.md) hold the parameters, the Adam
+ * moments, the epoch and the seed; a resumed run continues bit for bit.
+ * Saving is atomic. */
+DLCA_API DLCA_WUR int dlca_trainer_save_checkpoint(dlca_trainer *t, const char *path);
+DLCA_API DLCA_WUR int dlca_trainer_load_checkpoint(dlca_trainer *t, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,2 @@
+libdlca_cl_internal_la_SOURCES += lib/core/internal.h lib/core/status.c lib/core/version.c \
+	lib/core/rng.c lib/core/file.c

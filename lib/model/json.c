@@ -1,0 +1,272 @@
+/* The dlca-model JSON format, version 1 (doc/model-format.md). The reader
+ * checks every field and names the JSON path of the first bad one, e.g.
+ * "m.json: update.wires[3][0][17]: index 300 >= layer input 264". */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "model/model_impl.h"
+
+#define BAD(...) dlca__fail(DLCA_EMODEL, __VA_ARGS__)
+
+static const char *type_name(const json_t *j) {
+  switch (json_typeof(j)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a real number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+  }
+  return "?";
+}
+
+static int get_int(json_t *obj, const char *key, const char *where, const char *path, long lo, long hi,
+                   int *out) {
+  json_t *j = json_object_get(obj, key);
+  if (!j) return BAD("%s: %s%s: missing", where, path, key);
+  if (!json_is_integer(j)) return BAD("%s: %s%s: expected an integer, found %s", where, path, key, type_name(j));
+  json_int_t v = json_integer_value(j);
+  if (v < lo || v > hi)
+    return BAD("%s: %s%s: %lld is not in [%ld, %ld]", where, path, key, (long long)v, lo, hi);
+  *out = (int)v;
+  return DLCA_OK;
+}
+
+static int get_array(json_t *obj, const char *key, const char *where, const char *path, json_t **out) {
+  json_t *j = json_object_get(obj, key);
+  if (!j) return BAD("%s: %s%s: missing", where, path, key);
+  if (!json_is_array(j)) return BAD("%s: %s%s: expected an array, found %s", where, path, key, type_name(j));
+  *out = j;
+  return DLCA_OK;
+}
+
+static int read_layers(json_t *arr, const char *where, const char *path, int *n, int *layers) {
+  size_t len = json_array_size(arr);
+  if (len < 2 || len > DLCA_MAX_LAYERS)
+    return BAD("%s: %s: needs 2 to %d entries, has %zu", where, path, DLCA_MAX_LAYERS, len);
+  for (size_t i = 0; i < len; i++) {
+    json_t *v = json_array_get(arr, i);
+    if (!json_is_integer(v))
+      return BAD("%s: %s[%zu]: expected an integer, found %s", where, path, i, type_name(v));
+    json_int_t x = json_integer_value(v);
+    if (x < 1 || x > 65536) return BAD("%s: %s[%zu]: %lld is not in [1, 65536]", where, path, i, (long long)x);
+    layers[i] = (int)x;
+  }
+  *n = (int)len;
+  return DLCA_OK;
+}
+
+/* wires: [[wa...], [wb...]] per layer; path is e.g. "update.wires" */
+static int read_wires(json_t *wires, int l, dlca_layer *L, const char *where, const char *path) {
+  json_t *lw = json_array_get(wires, (size_t)l);
+  if (!json_is_array(lw) || json_array_size(lw) != 2)
+    return BAD("%s: %s[%d]: expected [[wa...], [wb...]], found %s", where, path, l,
+               lw ? (json_is_array(lw) ? "an array of the wrong length" : type_name(lw)) : "nothing");
+  for (int side = 0; side < 2; side++) {
+    json_t *v = json_array_get(lw, (size_t)side);
+    if (!json_is_array(v))
+      return BAD("%s: %s[%d][%d]: expected an array, found %s", where, path, l, side, type_name(v));
+    if (json_array_size(v) != (size_t)L->n_gates)
+      return BAD("%s: %s[%d][%d]: %zu wires, but the layer has %d gates", where, path, l, side,
+                 json_array_size(v), L->n_gates);
+    int32_t *dst = side ? L->wb : L->wa;
+    for (int g = 0; g < L->n_gates; g++) {
+      json_t *x = json_array_get(v, (size_t)g);
+      if (!json_is_integer(x))
+        return BAD("%s: %s[%d][%d][%d]: expected an integer, found %s", where, path, l, side, g, type_name(x));
+      json_int_t idx = json_integer_value(x);
+      if (idx < 0 || idx >= L->n_in)
+        return BAD("%s: %s[%d][%d][%d]: index %lld %s layer input %d", where, path, l, side, g,
+                   (long long)idx, idx < 0 ? "is negative for" : ">=", L->n_in);
+      dst[g] = (int32_t)idx;
+    }
+  }
+  return DLCA_OK;
+}
+
+/* One gate's 16 logits; path has the gate's full index already. */
+static int read_gate(json_t *v, float *dst, const char *where, const char *path) {
+  if (!json_is_array(v) || json_array_size(v) != 16)
+    return BAD("%s: %s: expected 16 logits, found %s", where, path,
+               json_is_array(v) ? "an array of the wrong length" : (v ? type_name(v) : "nothing"));
+  for (int i = 0; i < 16; i++) {
+    json_t *x = json_array_get(v, (size_t)i);
+    if (!json_is_number(x)) return BAD("%s: %s[%d]: expected a number, found %s", where, path, i, type_name(x));
+    double d = json_number_value(x);
+    float f = (float)d;
+    if (!isfinite(d) || !isfinite(f)) return BAD("%s: %s[%d]: logit %g is not finite in float32", where, path, i, d);
+    dst[i] = f;
+  }
+  return DLCA_OK;
+}
+
+static int read_sized(json_t *v, size_t n, const char *where, const char *path, const char *what) {
+  if (!json_is_array(v)) return BAD("%s: %s: expected an array, found %s", where, path, v ? type_name(v) : "nothing");
+  if (json_array_size(v) != n) return BAD("%s: %s: %zu entries, but the layer has %zu %s", where, path, json_array_size(v), n, what);
+  return DLCA_OK;
+}
+
+int dlca__model_from_json(json_t *root, const char *where, dlca_model **out) {
+  *out = NULL;
+  if (!json_is_object(root)) return BAD("%s: expected a dlca-model object, found %s", where, type_name(root));
+  json_t *fmt = json_object_get(root, "format");
+  if (!json_is_string(fmt) || strcmp(json_string_value(fmt), "dlca-model") != 0)
+    return BAD("%s: format: expected \"dlca-model\"", where);
+  int version, rc;
+  if ((rc = get_int(root, "version", where, "", 1, 1, &version))) return rc;
+  dlca_model_shape s;
+  memset(&s, 0, sizeof s);
+  if ((rc = get_int(root, "channels", where, "", 1, 4096, &s.channels))) return rc;
+  json_t *per = json_object_get(root, "periodic");
+  if (!json_is_boolean(per))
+    return BAD("%s: periodic: expected true or false, found %s", where, per ? type_name(per) : "nothing");
+  s.periodic = json_is_true(per);
+  json_t *P = json_object_get(root, "perceive"), *U = json_object_get(root, "update");
+  if (!json_is_object(P)) return BAD("%s: perceive: expected an object, found %s", where, P ? type_name(P) : "nothing");
+  if (!json_is_object(U)) return BAD("%s: update: expected an object, found %s", where, U ? type_name(U) : "nothing");
+  if ((rc = get_int(P, "n_kernels", where, "perceive.", 1, 4096, &s.n_kernels))) return rc;
+  json_t *pl, *ul, *pw, *uw, *plg, *ulg;
+  if ((rc = get_array(P, "layers", where, "perceive.", &pl)) || (rc = get_array(P, "wires", where, "perceive.", &pw)) ||
+      (rc = get_array(P, "logits", where, "perceive.", &plg)) || (rc = get_array(U, "layers", where, "update.", &ul)) ||
+      (rc = get_array(U, "wires", where, "update.", &uw)) || (rc = get_array(U, "logits", where, "update.", &ulg)))
+    return rc;
+  if ((rc = read_layers(pl, where, "perceive.layers", &s.n_perceive_layers, s.perceive_layers))) return rc;
+  if ((rc = read_layers(ul, where, "update.layers", &s.n_update_layers, s.update_layers))) return rc;
+  s.perceive_first_wiring = DLCA_WIRING_FIRST_KERNEL;
+  s.wiring = DLCA_WIRING_UNIQUE;
+  if ((rc = dlca__shape_validate(&s, 0))) {
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", dlca_last_error());
+    return BAD("%s: %s", where, msg);
+  }
+  size_t nP = (size_t)s.n_perceive_layers - 1, nU = (size_t)s.n_update_layers - 1;
+  if (json_array_size(pw) != nP) return BAD("%s: perceive.wires: %zu layers, but perceive.layers has %zu", where, json_array_size(pw), nP);
+  if (json_array_size(plg) != nP) return BAD("%s: perceive.logits: %zu layers, but perceive.layers has %zu", where, json_array_size(plg), nP);
+  if (json_array_size(uw) != nU) return BAD("%s: update.wires: %zu layers, but update.layers has %zu", where, json_array_size(uw), nU);
+  if (json_array_size(ulg) != nU) return BAD("%s: update.logits: %zu layers, but update.layers has %zu", where, json_array_size(ulg), nU);
+  dlca_model *m;
+  if ((rc = dlca__model_alloc(&s, &m))) return rc;
+  char path[128];
+  for (int l = 0; l < (int)nP && !rc; l++) {
+    dlca_layer *L = &m->perceive[l];
+    if ((rc = read_wires(pw, l, L, where, "perceive.wires"))) break;
+    json_t *lk = json_array_get(plg, (size_t)l);
+    snprintf(path, sizeof path, "perceive.logits[%d]", l);
+    if ((rc = read_sized(lk, (size_t)s.n_kernels, where, path, "kernels"))) break;
+    for (int k = 0; k < s.n_kernels && !rc; k++) {
+      json_t *kg = json_array_get(lk, (size_t)k);
+      snprintf(path, sizeof path, "perceive.logits[%d][%d]", l, k);
+      if ((rc = read_sized(kg, (size_t)L->n_gates, where, path, "gates"))) break;
+      for (int g = 0; g < L->n_gates && !rc; g++) {
+        snprintf(path, sizeof path, "perceive.logits[%d][%d][%d]", l, k, g);
+        rc = read_gate(json_array_get(kg, (size_t)g), m->params + L->offset + ((size_t)k * L->n_gates + g) * 16, where, path);
+      }
+    }
+  }
+  for (int l = 0; l < (int)nU && !rc; l++) {
+    dlca_layer *L = &m->update[l];
+    if ((rc = read_wires(uw, l, L, where, "update.wires"))) break;
+    json_t *lg = json_array_get(ulg, (size_t)l);
+    snprintf(path, sizeof path, "update.logits[%d]", l);
+    if ((rc = read_sized(lg, (size_t)L->n_gates, where, path, "gates"))) break;
+    for (int g = 0; g < L->n_gates && !rc; g++) {
+      snprintf(path, sizeof path, "update.logits[%d][%d]", l, g);
+      rc = read_gate(json_array_get(lg, (size_t)g), m->params + L->offset + (size_t)g * 16, where, path);
+    }
+  }
+  if (rc) {
+    dlca_model_free(m);
+    return rc;
+  }
+  *out = m;
+  return DLCA_OK;
+}
+
+static json_t *int_array(const int32_t *v, int n) {
+  json_t *a = json_array();
+  for (int i = 0; i < n; i++) json_array_append_new(a, json_integer(v[i]));
+  return a;
+}
+
+static json_t *gate_array(const float *l) {
+  json_t *a = json_array();
+  for (int i = 0; i < 16; i++) json_array_append_new(a, json_real(l[i]));
+  return a;
+}
+
+json_t *dlca__model_to_json(const dlca_model *m) {
+  const dlca_model_shape *s = &m->shape;
+  json_t *root = json_object(), *P = json_object(), *U = json_object();
+  json_object_set_new(root, "format", json_string("dlca-model"));
+  json_object_set_new(root, "version", json_integer(1));
+  json_object_set_new(root, "channels", json_integer(s->channels));
+  json_object_set_new(root, "periodic", json_boolean(s->periodic));
+  json_object_set_new(P, "n_kernels", json_integer(s->n_kernels));
+  json_t *pl = json_array(), *pw = json_array(), *plg = json_array();
+  for (int i = 0; i < s->n_perceive_layers; i++) json_array_append_new(pl, json_integer(s->perceive_layers[i]));
+  for (int l = 0; l < m->n_perceive; l++) {
+    const dlca_layer *L = &m->perceive[l];
+    json_t *w = json_array(), *lk = json_array();
+    json_array_append_new(w, int_array(L->wa, L->n_gates));
+    json_array_append_new(w, int_array(L->wb, L->n_gates));
+    json_array_append_new(pw, w);
+    for (int k = 0; k < s->n_kernels; k++) {
+      json_t *kg = json_array();
+      for (int g = 0; g < L->n_gates; g++)
+        json_array_append_new(kg, gate_array(m->params + L->offset + ((size_t)k * L->n_gates + g) * 16));
+      json_array_append_new(lk, kg);
+    }
+    json_array_append_new(plg, lk);
+  }
+  json_object_set_new(P, "layers", pl);
+  json_object_set_new(P, "wires", pw);
+  json_object_set_new(P, "logits", plg);
+  json_t *ul = json_array(), *uw = json_array(), *ulg = json_array();
+  for (int i = 0; i < s->n_update_layers; i++) json_array_append_new(ul, json_integer(s->update_layers[i]));
+  for (int l = 0; l < m->n_update; l++) {
+    const dlca_layer *L = &m->update[l];
+    json_t *w = json_array(), *lg = json_array();
+    json_array_append_new(w, int_array(L->wa, L->n_gates));
+    json_array_append_new(w, int_array(L->wb, L->n_gates));
+    json_array_append_new(uw, w);
+    for (int g = 0; g < L->n_gates; g++) json_array_append_new(lg, gate_array(m->params + L->offset + (size_t)g * 16));
+    json_array_append_new(ulg, lg);
+  }
+  json_object_set_new(U, "layers", ul);
+  json_object_set_new(U, "wires", uw);
+  json_object_set_new(U, "logits", ulg);
+  json_object_set_new(root, "perceive", P);
+  json_object_set_new(root, "update", U);
+  return root;
+}
+
+int dlca_model_load(const char *path, dlca_model **out) {
+  if (!path || !out) return dlca__fail(DLCA_EINVAL, "dlca_model_load: NULL argument");
+  *out = NULL;
+  json_error_t err;
+  json_t *root = json_load_file(path, JSON_DECODE_ANY, &err);
+  if (!root) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return dlca__fail(DLCA_EIO, "%s: cannot open model file", path);
+    fclose(f);
+    return dlca__fail(DLCA_EPARSE, "%s:%d:%d: not valid JSON: %s", path, err.line, err.column, err.text);
+  }
+  int rc = dlca__model_from_json(root, path, out);
+  json_decref(root);
+  return rc;
+}
+
+int dlca_model_save(const dlca_model *m, const char *path) {
+  if (!m || !path) return dlca__fail(DLCA_EINVAL, "dlca_model_save: NULL argument");
+  json_t *root = dlca__model_to_json(m);
+  /* JSON_REAL_PRECISION(9): enough digits to read every float32 back exactly */
+  char *text = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(9));
+  json_decref(root);
+  if (!text) return dlca__fail(DLCA_ENOMEM, "%s: out of memory while writing the model", path);
+  int rc = dlca__write_file_atomic(path, text, strlen(text));
+  free(text);
+  return rc;
+}

@@ -1,0 +1,49 @@
+/* Internals of the CPU reference engine: the gate algebra (spec section 1)
+ * and the per-cell activation layout shared by forward.c and backward.c. */
+#ifndef DLCA_REF_IMPL_H
+#define DLCA_REF_IMPL_H
+
+#include "model/model_impl.h"
+
+/* op_i(a, b) = M[i][0] + M[i][1] a + M[i][2] b + M[i][3] ab (spec section 1). */
+extern const float dlca__gate_M[16][4];
+
+/* Per-gate coefficients c = M^T p, 4 floats per gate in flat gate order
+ * (gate g of the flat parameter array is logits [16g, 16g+16)). Soft: p is the
+ * softmax in double; hard: p is one-hot on the largest logit, lowest index on ties. */
+void dlca__gate_coefficients(const dlca_model *m, int hard, float *coef);
+/* The softmax of one gate's logits, in double. */
+void dlca__softmax16(const float *logits, double p[16]);
+/* dL/dlogit from the 4 accumulated sums dL/dc of every gate:
+ * dL/dp = M dL/dc, dL/dlogit = p (dL/dp - p . dL/dp). */
+void dlca__logit_grad(const dlca_model *m, const double *dc, float *grad);
+
+/* Where one cell's activations live in its scratch array. Perception block of
+ * (channel c, kernel k) starts at (c*K + k) * pstride; layer l's input is at
+ * poff[l] inside it. The update input (C + C*S*K) is at ubase + uoff[0]. */
+typedef struct dlca_ref_layout {
+  int C, K, S, nP, nU;
+  int pstride;
+  int poff[DLCA_MAX_LAYERS + 1];
+  size_t ubase;
+  int uoff[DLCA_MAX_LAYERS + 1];
+  size_t total;
+} dlca_ref_layout;
+
+void dlca__ref_layout(const dlca_model *m, dlca_ref_layout *lay);
+
+/* Reads the 3x3 patch of cell (r, q) of one grid [H][W][C] into patch[9][C]. */
+void dlca__ref_patch(const float *grid, int H, int W, int C, int periodic, int r, int q, float *patch);
+/* One cell's circuit: patch[9][C] -> act (all activations); returns a pointer
+ * to the C outputs inside act. */
+const float *dlca__ref_cell_forward(const dlca_model *m, const dlca_ref_layout *lay,
+                                    const float *coef, const float *patch, float *act);
+
+/* T steps from x; states receives steps+1 grids (x included) when keep_all,
+ * else the final grid only. */
+int dlca__ref_rollout(const dlca_model *m, const dlca_run *run, const float *coef, const float *x,
+                      float *states, int keep_all);
+/* sum over batch, cells and loss channels of (s - y)^2, in double. */
+double dlca__ref_loss(const dlca_run *run, int C, const float *state, const float *target);
+
+#endif

@@ -1,0 +1,150 @@
+/* Reader for the JAX reference vectors (shared/testdata/reference/README.md). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "train/vector.h"
+
+#define BAD(...) dlca__fail(DLCA_EPARSE, __VA_ARGS__)
+
+/* Reads a nested array of numbers of exactly the given dims into dst (float or double). */
+static int read_nd(json_t *j, const size_t *dims, int nd, const char *path, const char *where, double *dd,
+                   float *df, size_t *pos) {
+  if (nd == 0) {
+    if (!json_is_number(j)) return BAD("%s: %s: expected a number", where, path);
+    double x = json_number_value(j);
+    if (dd) dd[*pos] = x;
+    if (df) df[*pos] = (float)x;
+    (*pos)++;
+    return DLCA_OK;
+  }
+  if (!json_is_array(j) || json_array_size(j) != dims[0])
+    return BAD("%s: %s: expected an array of %zu entries", where, path, dims[0]);
+  for (size_t i = 0; i < dims[0]; i++) {
+    int rc = read_nd(json_array_get(j, i), dims + 1, nd - 1, path, where, dd, df, pos);
+    if (rc) return rc;
+  }
+  return DLCA_OK;
+}
+
+/* grad-shaped: {"perceive": [layer][kernel][gate][16], "update": [layer][gate][16]} */
+static int read_params(json_t *j, const dlca_model *m, const char *path, const char *where, double *dst) {
+  json_t *P = json_object_get(j, "perceive"), *U = json_object_get(j, "update");
+  if (!json_is_array(P) || !json_is_array(U) || json_array_size(P) != (size_t)m->n_perceive ||
+      json_array_size(U) != (size_t)m->n_update)
+    return BAD("%s: %s: expected {perceive, update} with the model's layer counts", where, path);
+  size_t pos = 0;
+  for (int l = 0; l < m->n_perceive; l++) {
+    size_t dims[3] = {(size_t)m->shape.n_kernels, (size_t)m->perceive[l].n_gates, 16};
+    pos = m->perceive[l].offset;
+    int rc = read_nd(json_array_get(P, l), dims, 3, path, where, dst, NULL, &pos);
+    if (rc) return rc;
+  }
+  for (int l = 0; l < m->n_update; l++) {
+    size_t dims[2] = {(size_t)m->update[l].n_gates, 16};
+    pos = m->update[l].offset;
+    int rc = read_nd(json_array_get(U, l), dims, 2, path, where, dst, NULL, &pos);
+    if (rc) return rc;
+  }
+  return DLCA_OK;
+}
+
+static double num(json_t *o, const char *k, double dflt) {
+  json_t *j = json_object_get(o, k);
+  return json_is_number(j) ? json_number_value(j) : dflt;
+}
+
+int dlca__vector_load(const char *path, dlca_vector *v) {
+  memset(v, 0, sizeof *v);
+  json_error_t err;
+  json_t *root = json_load_file(path, 0, &err);
+  if (!root) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return dlca__fail(DLCA_EIO, "%s: cannot open vector file", path);
+    fclose(f);
+    return BAD("%s:%d:%d: not valid JSON: %s", path, err.line, err.column, err.text);
+  }
+  int rc = DLCA_OK;
+  json_t *name = json_object_get(root, "name"), *run = json_object_get(root, "run"),
+         *opt = json_object_get(root, "optimizer"), *exp = json_object_get(root, "expected");
+  if (!json_is_object(run) || !json_is_object(opt) || !json_is_object(exp)) {
+    rc = BAD("%s: expected the objects run, optimizer and expected", path);
+    goto out;
+  }
+  snprintf(v->name, sizeof v->name, "%s", json_is_string(name) ? json_string_value(name) : path);
+  char where[1024];
+  snprintf(where, sizeof where, "%s: model", path);
+  if ((rc = dlca__model_from_json(json_object_get(root, "model"), where, &v->model))) goto out;
+  const dlca_model *m = v->model;
+  const int C = m->shape.channels;
+  v->run = dlca_run_default((int)num(run, "batch", 0), (int)num(run, "height", 0), (int)num(run, "width", 0),
+                            (int)num(run, "steps", 0));
+  json_t *lc = json_object_get(run, "loss_channels");
+  if (!json_is_array(lc) || json_array_size(lc) < 1 || json_array_size(lc) > DLCA_MAX_LOSS_CHANNELS) {
+    rc = BAD("%s: run.loss_channels: expected 1 to %d channels", path, DLCA_MAX_LOSS_CHANNELS);
+    goto out;
+  }
+  v->run.n_loss_channels = (int)json_array_size(lc);
+  for (int i = 0; i < v->run.n_loss_channels; i++) v->run.loss_channels[i] = (int)json_integer_value(json_array_get(lc, i));
+  if ((rc = dlca_run_validate(m, &v->run))) goto out;
+  const dlca_run *r = &v->run;
+  size_t B = (size_t)r->batch, H = (size_t)r->height, W = (size_t)r->width, T = (size_t)r->steps;
+  size_t n = B * H * W * C, pos;
+  json_t *fm = json_object_get(run, "fire_masks");
+  if (fm && !json_is_null(fm)) {
+    size_t dims[4] = {T, B, H, W};
+    double *tmp = malloc(sizeof(double) * T * B * H * W);
+    v->masks = malloc(T * B * H * W);
+    if (!tmp || !v->masks) {
+      free(tmp);
+      rc = dlca__fail(DLCA_ENOMEM, "%s: out of memory", path);
+      goto out;
+    }
+    pos = 0;
+    rc = read_nd(fm, dims, 4, "run.fire_masks", path, tmp, NULL, &pos);
+    for (size_t i = 0; !rc && i < T * B * H * W; i++) v->masks[i] = tmp[i] != 0;
+    free(tmp);
+    if (rc) goto out;
+    v->run.async = 1;
+    v->run.fire_masks = v->masks;
+  }
+  v->optim.clip = (float)num(opt, "clip", 100), v->optim.lr = (float)num(opt, "lr", 0.05);
+  v->optim.beta1 = (float)num(opt, "beta1", 0.9), v->optim.beta2 = (float)num(opt, "beta2", 0.99);
+  v->optim.eps = (float)num(opt, "eps", 1e-8), v->optim.weight_decay = (float)num(opt, "weight_decay", 0.01);
+  v->t = (int)num(opt, "t", 1);
+  v->input = malloc(sizeof(float) * n);
+  v->target = malloc(sizeof(float) * n);
+  v->soft_state = malloc(sizeof(double) * n);
+  v->hard_state = malloc(sizeof(double) * n);
+  v->grad = malloc(sizeof(double) * m->n_params);
+  v->params_after = malloc(sizeof(double) * m->n_params);
+  if (!v->input || !v->target || !v->soft_state || !v->hard_state || !v->grad || !v->params_after) {
+    rc = dlca__fail(DLCA_ENOMEM, "%s: out of memory", path);
+    goto out;
+  }
+  size_t dims[4] = {B, H, W, (size_t)C};
+  if ((pos = 0, rc = read_nd(json_object_get(root, "input"), dims, 4, "input", path, NULL, v->input, &pos))) goto out;
+  if ((pos = 0, rc = read_nd(json_object_get(root, "target"), dims, 4, "target", path, NULL, v->target, &pos))) goto out;
+  if ((pos = 0, rc = read_nd(json_object_get(exp, "soft_state"), dims, 4, "expected.soft_state", path, v->soft_state, NULL, &pos))) goto out;
+  if ((pos = 0, rc = read_nd(json_object_get(exp, "hard_state"), dims, 4, "expected.hard_state", path, v->hard_state, NULL, &pos))) goto out;
+  v->soft_loss = num(exp, "soft_loss", NAN);
+  v->hard_loss = num(exp, "hard_loss", NAN);
+  if ((rc = read_params(json_object_get(exp, "grad"), m, "expected.grad", path, v->grad))) goto out;
+  if ((rc = read_params(json_object_get(exp, "params_after_step"), m, "expected.params_after_step", path, v->params_after))) goto out;
+out:
+  json_decref(root);
+  if (rc) dlca__vector_free(v);
+  return rc;
+}
+
+void dlca__vector_free(dlca_vector *v) {
+  dlca_model_free(v->model);
+  free(v->masks);
+  free(v->input);
+  free(v->target);
+  free(v->soft_state);
+  free(v->hard_state);
+  free(v->grad);
+  free(v->params_after);
+  memset(v, 0, sizeof *v);
+}

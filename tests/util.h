@@ -1,0 +1,16 @@
+/* Helpers shared by the test suites. */
+#ifndef DLCA_TESTS_UTIL_H
+#define DLCA_TESTS_UTIL_H
+#include <check.h>
+#include <stddef.h>
+#include "dlca_cl.h"
+
+/* Full path of a reference vector, or NULL (and a message) if shared/ is absent. */
+const char *tu_vector_path(const char *name);
+/* A fresh directory under the build tree for this test. */
+const char *tu_tmpdir(const char *tag);
+/* Writes text to dir/name and returns the path (static buffer, rotates 8). */
+const char *tu_write(const char *dir, const char *name, const char *text);
+/* Fills n floats with uniform values in [lo, hi) from seed (never all zero). */
+void tu_random(float *v, size_t n, float lo, float hi, uint64_t seed);
+#endif
