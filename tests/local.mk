@@ -3,7 +3,21 @@ tests_main_SOURCES = tests/main.c tests/suites.h tests/util.h tests/util.c tests
 tests_main_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_main_LDADD = libdlca_cl_internal.la $(CHECK_LIBS) $(DLCA_DEP_LIBS)
 TESTS += tests/main
+tests_main_SOURCES += tests/test_wiring.c
+tests_main_SOURCES += tests/test_model.c
+tests_main_SOURCES += tests/test_loader.c
+tests_main_SOURCES += tests/test_gradcheck.c
+tests_main_SOURCES += tests/test_device.c
+tests_main_SOURCES += tests/test_cache.c
+tests_main_SOURCES += tests/test_tuning.c
+tests_main_SOURCES += tests/cl_util.h tests/cl_util.c
 AM_TESTS_ENVIRONMENT = DLCA_TESTDATA='$(abs_top_srcdir)/../shared/testdata/reference'; export DLCA_TESTDATA; \
 	DLCA_CL_KERNEL_PATH='$(abs_top_srcdir)/kernels-cl'; export DLCA_CL_KERNEL_PATH; \
 	DLCA_TOP_BUILDDIR='$(abs_top_builddir)'; export DLCA_TOP_BUILDDIR; \
 	DLCA_CL_CACHE_DIR='$(abs_top_builddir)/tests/cache'; export DLCA_CL_CACHE_DIR;
+# End-to-end test of tools/dlca-train on the CPU reference. Run through
+# $(SHELL), so that it needs no executable bit after a patch or a tarball.
+TEST_EXTENSIONS = .sh
+SH_LOG_COMPILER = $(SHELL)
+TESTS += tests/dlca-train.sh
+EXTRA_DIST += tests/dlca-train.sh

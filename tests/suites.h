@@ -1,3 +1,10 @@
 /* Every Check suite of tests/main, one line each: X(name). */
 #define DLCA_TEST_SUITES(X) \
-  X(vectors)
+  X(vectors) \
+  X(device) \
+  X(cache) \
+  X(tuning) \
+  X(wiring) \
+  X(model) \
+  X(loader) \
+  X(gradcheck)

@@ -1,0 +1,16 @@
+# dlca-train: the command-line trainer. Public API and libpng only.
+bin_PROGRAMS += tools/dlca-train
+tools_dlca_train_SOURCES = tools/dlca-train.c tools/train_options.c tools/train_options.h \
+	tools/targets.c tools/targets.h tools/image.c tools/image.h tools/builtin.c tools/builtin.h \
+	tools/progress.c tools/progress.h tools/csvlog.c tools/csvlog.h tools/cli.h
+tools_dlca_train_LDADD = libdlca_cl.la $(PNG_LIBS) -lm
+
+# dlca-parity: a backend against a JAX vector, or a device against the CPU reference.
+bin_PROGRAMS += tools/dlca-parity
+tools_dlca_parity_SOURCES = tools/dlca-parity.c tools/cli.h
+tools_dlca_parity_LDADD = libdlca_cl.la
+
+# dlca-info: lists OpenCL devices, builds a kernel file. Public API and jansson.
+bin_PROGRAMS += tools/dlca-info
+tools_dlca_info_SOURCES = tools/dlca-info.c
+tools_dlca_info_LDADD = libdlca_cl.la $(JANSSON_LIBS)

@@ -4,7 +4,9 @@
  *   DLCA_CL_KERNEL_PATH  colon-separated directories searched for .cl files before the installed ones
  *   DLCA_CL_CACHE_DIR    binary cache directory (else $XDG_CACHE_HOME/dlca_cl, ~/.cache/dlca_cl, a temp dir)
  *   DLCA_CL_CACHE        0 turns the binary cache off
- *   DLCA_CL_TUNING       a tuning table that overrides the shipped and cached ones */
+ *   DLCA_CL_TUNING       a tuning table that overrides the shipped and cached ones
+ *                        (doc/tuning-table.md); a malformed one fails dlca_context_new
+ * The cache is described in doc/kernel-cache.md. */
 #ifndef DLCA_CL_CL_H
 #define DLCA_CL_CL_H
 
@@ -44,6 +46,53 @@ DLCA_API DLCA_WUR int dlca_device_list(dlca_device_info **out, size_t *n);
 DLCA_API DLCA_WUR int dlca_context_new(const char *spec, dlca_context **out);
 DLCA_API void dlca_context_free(dlca_context *ctx);
 DLCA_API void dlca_context_device(const dlca_context *ctx, dlca_device_info *out);
+
+/* How dlca_context_build got a program. from_cache is one of these: 0 means
+ * it was compiled from source in this call. */
+#define DLCA_BUILD_COMPILED 0
+#define DLCA_BUILD_DISK 1   /* loaded from the on-disk binary cache */
+#define DLCA_BUILD_MEMORY 2 /* already built in this context */
+
+typedef struct dlca_build_info {
+  int from_cache;            /* DLCA_BUILD_* */
+  double build_ms;           /* wall time of this call: compile, or load from disk */
+  char source_file[1024];    /* the .cl file found on the kernel search path */
+  char cache_file[1024];     /* its binary cache entry; "" with the cache off */
+} dlca_build_info;
+
+/* Builds kernels-cl/`file` ("selftest.cl") with extra `options` (NULL for
+ * none) on ctx, through the in-memory and on-disk caches. The program stays
+ * in ctx. DLCA_ENOKERNEL if the file is not on the search path; DLCA_EBUILD
+ * with the full build log, the file, the device and the options in
+ * dlca_last_error(). info may be NULL. */
+DLCA_API DLCA_WUR int dlca_context_build(dlca_context *ctx, const char *file, const char *options,
+                                         dlca_build_info *info);
+
+/* The binary cache directory now in effect (DLCA_CL_CACHE_DIR, else
+ * $XDG_CACHE_HOME/dlca_cl, ~/.cache/dlca_cl, a temp dir), whether or not
+ * DLCA_CL_CACHE=0 turns the cache off. A context reads it when created. */
+DLCA_API DLCA_WUR int dlca_cache_dir(char *buf, size_t n);
+/* Deletes every cached program binary under dlca_cache_dir(). The user
+ * tuning table (tuning.json) there is kept. */
+DLCA_API DLCA_WUR int dlca_cache_clear(void);
+
+/* Warnings recorded by ctx, one per line ("" if none): a user tuning table
+ * tuned on another device and therefore ignored, an unusable cache
+ * directory. The library never prints them. Valid until ctx next warns. */
+DLCA_API const char *dlca_context_warnings(const dlca_context *ctx);
+
+/* Per-kernel device time. With profiling on, every launch keeps its event;
+ * dlca_context_profile waits for the queue and sums device time by kernel
+ * name since the last reset. Free *out with free(). */
+typedef struct dlca_kernel_profile {
+  char name[64];
+  double total_ms;
+  uint64_t count;
+} dlca_kernel_profile;
+
+DLCA_API void dlca_context_set_profiling(dlca_context *ctx, int on);
+DLCA_API DLCA_WUR int dlca_context_profile(dlca_context *ctx, dlca_kernel_profile **out, size_t *n);
+DLCA_API void dlca_context_profile_reset(dlca_context *ctx);
 
 #ifdef __cplusplus
 }

@@ -59,8 +59,8 @@ static int read_layers(json_t *arr, const char *where, const char *path, int *n,
   return DLCA_OK;
 }
 
-/* wires: [[wa...], [wb...]] per layer; path is e.g. "update.wires" */
-static int read_wires(json_t *wires, int l, dlca_layer *L, const char *where, const char *path) {
+/* wires[l] must be [[wa...], [wb...]] with n_gates entries on each side. */
+static int check_wires(json_t *wires, int l, int n_gates, const char *where, const char *path) {
   json_t *lw = json_array_get(wires, (size_t)l);
   if (!json_is_array(lw) || json_array_size(lw) != 2)
     return BAD("%s: %s[%d]: expected [[wa...], [wb...]], found %s", where, path, l,
@@ -69,9 +69,20 @@ static int read_wires(json_t *wires, int l, dlca_layer *L, const char *where, co
     json_t *v = json_array_get(lw, (size_t)side);
     if (!json_is_array(v))
       return BAD("%s: %s[%d][%d]: expected an array, found %s", where, path, l, side, type_name(v));
-    if (json_array_size(v) != (size_t)L->n_gates)
+    if (json_array_size(v) != (size_t)n_gates)
       return BAD("%s: %s[%d][%d]: %zu wires, but the layer has %d gates", where, path, l, side,
-                 json_array_size(v), L->n_gates);
+                 json_array_size(v), n_gates);
+  }
+  return DLCA_OK;
+}
+
+/* wires: [[wa...], [wb...]] per layer; path is e.g. "update.wires" */
+static int read_wires(json_t *wires, int l, dlca_layer *L, const char *where, const char *path) {
+  int rc = check_wires(wires, l, L->n_gates, where, path);
+  if (rc) return rc;
+  json_t *lw = json_array_get(wires, (size_t)l);
+  for (int side = 0; side < 2; side++) {
+    json_t *v = json_array_get(lw, (size_t)side);
     int32_t *dst = side ? L->wb : L->wa;
     for (int g = 0; g < L->n_gates; g++) {
       json_t *x = json_array_get(v, (size_t)g);
@@ -147,9 +158,30 @@ int dlca__model_from_json(json_t *root, const char *where, dlca_model **out) {
   if (json_array_size(plg) != nP) return BAD("%s: perceive.logits: %zu layers, but perceive.layers has %zu", where, json_array_size(plg), nP);
   if (json_array_size(uw) != nU) return BAD("%s: update.wires: %zu layers, but update.layers has %zu", where, json_array_size(uw), nU);
   if (json_array_size(ulg) != nU) return BAD("%s: update.logits: %zu layers, but update.layers has %zu", where, json_array_size(ulg), nU);
+  /* Every array length before any allocation: the shape alone may claim
+   * gigabytes of logits (4096 kernels of 65536 gates); the arrays that hold
+   * them must then be in the file, so memory stays bounded by the file. */
+  char path[128];
+  for (int l = 0; l < (int)nP && !rc; l++) {
+    int G = s.perceive_layers[l + 1];
+    if ((rc = check_wires(pw, l, G, where, "perceive.wires"))) break;
+    json_t *lk = json_array_get(plg, (size_t)l);
+    snprintf(path, sizeof path, "perceive.logits[%d]", l);
+    if ((rc = read_sized(lk, (size_t)s.n_kernels, where, path, "kernels"))) break;
+    for (int k = 0; k < s.n_kernels && !rc; k++) {
+      snprintf(path, sizeof path, "perceive.logits[%d][%d]", l, k);
+      rc = read_sized(json_array_get(lk, (size_t)k), (size_t)G, where, path, "gates");
+    }
+  }
+  for (int l = 0; l < (int)nU && !rc; l++) {
+    int G = s.update_layers[l + 1];
+    if ((rc = check_wires(uw, l, G, where, "update.wires"))) break;
+    snprintf(path, sizeof path, "update.logits[%d]", l);
+    rc = read_sized(json_array_get(ulg, (size_t)l), (size_t)G, where, path, "gates");
+  }
+  if (rc) return rc;
   dlca_model *m;
   if ((rc = dlca__model_alloc(&s, &m))) return rc;
-  char path[128];
   for (int l = 0; l < (int)nP && !rc; l++) {
     dlca_layer *L = &m->perceive[l];
     if ((rc = read_wires(pw, l, L, where, "perceive.wires"))) break;
@@ -259,8 +291,39 @@ int dlca_model_load(const char *path, dlca_model **out) {
   return rc;
 }
 
+/* The JSON path of flat logit i ("update.logits[1][3][7]"). */
+static void logit_path(const dlca_model *m, size_t i, char *buf, size_t n) {
+  for (int l = 0; l < m->n_perceive; l++) {
+    const dlca_layer *L = &m->perceive[l];
+    size_t G = (size_t)L->n_gates, len = (size_t)m->shape.n_kernels * G * 16;
+    if (i >= L->offset && i < L->offset + len) {
+      size_t j = i - L->offset;
+      snprintf(buf, n, "perceive.logits[%d][%zu][%zu][%zu]", l, j / (G * 16), j / 16 % G, j % 16);
+      return;
+    }
+  }
+  for (int l = 0; l < m->n_update; l++) {
+    const dlca_layer *L = &m->update[l];
+    if (i >= L->offset && i < L->offset + (size_t)L->n_gates * 16) {
+      size_t j = i - L->offset;
+      snprintf(buf, n, "update.logits[%d][%zu][%zu]", l, j / 16, j % 16);
+      return;
+    }
+  }
+  snprintf(buf, n, "logit %zu", i);
+}
+
 int dlca_model_save(const dlca_model *m, const char *path) {
   if (!m || !path) return dlca__fail(DLCA_EINVAL, "dlca_model_save: NULL argument");
+  /* JSON has no NaN or infinity: json_real() would return NULL and the gate
+   * would be written with fewer than 16 logits. Refuse instead. */
+  for (size_t i = 0; i < m->n_params; i++)
+    if (!isfinite(m->params[i])) {
+      char where[96];
+      logit_path(m, i, where, sizeof where);
+      return dlca__fail(DLCA_EMODEL, "%s: %s: logit %g is not finite; the model was not saved", path, where,
+                        (double)m->params[i]);
+    }
   json_t *root = dlca__model_to_json(m);
   /* JSON_REAL_PRECISION(9): enough digits to read every float32 back exactly */
   char *text = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(9));

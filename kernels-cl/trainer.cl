@@ -1,0 +1,419 @@
+/* The device training epoch (spec/dlca.md sections 1-4): gate coefficients,
+ * start grids, one launch per forward step, one fused launch per backward
+ * step, and one launch for gradient reduction + clip + AdamW.
+ * CPU twin: lib/ref/ (forward.c, backward.c, optim.c, gates.c).
+ *
+ * The host (lib/cl/cl_trainer.c) passes the model's shape as -D options:
+ *   C, K, S, NP, P_SIZES (NP+1 widths), NU, U_SIZES (NU+1 widths), PERIODIC,
+ *   ASYNC, NLOSS, LOSS_CH (NLOSS channels), PTOT (sum of P_SIZES),
+ *   UTOTAL (sum of U_SIZES), PG1 (gates of one perception stack),
+ *   NGP (perception gates, K*PG1), NGU (update gates).
+ * Tuned values are injected by the kernel loader as #define lines. */
+#include "rng.cl"
+
+/* The gate sums, their reduction and the logit gradient p (dp - p . dp)
+ * cancel badly when a gate is nearly one-hot (the pass-through
+ * initialisation), and at t = 1 AdamW turns even tiny gradients into full
+ * steps of lr. They run in double where the device has it, as in the CPU
+ * twin; the per-cell activations stay float. */
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef double real_t;
+#else
+typedef float real_t;
+#endif
+
+// @tunable WG 256 128 64 512
+#ifndef WG
+#define WG 256
+#endif
+/* Backward work-groups per compute unit (host side). */
+// @tunable BWD_GROUPS_PER_CU 4 1 2 8 16
+#ifndef BWD_GROUPS_PER_CU
+#define BWD_GROUPS_PER_CU 4
+#endif
+
+__constant int PS[NP + 1] = {P_SIZES};
+__constant int US[NU + 1] = {U_SIZES};
+__constant int LOSS[NLOSS] = {LOSS_CH};
+
+/* Perception pairs (channel, kernel) per thread, and update gates per thread. */
+#define PAIR_SLOTS ((C * K + WG - 1) / WG)
+/* Per-work-group partial sums: perception [C*K][PG1][4], then update [NGU][4]. */
+#define ACC_PERC (C * K * PG1 * 4)
+#define ACC_STRIDE (ACC_PERC + NGU * 4)
+
+/* spec section 1: a gate is c0 + c1 a + c2 b + c3 ab (same order as the twin). */
+inline float gate_eval(float4 c, float a, float b) { return c.x + c.y * a + c.z * b + c.w * a * b; }
+
+/* The fire mask of cell `cell` at step t, as dlca_fire_mask() in lib/ref/forward.c. */
+inline int fires(__global const uchar *masks, int use_masks, ulong key, float rate, int t, int cells, int cell) {
+#if ASYNC
+  if (use_masks) return masks[(size_t)t * cells + cell] != 0;
+  uint u = dlca_rng_u32(key, 1u + (uint)t, (uint)cell) >> 8;
+  return (float)u * (1.0f / 16777216.0f) < rate;
+#else
+  return 1;
+#endif
+}
+
+inline int wrap_ok(int *rr, int *qq, int H, int W) {
+#if PERIODIC
+  *rr = (*rr + H) % H;
+  *qq = (*qq + W) % W;
+  return 1;
+#else
+  return *rr >= 0 && *rr < H && *qq >= 0 && *qq < W;
+#endif
+}
+
+/* patch[f*C + c] = channel c of cell (r + dr - 1, q + dq - 1), f = 3 dr + dq. */
+inline void load_patch(__global const float *grid, int H, int W, int r, int q, __local float *patch) {
+  for (int i = get_local_id(0); i < 9 * C; i += WG) {
+    int f = i / C, c = i - f * C;
+    int rr = r + f / 3 - 1, qq = q + f % 3 - 1;
+    patch[i] = wrap_ok(&rr, &qq, H, W) ? grid[((size_t)rr * W + qq) * C + c] : 0.0f;
+  }
+}
+
+/* One perception stack (kernel k on channel c) in private memory; x[PTOT]. */
+inline void perceive_forward(__global const float4 *coef, __global const int *wires, __local const float *patch,
+                             int c, int k, float *x) {
+  for (int f = 0; f < 9; f++) x[f] = patch[f * C + c];
+  int xo = 0, wo = 0, go = 0;
+  for (int l = 0; l < NP; l++) {
+    int n = PS[l], G = PS[l + 1];
+    for (int g = 0; g < G; g++) {
+      float a = x[xo + wires[wo + g]], b = x[xo + wires[wo + G + g]];
+      x[xo + n + g] = gate_eval(coef[go + k * G + g], a, b);
+    }
+    xo += n, wo += 2 * G, go += K * G;
+  }
+}
+
+/* The whole circuit of one cell: patch -> act[UTOTAL] (update input and every
+ * update layer's outputs). Ends with a barrier. */
+inline void cell_forward(__global const float4 *coef, __global const int *wires, __local const float *patch,
+                         __local float *act) {
+  const int tid = get_local_id(0);
+  for (int c = tid; c < C; c += WG) act[c] = patch[4 * C + c];
+  for (int p = tid; p < C * K; p += WG) {
+    int c = p / K, k = p - c * K;
+    float x[PTOT];
+    perceive_forward(coef, wires, patch, c, k, x);
+    /* spec section 3.2: output s of kernel k on channel c at C + c*(S*K) + s*K + k */
+    for (int s = 0; s < S; s++) act[C + c * S * K + s * K + k] = x[PTOT - S + s];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  int ao = 0, wo = 0, go = NGP;
+  for (int l = 0; l < NP; l++) wo += 2 * PS[l + 1];
+  for (int l = 0; l < NU; l++) {
+    int n = US[l], G = US[l + 1];
+    for (int g = tid; g < G; g += WG) {
+      float a = act[ao + wires[wo + g]], b = act[ao + wires[wo + G + g]];
+      act[ao + n + g] = gate_eval(coef[go + g], a, b);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    ao += n, wo += 2 * G, go += G;
+  }
+}
+
+/* Per-gate coefficients c = M^T softmax(logits) (soft) and the one-hot argmax
+ * (hard, ties to the lowest index). One thread per gate. */
+__kernel void dlca_coef(__global const float *params, __global float4 *coef, __global float4 *coef_hard, int n_gates) {
+  int g = get_global_id(0);
+  if (g >= n_gates) return;
+  __global const float *l = params + 16 * (size_t)g;
+  float mx = l[0];
+  int best = 0;
+  for (int i = 1; i < 16; i++)
+    if (l[i] > mx) mx = l[i], best = i;
+  float p[16], s = 0;
+  for (int i = 0; i < 16; i++) s += (p[i] = exp(l[i] - mx));
+  float inv = 1.0f / s;
+  for (int i = 0; i < 16; i++) p[i] *= inv;
+  /* c = M^T p with M of spec section 1 (rows: FALSE, AND, A&~B, A, ~A&B, B, XOR, OR,
+   * NOR, XNOR, ~B, A|~B, ~A, ~A|B, NAND, TRUE) */
+  float c0 = p[8] + p[9] + p[10] + p[11] + p[12] + p[13] + p[14] + p[15];
+  float c1 = p[2] + p[3] + p[6] + p[7] - p[8] - p[9] - p[12] - p[13];
+  float c2 = p[4] + p[5] + p[6] + p[7] - p[8] - p[9] - p[10] - p[11];
+  float c3 = p[1] - p[2] - p[4] - 2.0f * p[6] - p[7] + p[8] + 2.0f * p[9] + p[11] + p[13] - p[14];
+  coef[g] = (float4)(c0, c1, c2, c3);
+  const float4 H[16] = {(float4)(0, 0, 0, 0),  (float4)(0, 0, 0, 1),   (float4)(0, 1, 0, -1), (float4)(0, 1, 0, 0),
+                        (float4)(0, 0, 1, -1), (float4)(0, 0, 1, 0),   (float4)(0, 1, 1, -2), (float4)(0, 1, 1, -1),
+                        (float4)(1, -1, -1, 1), (float4)(1, -1, -1, 2), (float4)(1, 0, -1, 0), (float4)(1, 0, -1, 1),
+                        (float4)(1, -1, 0, 0), (float4)(1, -1, 0, 1),  (float4)(1, 0, 0, -1), (float4)(1, 0, 0, 0)};
+  coef_hard[g] = H[best];
+}
+
+/* Start grids of one epoch (doc/rng.md): kind 0 random bits, 1 seed cell, 2 zeros. */
+__kernel void dlca_start(__global float *x, int kind, ulong key, int B, int H, int W) {
+  size_t i = get_global_id(0), n = (size_t)B * H * W * C;
+  if (i >= n) return;
+  float v = 0.0f;
+  if (kind == 0) {
+    v = (float)(dlca_rng_u32(key, 0u, (uint)i) >> 31);
+  } else if (kind == 1) {
+    size_t cell = i / C, in_grid = cell % ((size_t)H * W);
+    v = in_grid == (size_t)(H / 2) * W + W / 2 ? 1.0f : 0.0f;
+  }
+  x[i] = v;
+}
+
+/* One forward step: one work-group per cell. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_forward(
+    __global const float *cur_base, ulong cur_off, __global float *nxt_base, ulong nxt_off,
+    __global const float4 *coef, __global const int *wires,
+    __global const uchar *masks, int use_masks, ulong mask_key, float rate, int t, int B, int H, int W,
+    __local float *act, __local float *patch) {
+  const int cell = get_group_id(0), tid = get_local_id(0), cells = B * H * W;
+  const int b = cell / (H * W), r = (cell / W) % H, q = cell % W;
+  __global const float *cur = cur_base + cur_off;
+  __global float *nxt = nxt_base + nxt_off;
+  const int fired = fires(masks, use_masks, mask_key, rate, t, cells, cell);
+  load_patch(cur + (size_t)b * H * W * C, H, W, r, q, patch);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  cell_forward(coef, wires, patch, act);
+  /* an async cell that did not fire keeps its state (spec section 3) */
+  for (int c = tid; c < C; c += WG) nxt[(size_t)cell * C + c] = fired ? act[UTOTAL - C + c] : patch[4 * C + c];
+}
+
+/* One backward step t, fused with the gather of step t+1 (doc/kernels.md):
+ *   dout = g_{t+1}[cell] = top ? 2 (s_T - y) on loss channels
+ *                              : sum of the 9 neighbours' dP_{t+1} + (1 - m_{t+1}) g_{t+2}[cell]
+ *   g_cur[cell] = dout; then backprop the cell's circuit at step t into dP_cur[cell].
+ * Work-group `grp` handles cells grp, grp + NWG, ... and keeps its gate sums in
+ * private registers, added once to its own slot of `partial` at the end:
+ * fixed order, no atomics, bitwise reproducible. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
+    __global const float *states, ulong t_off, ulong T_off, __global const float *target,
+    __global const float *g_next, __global float *g_cur, __global const float *dP_next, __global float *dP_cur,
+    __global const float4 *coef, __global const int *wires, __global const int *rev_off, __global const int *rev,
+    __global real_t *partial, __global float *loss_partial, __global const uchar *masks, int use_masks,
+    ulong mask_key, float rate, int t, int top, int B, int H, int W, __local float *act, __local float *dact,
+    __local float *patch, __local float *dout) {
+  const int tid = get_local_id(0), grp = get_group_id(0), nwg = get_num_groups(0), cells = B * H * W;
+  __global const float *state_t = states + t_off, *state_T = states + T_off;
+  real_t accP[PAIR_SLOTS][PG1 * 4];
+  real_t accU[NGU / WG + NU][4];
+  for (int i = 0; i < PAIR_SLOTS; i++)
+    for (int j = 0; j < PG1 * 4; j++) accP[i][j] = 0.0f;
+  for (int i = 0; i < NGU / WG + NU; i++) accU[i][0] = accU[i][1] = accU[i][2] = accU[i][3] = 0.0f;
+  float loss = 0.0f;
+
+  for (int cell = grp; cell < cells; cell += nwg) {
+    const int b = cell / (H * W), r = (cell / W) % H, q = cell % W;
+    /* 1. dL/d(state_{t+1}) of this cell */
+    for (int c = tid; c < C; c += WG) {
+      size_t k = (size_t)cell * C + c;
+      float d = 0.0f;
+      if (top) {
+        for (int j = 0; j < NLOSS; j++)
+          if (LOSS[j] == c) {
+            float e = state_T[k] - target[k];
+            d = 2.0f * e;
+            loss += e * e;
+          }
+      } else {
+        for (int dr = 0; dr < 3; dr++)
+          for (int dq = 0; dq < 3; dq++) {
+            int rr = r - dr + 1, qq = q - dq + 1;
+            if (wrap_ok(&rr, &qq, H, W))
+              d += dP_next[(((size_t)b * H + rr) * W + qq) * 9 * C + (3 * dr + dq) * C + c];
+          }
+        if (ASYNC && !fires(masks, use_masks, mask_key, rate, t + 1, cells, cell)) d += g_next[k];
+      }
+      g_cur[k] = d;
+      dout[c] = d;
+    }
+    /* 2. a cell that did not fire at step t passes nothing through its
+     * circuit: its circuit runs with dout = 0, which adds exact zeros. (No early
+     * exit: a barrier-free path out of this loop miscompiles on PoCL.) */
+    const float fired = fires(masks, use_masks, mask_key, rate, t, cells, cell) ? 1.0f : 0.0f;
+    /* 3. recompute the forward pass of this cell at step t */
+    load_patch(state_t + (size_t)b * H * W * C, H, W, r, q, patch);
+    for (int i = tid; i < UTOTAL - C; i += WG) dact[i] = 0.0f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    cell_forward(coef, wires, patch, act);
+    for (int c = tid; c < C; c += WG) dact[UTOTAL - C + c] = dout[c] * fired;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* 4. update layers, last to first: each gate adds its 4 sums; each input
+     * gathers from the gates that read it (reverse wiring: rev_off[ro + i] ..
+     * rev_off[ro + i + 1] index rev, entries 2*gate + side), so no two threads
+     * write the same value. */
+    {
+      int ao = UTOTAL - C, go = NGP + NGU, wo = 0, ro = 0, slot = 0;
+      for (int l = 0; l < NP; l++) wo += 2 * PS[l + 1];
+      for (int l = 0; l < NU; l++) wo += 2 * US[l + 1], ro += US[l] + 1, slot += (US[l + 1] + WG - 1) / WG;
+      for (int l = NU - 1; l >= 0; l--) {
+        int n = US[l], G = US[l + 1];
+        ao -= n, go -= G, wo -= 2 * G, ro -= n + 1, slot -= (G + WG - 1) / WG;
+        for (int g = tid, s = slot; g < G; g += WG, s++) {
+          float d = dact[ao + n + g], a = act[ao + wires[wo + g]], bb = act[ao + wires[wo + G + g]];
+          accU[s][0] += d, accU[s][1] += d * a, accU[s][2] += d * bb, accU[s][3] += d * a * bb;
+        }
+        for (int i = tid; i < n; i += WG) {
+          float sum = 0.0f;
+          for (int e = rev_off[ro + i]; e < rev_off[ro + i + 1]; e++) {
+            int ent = rev[e], g = ent >> 1;
+            float4 cf = coef[go + g];
+            float d = dact[ao + n + g];
+            if (ent & 1) sum += d * (cf.z + cf.w * act[ao + wires[wo + g]]);
+            else sum += d * (cf.y + cf.w * act[ao + wires[wo + G + g]]);
+          }
+          dact[ao + i] = sum;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+      }
+    }
+    /* 5. perception stacks: recompute privately, backprop, and leave each
+     * pair's dL/dpatch column in act (no longer needed) */
+    for (int p = tid, ps = 0; p < C * K; p += WG, ps++) {
+      int c = p / K, k = p - c * K;
+      float x[PTOT], dx[PTOT];
+      perceive_forward(coef, wires, patch, c, k, x);
+      for (int i = 0; i < PTOT; i++) dx[i] = 0.0f;
+      for (int s = 0; s < S; s++) dx[PTOT - S + s] = dact[C + c * S * K + s * K + k];
+      int xo = PTOT - S, wo = 0, go = NGP, qo = PG1;
+      for (int l = 0; l < NP; l++) wo += 2 * PS[l + 1];
+      for (int l = NP - 1; l >= 0; l--) {
+        int n = PS[l], G = PS[l + 1];
+        xo -= n, wo -= 2 * G, go -= K * G, qo -= G;
+        for (int g = 0; g < G; g++) {
+          int ia = xo + wires[wo + g], ib = xo + wires[wo + G + g];
+          float d = dx[xo + n + g], a = x[ia], bb = x[ib];
+          float4 cf = coef[go + k * G + g];
+          real_t *A = &accP[ps][(qo + g) * 4];
+          A[0] += d, A[1] += d * a, A[2] += d * bb, A[3] += d * a * bb;
+          dx[ia] += d * (cf.y + cf.w * bb);
+          dx[ib] += d * (cf.z + cf.w * a);
+        }
+      }
+      for (int f = 0; f < 9; f++) act[p * 9 + f] = dx[f];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int i = tid; i < 9 * C; i += WG) {
+      int f = i / C, c = i - f * C;
+      float s = f == 4 ? dact[c] : 0.0f;
+      for (int k = 0; k < K; k++) s += act[(c * K + k) * 9 + f];
+      dP_cur[(size_t)cell * 9 * C + i] = s;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+
+  /* 6. add this work-group's sums to its own slot */
+  __global real_t *mine = partial + (size_t)grp * ACC_STRIDE;
+  for (int p = tid, ps = 0; p < C * K; p += WG, ps++)
+    for (int j = 0; j < PG1 * 4; j++) mine[p * PG1 * 4 + j] += accP[ps][j];
+  {
+    int go = 0, slot = 0;
+    for (int l = 0; l < NU; l++) {
+      int G = US[l + 1];
+      for (int g = tid, s = slot; g < G; g += WG, s++)
+        for (int j = 0; j < 4; j++) mine[ACC_PERC + (go + g) * 4 + j] += accU[s][j];
+      go += G, slot += (G + WG - 1) / WG;
+    }
+  }
+  if (top) {
+    /* fixed-tree reduction of the loss over the work-group */
+    barrier(CLK_LOCAL_MEM_FENCE);
+    dout[tid] = loss; /* dout holds max(C, WG) floats */
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = WG / 2; s > 0; s >>= 1) {
+      if (tid < s) dout[tid] += dout[tid + s];
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (tid == 0) loss_partial[grp] = dout[0];
+  }
+}
+
+/* Gradient reduction + clip + AdamW: one thread per gate. The 4 sums dL/dc
+ * are summed over work-groups (and channels, for perception gates) in a fixed
+ * order; then dL/dp = M dL/dc, dL/dlogit = p (dL/dp - p . dL/dp) (spec section 1). */
+__kernel void dlca_adamw(__global float *params, __global float *grad, __global float *m, __global float *v,
+                         __global const real_t *partial, int nwg, __global const float *loss_partial,
+                         __global float *loss_out, float lr, float b1, float b2, float eps, float wd, float clip,
+                         float bc1, float bc2) {
+  const int g = get_global_id(0);
+  if (g == 0) {
+    float s = 0.0f;
+    for (int i = 0; i < nwg; i++) s += loss_partial[i];
+    loss_out[0] = s;
+  }
+  if (g >= NGP + NGU) return;
+  real_t dc0 = 0, dc1 = 0, dc2 = 0, dc3 = 0;
+  if (g < NGP) {
+    /* perception gate g: layer l, kernel k, gate i -> stack index q */
+    int rest = g, go = 0, q = 0, k = 0;
+    for (int l = 0; l < NP; l++) {
+      int G = PS[l + 1];
+      if (rest < K * G) {
+        k = rest / G;
+        q = go + rest % G;
+        break;
+      }
+      rest -= K * G, go += G;
+    }
+    for (int w = 0; w < nwg; w++)
+      for (int c = 0; c < C; c++) {
+        __global const real_t *a = partial + (size_t)w * ACC_STRIDE + ((c * K + k) * PG1 + q) * 4;
+        dc0 += a[0], dc1 += a[1], dc2 += a[2], dc3 += a[3];
+      }
+  } else {
+    for (int w = 0; w < nwg; w++) {
+      __global const real_t *a = partial + (size_t)w * ACC_STRIDE + ACC_PERC + (g - NGP) * 4;
+      dc0 += a[0], dc1 += a[1], dc2 += a[2], dc3 += a[3];
+    }
+  }
+  __global float *l = params + 16 * (size_t)g;
+  real_t mx = l[0];
+  for (int i = 1; i < 16; i++) mx = fmax(mx, (real_t)l[i]);
+  real_t p[16], s = 0;
+  for (int i = 0; i < 16; i++) s += (p[i] = exp((real_t)l[i] - mx));
+  const float4 M[16] = {(float4)(0, 0, 0, 0),  (float4)(0, 0, 0, 1),   (float4)(0, 1, 0, -1), (float4)(0, 1, 0, 0),
+                        (float4)(0, 0, 1, -1), (float4)(0, 0, 1, 0),   (float4)(0, 1, 1, -2), (float4)(0, 1, 1, -1),
+                        (float4)(1, -1, -1, 1), (float4)(1, -1, -1, 2), (float4)(1, 0, -1, 0), (float4)(1, 0, -1, 1),
+                        (float4)(1, -1, 0, 0), (float4)(1, -1, 0, 1),  (float4)(1, 0, 0, -1), (float4)(1, 0, 0, 0)};
+  real_t dp[16], dot = 0;
+  for (int i = 0; i < 16; i++) {
+    p[i] /= s;
+    dp[i] = M[i].x * dc0 + M[i].y * dc1 + M[i].z * dc2 + M[i].w * dc3;
+    dot += p[i] * dp[i];
+  }
+  for (int i = 0; i < 16; i++) {
+    size_t j = 16 * (size_t)g + i;
+    float gr = (float)(p[i] * (dp[i] - dot));
+    grad[j] = gr;
+    gr = clamp(gr, -clip, clip);
+    float mi = b1 * m[j] + (1.0f - b1) * gr, vi = b2 * v[j] + (1.0f - b2) * gr * gr;
+    m[j] = mi, v[j] = vi;
+    float mh = mi / bc1, vh = vi / bc2;
+    l[i] = l[i] - lr * (mh / (sqrt(vh) + eps) + wd * l[i]);
+  }
+}
+
+/* Hard evaluation: loss and errors over the loss channels, one work-group,
+ * fixed-tree reduction. out = (loss, errors). */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_eval(__global const float *s,
+                                                                      __global const float *y, int cells,
+                                                                      __global float *out, __local float *red) {
+  const int tid = get_local_id(0);
+  float loss = 0.0f, err = 0.0f;
+  for (int i = tid; i < cells; i += WG)
+    for (int j = 0; j < NLOSS; j++) {
+      size_t k = (size_t)i * C + LOSS[j];
+      float d = s[k] - y[k];
+      loss += d * d;
+      err += fabs(d) >= 0.5f ? 1.0f : 0.0f;
+    }
+  for (int pass = 0; pass < 2; pass++) {
+    red[tid] = pass ? err : loss;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int h = WG / 2; h > 0; h >>= 1) {
+      if (tid < h) red[tid] += red[tid + h];
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (tid == 0) out[pass] = red[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}

@@ -1,0 +1,448 @@
+/* The trainer's OpenCL backend: persistent device buffers and the epoch of
+ * kernels-cl/trainer.cl, enqueued without a single blocking call. Only the
+ * loss (when asked) and what the caller reads cross back to the host.
+ * CPU twin: lib/ref/ref_trainer.c. Kernel design: doc/kernels.md. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cl/runtime.h"
+#include "train/trainer_impl.h"
+
+#define KFILE "trainer.cl"
+
+/* The shape of the compiled kernels and the local memory they need. */
+typedef struct cl_shape {
+  int C, K, S, NP, NU, PTOT, UTOTAL, PG1, NGP, NGU, wg;
+  size_t n_wires, n_rev_off, n_rev;
+  size_t act_floats;           /* max(UTOTAL, C*K*9) */
+  size_t acc_stride;           /* floats of one work-group's partial sums */
+  int nwg;                     /* backward work-groups */
+} cl_shape;
+
+typedef struct cl_state {
+  cl_shape sh;
+  cl_kernel k_coef, k_start, k_fwd, k_bwd, k_adamw, k_eval;
+  cl_mem params, m, v, grad, coef, coef_hard, wires, rev_off, rev;
+  cl_mem states;          /* (T+1) grids */
+  cl_mem hard[2];         /* hard evaluation ping-pong */
+  cl_mem g[2], dP[2];     /* backward ping-pong */
+  cl_mem partial, loss_partial, loss, eval_out, target, input, masks;
+  int hard_final;         /* which hard buffer holds the last hard state */
+} cl_state;
+
+static void shape_of(const dlca_model *m, cl_shape *s) {
+  memset(s, 0, sizeof *s);
+  s->C = m->shape.channels, s->K = m->shape.n_kernels, s->S = dlca__model_S(m);
+  s->NP = m->n_perceive, s->NU = m->n_update;
+  for (int l = 0; l <= s->NP; l++) s->PTOT += m->shape.perceive_layers[l];
+  for (int l = 0; l <= s->NU; l++) s->UTOTAL += m->shape.update_layers[l];
+  for (int l = 0; l < s->NP; l++) s->PG1 += m->perceive[l].n_gates, s->n_wires += 2 * (size_t)m->perceive[l].n_gates;
+  for (int l = 0; l < s->NU; l++) {
+    s->NGU += m->update[l].n_gates;
+    s->n_wires += 2 * (size_t)m->update[l].n_gates;
+    s->n_rev_off += (size_t)m->update[l].n_in + 1;
+    s->n_rev += 2 * (size_t)m->update[l].n_gates;
+  }
+  s->NGP = s->K * s->PG1;
+  size_t ck9 = (size_t)s->C * s->K * 9;
+  s->act_floats = (size_t)s->UTOTAL > ck9 ? (size_t)s->UTOTAL : ck9;
+  s->acc_stride = (size_t)s->C * s->K * s->PG1 * 4 + (size_t)s->NGU * 4;
+}
+
+static size_t backward_groups(const dlca_train_config *cfg, unsigned cu, int per_cu) {
+  size_t cells = (size_t)cfg->batch * cfg->height * cfg->width, n = (size_t)(cu ? cu : 1) * (size_t)per_cu;
+  return n < cells ? n : cells;
+}
+
+/* Every device buffer, in bytes, for a given number of backward groups. */
+static size_t footprint(const dlca_model *m, const dlca_train_config *cfg, const cl_shape *s, size_t nwg) {
+  size_t P = m->n_params, grid = (size_t)cfg->batch * cfg->height * cfg->width * s->C;
+  size_t cells = (size_t)cfg->batch * cfg->height * cfg->width;
+  size_t f = 4 * P * sizeof(float) + 2 * (P / 16) * 4 * sizeof(float);
+  f += (s->n_wires + s->n_rev_off + s->n_rev) * sizeof(int);
+  f += ((size_t)cfg->steps + 1 + 2 + 2 + 2) * grid * sizeof(float); /* states, hard, g, target/input */
+  f += 2 * 9 * grid * sizeof(float);                                 /* dP */
+  f += nwg * s->acc_stride * sizeof(double) + nwg * sizeof(float);
+  if (cfg->async) f += (size_t)cfg->steps * cells;
+  return f;
+}
+
+size_t dlca__cl_trainer_footprint(const dlca_model *m, const dlca_train_config *cfg) {
+  cl_shape s;
+  shape_of(m, &s);
+  return footprint(m, cfg, &s, backward_groups(cfg, 132, 4));
+}
+
+static void append_list(char *buf, size_t n, const char *name, const int *v, int count) {
+  size_t len = strlen(buf);
+  len += (size_t)snprintf(buf + len, n - len, " -D%s=", name);
+  for (int i = 0; i < count && len < n; i++) len += (size_t)snprintf(buf + len, n - len, i ? ",%d" : "%d", v[i]);
+}
+
+static int build(dlca_trainer *t, cl_state *st, cl_program *prog) {
+  const cl_shape *s = &st->sh;
+  const dlca_model *m = t->model;
+  char opts[4096];
+  snprintf(opts, sizeof opts,
+           "-cl-std=CL1.2 -DC=%d -DK=%d -DS=%d -DNP=%d -DNU=%d -DPERIODIC=%d -DASYNC=%d -DNLOSS=%d -DPTOT=%d "
+           "-DUTOTAL=%d -DPG1=%d -DNGP=%d -DNGU=%d",
+           s->C, s->K, s->S, s->NP, s->NU, m->shape.periodic ? 1 : 0, t->cfg.async ? 1 : 0, t->cfg.n_loss_channels,
+           s->PTOT, s->UTOTAL, s->PG1, s->NGP, s->NGU);
+  append_list(opts, sizeof opts, "P_SIZES", m->shape.perceive_layers, m->shape.n_perceive_layers);
+  append_list(opts, sizeof opts, "U_SIZES", m->shape.update_layers, m->shape.n_update_layers);
+  append_list(opts, sizeof opts, "LOSS_CH", t->cfg.loss_channels, t->cfg.n_loss_channels);
+  return dlca__program_get(t->ctx, KFILE, opts, prog, NULL);
+}
+
+/* Wires of every layer, then the update layers' reverse wiring (CSR of the
+ * gates that read each input: entries 2*gate + side). */
+static int upload_wiring(dlca_trainer *t, cl_state *st) {
+  const dlca_model *m = t->model;
+  const cl_shape *s = &st->sh;
+  int32_t *w = malloc(sizeof(int32_t) * s->n_wires), *ro = malloc(sizeof(int32_t) * (s->n_rev_off + 1)),
+          *rv = malloc(sizeof(int32_t) * (s->n_rev + 1));
+  int rc = DLCA_OK;
+  if (!w || !ro || !rv) {
+    rc = dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory");
+    goto out;
+  }
+  size_t o = 0, oo = 0, ov = 0;
+  for (int l = 0; l < m->n_perceive; l++) {
+    const dlca_layer *L = &m->perceive[l];
+    memcpy(w + o, L->wa, sizeof(int32_t) * L->n_gates), o += L->n_gates;
+    memcpy(w + o, L->wb, sizeof(int32_t) * L->n_gates), o += L->n_gates;
+  }
+  for (int l = 0; l < m->n_update; l++) {
+    const dlca_layer *L = &m->update[l];
+    memcpy(w + o, L->wa, sizeof(int32_t) * L->n_gates), o += L->n_gates;
+    memcpy(w + o, L->wb, sizeof(int32_t) * L->n_gates), o += L->n_gates;
+    /* counting sort by input: consumers of input i in gate order, a before b */
+    size_t base = oo;
+    for (int i = 0; i <= L->n_in; i++) ro[base + i] = 0;
+    for (int g = 0; g < L->n_gates; g++) ro[base + L->wa[g] + 1]++, ro[base + L->wb[g] + 1]++;
+    ro[base] = (int32_t)ov;
+    for (int i = 0; i < L->n_in; i++) ro[base + i + 1] += ro[base + i];
+    int32_t *fill = calloc((size_t)L->n_in, sizeof(int32_t));
+    if (!fill) {
+      rc = dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory");
+      goto out;
+    }
+    for (int g = 0; g < L->n_gates; g++) {
+      rv[ro[base + L->wa[g]] + fill[L->wa[g]]++] = 2 * g;
+      rv[ro[base + L->wb[g]] + fill[L->wb[g]]++] = 2 * g + 1;
+    }
+    free(fill);
+    ov += 2 * (size_t)L->n_gates;
+    oo += (size_t)L->n_in + 1;
+  }
+  rc = dlca__upload(t->ctx, st->wires, 0, sizeof(int32_t) * s->n_wires, w, "wires");
+  if (!rc) rc = dlca__upload(t->ctx, st->rev_off, 0, sizeof(int32_t) * s->n_rev_off, ro, "reverse wiring");
+  if (!rc) rc = dlca__upload(t->ctx, st->rev, 0, sizeof(int32_t) * s->n_rev, rv, "reverse wiring");
+out:
+  free(w), free(ro), free(rv);
+  return rc;
+}
+
+static void release(cl_mem *b) {
+  if (*b) clReleaseMemObject(*b);
+  *b = NULL;
+}
+
+static void cl_destroy(dlca_trainer *t) {
+  cl_state *st = t->impl;
+  if (!st) return;
+  cl_kernel ks[] = {st->k_coef, st->k_start, st->k_fwd, st->k_bwd, st->k_adamw, st->k_eval};
+  for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
+    if (ks[i]) clReleaseKernel(ks[i]);
+  cl_mem *bs[] = {&st->params, &st->m,       &st->v,       &st->grad,    &st->coef,         &st->coef_hard,
+                  &st->wires,  &st->rev_off, &st->rev,     &st->states,  &st->hard[0],      &st->hard[1],
+                  &st->g[0],   &st->g[1],    &st->dP[0],   &st->dP[1],   &st->partial,      &st->loss_partial,
+                  &st->loss,   &st->eval_out, &st->target, &st->input,   &st->masks};
+  for (size_t i = 0; i < sizeof bs / sizeof bs[0]; i++) release(bs[i]);
+  free(st);
+  t->impl = NULL;
+}
+
+static int cl_init(dlca_trainer *t) {
+  cl_state *st = calloc(1, sizeof *st);
+  if (!st) return dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory");
+  t->impl = st;
+  dlca_context *ctx = t->ctx;
+  const dlca_model *m = t->model;
+  cl_shape *s = &st->sh;
+  shape_of(m, s);
+  int per_cu = 4, rc;
+  if ((rc = dlca__tunable(ctx, KFILE, "WG", &s->wg))) return rc;
+  if ((rc = dlca__tunable(ctx, KFILE, "BWD_GROUPS_PER_CU", &per_cu))) return rc;
+  if (s->wg < 1 || (s->wg & (s->wg - 1)) || (size_t)s->wg > ctx->info.max_work_group)
+    return dlca__fail(DLCA_ECONFIG, "%s: tuned WG = %d is not a power of two within the device's %zu", KFILE, s->wg,
+                      ctx->info.max_work_group);
+  s->nwg = (int)backward_groups(&t->cfg, ctx->info.compute_units, per_cu);
+  /* local memory of the backward kernel: act, dact, patch, dout */
+  size_t local = (s->act_floats + (size_t)s->UTOTAL + 9 * (size_t)s->C + (size_t)(s->C > s->wg ? s->C : s->wg)) *
+                 sizeof(float);
+  if (local > ctx->info.local_mem)
+    return dlca__fail(DLCA_ECONFIG,
+                      "model needs %zu KiB of local memory per work-group for one cell's circuit; %s has %llu KiB",
+                      local / 1024, ctx->info.name, (unsigned long long)ctx->info.local_mem / 1024);
+  size_t need = footprint(m, &t->cfg, s, (size_t)s->nwg);
+  if (need > ctx->info.global_mem) {
+    size_t per_sample = (need - footprint(m, &t->cfg, s, 0)) / (size_t)t->cfg.batch + 1;
+    (void)per_sample;
+    size_t fit = 0;
+    dlca_train_config c = t->cfg;
+    for (c.batch = 1; footprint(m, &c, s, backward_groups(&c, ctx->info.compute_units, per_cu)) <= ctx->info.global_mem;
+         c.batch *= 2)
+      fit = (size_t)c.batch;
+    return dlca__fail(DLCA_EDEVMEM,
+                      "training needs %.1f MiB of device memory, %s has %.1f MiB; a batch of %zu would fit",
+                      need / 1048576.0, ctx->info.name, ctx->info.global_mem / 1048576.0, fit);
+  }
+  cl_program prog;
+  if ((rc = build(t, st, &prog))) return rc;
+  if ((rc = dlca__kernel_create(ctx, prog, "dlca_coef", &st->k_coef)) ||
+      (rc = dlca__kernel_create(ctx, prog, "dlca_start", &st->k_start)) ||
+      (rc = dlca__kernel_create(ctx, prog, "dlca_forward", &st->k_fwd)) ||
+      (rc = dlca__kernel_create(ctx, prog, "dlca_backward", &st->k_bwd)) ||
+      (rc = dlca__kernel_create(ctx, prog, "dlca_adamw", &st->k_adamw)) ||
+      (rc = dlca__kernel_create(ctx, prog, "dlca_eval", &st->k_eval)))
+    return rc;
+  size_t P = m->n_params, NG = P / 16, grid = t->grid * sizeof(float);
+  size_t cells = (size_t)t->cfg.batch * t->cfg.height * t->cfg.width;
+  if ((rc = dlca__buffer(ctx, P * 4, "logits", &st->params)) || (rc = dlca__buffer(ctx, P * 4, "Adam m", &st->m)) ||
+      (rc = dlca__buffer(ctx, P * 4, "Adam v", &st->v)) || (rc = dlca__buffer(ctx, P * 4, "gradient", &st->grad)) ||
+      (rc = dlca__buffer(ctx, NG * 16, "gate coefficients", &st->coef)) ||
+      (rc = dlca__buffer(ctx, NG * 16, "hard gate coefficients", &st->coef_hard)) ||
+      (rc = dlca__buffer(ctx, s->n_wires * 4, "wires", &st->wires)) ||
+      (rc = dlca__buffer(ctx, s->n_rev_off * 4 + 4, "reverse wiring", &st->rev_off)) ||
+      (rc = dlca__buffer(ctx, s->n_rev * 4 + 4, "reverse wiring", &st->rev)) ||
+      (rc = dlca__buffer(ctx, grid * ((size_t)t->cfg.steps + 1), "states of every step", &st->states)) ||
+      (rc = dlca__buffer(ctx, grid, "hard states", &st->hard[0])) ||
+      (rc = dlca__buffer(ctx, grid, "hard states", &st->hard[1])) ||
+      (rc = dlca__buffer(ctx, grid, "state gradients", &st->g[0])) ||
+      (rc = dlca__buffer(ctx, grid, "state gradients", &st->g[1])) ||
+      (rc = dlca__buffer(ctx, 9 * grid, "patch gradients", &st->dP[0])) ||
+      (rc = dlca__buffer(ctx, 9 * grid, "patch gradients", &st->dP[1])) ||
+      (rc = dlca__buffer(ctx, (size_t)s->nwg * s->acc_stride * 8, "gate gradient sums", &st->partial)) ||
+      (rc = dlca__buffer(ctx, (size_t)s->nwg * 4, "loss sums", &st->loss_partial)) ||
+      (rc = dlca__buffer(ctx, 4, "loss", &st->loss)) || (rc = dlca__buffer(ctx, 8, "evaluation", &st->eval_out)) ||
+      (rc = dlca__buffer(ctx, grid, "target", &st->target)) || (rc = dlca__buffer(ctx, grid, "start grids", &st->input)) ||
+      (t->cfg.async && (rc = dlca__buffer(ctx, (size_t)t->cfg.steps * cells, "fire masks", &st->masks))))
+    return rc;
+  if ((rc = upload_wiring(t, st))) return rc;
+  if ((rc = dlca__upload(ctx, st->params, 0, P * 4, m->params, "logits"))) return rc;
+  float zero = 0.0f;
+  cl_int err = clEnqueueFillBuffer(ctx->queue, st->m, &zero, 4, 0, P * 4, 0, NULL, NULL);
+  if (!err) err = clEnqueueFillBuffer(ctx->queue, st->v, &zero, 4, 0, P * 4, 0, NULL, NULL);
+  if (!err) err = clEnqueueFillBuffer(ctx->queue, st->grad, &zero, 4, 0, P * 4, 0, NULL, NULL);
+  if (err) return dlca__fail_cl(err, "OpenCL trainer: clearing the Adam moments: %s", dlca__cl_error_name(err));
+  return dlca__finish(ctx, "trainer set-up");
+}
+
+static int cl_sync_target(dlca_trainer *t) {
+  cl_state *st = t->impl;
+  return dlca__upload(t->ctx, st->target, 0, t->grid * 4, t->target, "target");
+}
+
+static int cl_sync_input(dlca_trainer *t) {
+  cl_state *st = t->impl;
+  return dlca__upload(t->ctx, st->input, 0, t->grid * 4, t->input, "start grids");
+}
+
+static int cl_sync_masks(dlca_trainer *t) {
+  cl_state *st = t->impl;
+  if (!t->masks) return DLCA_OK;
+  size_t n = (size_t)t->cfg.steps * t->cfg.batch * t->cfg.height * t->cfg.width;
+  return dlca__upload(t->ctx, st->masks, 0, n, t->masks, "fire masks");
+}
+
+/* clSetKernelArg in sequence; stops at the first error. */
+typedef struct argset {
+  cl_kernel k;
+  cl_uint i;
+  cl_int err;
+} argset;
+static void arg(argset *a, size_t size, const void *v) {
+  if (!a->err) a->err = clSetKernelArg(a->k, a->i, size, v);
+  a->i++;
+}
+#define ARG(a, v) arg(a, sizeof(v), &(v))
+#define LOCAL(a, floats) arg(a, (floats) * sizeof(float), NULL)
+static int arg_done(argset *a, const char *kernel) {
+  if (a->err)
+    return dlca__fail_cl(a->err, "%s: setting argument %u: %s", kernel, a->i - 1, dlca__cl_error_name(a->err));
+  return DLCA_OK;
+}
+
+static int enqueue_coef(dlca_trainer *t) {
+  cl_state *st = t->impl;
+  cl_int ng = (cl_int)(t->model->n_params / 16);
+  argset a = {st->k_coef, 0, 0};
+  ARG(&a, st->params), ARG(&a, st->coef), ARG(&a, st->coef_hard), ARG(&a, ng);
+  int rc = arg_done(&a, "dlca_coef");
+  size_t gws = ((size_t)ng + 63) / 64 * 64, lws = 64;
+  return rc ? rc : dlca__launch(t->ctx, st->k_coef, "coef", 1, &gws, &lws);
+}
+
+/* Epoch e's start grids into dst. */
+static int enqueue_start(dlca_trainer *t, uint64_t epoch, cl_mem dst) {
+  cl_state *st = t->impl;
+  if (t->cfg.start == DLCA_START_UPLOAD) {
+    cl_int err = clEnqueueCopyBuffer(t->ctx->queue, st->input, dst, 0, 0, t->grid * 4, 0, NULL, NULL);
+    return err ? dlca__fail_cl(err, "copying the start grids: %s", dlca__cl_error_name(err)) : DLCA_OK;
+  }
+  cl_int kind = t->cfg.start == DLCA_START_RANDOM ? 0 : t->cfg.start == DLCA_START_SEED ? 1 : 2;
+  cl_ulong key = dlca__epoch_key(t->cfg.seed, epoch);
+  cl_int B = t->cfg.batch, H = t->cfg.height, W = t->cfg.width;
+  argset a = {st->k_start, 0, 0};
+  ARG(&a, dst), ARG(&a, kind), ARG(&a, key), ARG(&a, B), ARG(&a, H), ARG(&a, W);
+  int rc = arg_done(&a, "dlca_start");
+  size_t gws = (t->grid + 255) / 256 * 256, lws = 256;
+  return rc ? rc : dlca__launch(t->ctx, st->k_start, "start", 1, &gws, &lws);
+}
+
+static int enqueue_forward(dlca_trainer *t, uint64_t epoch, cl_mem cur, size_t cur_off, cl_mem nxt,
+                           size_t nxt_off, cl_mem coef, int step) {
+  cl_state *st = t->impl;
+  const cl_shape *s = &st->sh;
+  cl_int use_masks = t->masks != NULL, ti = step, B = t->cfg.batch, H = t->cfg.height, W = t->cfg.width;
+  cl_ulong key = dlca__epoch_key(t->cfg.seed, epoch), co = cur_off, no = nxt_off;
+  cl_float rate = t->cfg.fire_rate;
+  argset a = {st->k_fwd, 0, 0};
+  ARG(&a, cur), ARG(&a, co), ARG(&a, nxt), ARG(&a, no), ARG(&a, coef), ARG(&a, st->wires), ARG(&a, st->masks);
+  ARG(&a, use_masks), ARG(&a, key), ARG(&a, rate), ARG(&a, ti), ARG(&a, B), ARG(&a, H), ARG(&a, W);
+  LOCAL(&a, (size_t)s->UTOTAL), LOCAL(&a, 9 * (size_t)s->C);
+  int rc = arg_done(&a, "dlca_forward");
+  size_t lws = (size_t)s->wg, gws = (size_t)B * H * W * lws;
+  return rc ? rc : dlca__launch(t->ctx, st->k_fwd, "forward", 1, &gws, &lws);
+}
+
+static int enqueue_backward(dlca_trainer *t, int step) {
+  cl_state *st = t->impl;
+  const cl_shape *s = &st->sh;
+  const int T = t->cfg.steps;
+  cl_int use_masks = t->masks != NULL, ti = step, top = step == T - 1, B = t->cfg.batch, H = t->cfg.height,
+         W = t->cfg.width;
+  cl_ulong key = dlca__epoch_key(t->cfg.seed, t->epoch), t_off = (cl_ulong)step * t->grid,
+           T_off = (cl_ulong)T * t->grid;
+  cl_float rate = t->cfg.fire_rate;
+  /* step t writes g[t % 2] and dP[t % 2], and reads those of step t + 1 */
+  cl_mem g_cur = st->g[step % 2], g_next = st->g[(step + 1) % 2];
+  cl_mem dP_cur = st->dP[step % 2], dP_next = st->dP[(step + 1) % 2];
+  argset a = {st->k_bwd, 0, 0};
+  ARG(&a, st->states), ARG(&a, t_off), ARG(&a, T_off), ARG(&a, st->target), ARG(&a, g_next), ARG(&a, g_cur);
+  ARG(&a, dP_next), ARG(&a, dP_cur), ARG(&a, st->coef), ARG(&a, st->wires), ARG(&a, st->rev_off), ARG(&a, st->rev);
+  ARG(&a, st->partial), ARG(&a, st->loss_partial), ARG(&a, st->masks), ARG(&a, use_masks), ARG(&a, key);
+  ARG(&a, rate), ARG(&a, ti), ARG(&a, top), ARG(&a, B), ARG(&a, H), ARG(&a, W);
+  LOCAL(&a, s->act_floats), LOCAL(&a, (size_t)s->UTOTAL), LOCAL(&a, 9 * (size_t)s->C);
+  LOCAL(&a, (size_t)(s->C > s->wg ? s->C : s->wg));
+  int rc = arg_done(&a, "dlca_backward");
+  size_t lws = (size_t)s->wg, gws = (size_t)s->nwg * lws;
+  return rc ? rc : dlca__launch(t->ctx, st->k_bwd, "backward", 1, &gws, &lws);
+}
+
+static int enqueue_adamw(dlca_trainer *t) {
+  cl_state *st = t->impl;
+  const dlca_optim *o = &t->cfg.optim;
+  int step = (int)t->epoch + 1;
+  cl_int nwg = st->sh.nwg;
+  cl_float lr = o->lr, b1 = o->beta1, b2 = o->beta2, eps = o->eps, wd = o->weight_decay, clip = o->clip;
+  cl_float bc1 = (float)(1.0 - pow(o->beta1, step)), bc2 = (float)(1.0 - pow(o->beta2, step));
+  argset a = {st->k_adamw, 0, 0};
+  ARG(&a, st->params), ARG(&a, st->grad), ARG(&a, st->m), ARG(&a, st->v), ARG(&a, st->partial), ARG(&a, nwg);
+  ARG(&a, st->loss_partial), ARG(&a, st->loss), ARG(&a, lr), ARG(&a, b1), ARG(&a, b2), ARG(&a, eps), ARG(&a, wd);
+  ARG(&a, clip), ARG(&a, bc1), ARG(&a, bc2);
+  int rc = arg_done(&a, "dlca_adamw");
+  size_t ng = t->model->n_params / 16, lws = 64, gws = (ng + 63) / 64 * 64;
+  return rc ? rc : dlca__launch(t->ctx, st->k_adamw, "adamw", 1, &gws, &lws);
+}
+
+static int cl_step(dlca_trainer *t) {
+  cl_state *st = t->impl;
+  const int T = t->cfg.steps;
+  int rc = enqueue_coef(t);
+  /* states holds T+1 grids: the start grids, then one per step */
+  if (!rc) rc = enqueue_start(t, t->epoch, st->states);
+  for (int s = 0; s < T && !rc; s++)
+    rc = enqueue_forward(t, t->epoch, st->states, (size_t)s * t->grid, st->states, (size_t)(s + 1) * t->grid,
+                         st->coef, s);
+  if (!rc) {
+    float zero = 0.0f;
+    /* the sums are double where the device has fp64, else float: clear 8 bytes each */
+    cl_int err = clEnqueueFillBuffer(t->ctx->queue, st->partial, &zero, 4, 0,
+                                     (size_t)st->sh.nwg * st->sh.acc_stride * 8, 0, NULL, NULL);
+    if (err) rc = dlca__fail_cl(err, "clearing the gradient sums: %s", dlca__cl_error_name(err));
+  }
+  for (int s = T - 1; s >= 0 && !rc; s--) rc = enqueue_backward(t, s);
+  if (!rc) rc = enqueue_adamw(t);
+  return rc;
+}
+
+static int cl_loss(dlca_trainer *t, double *loss) {
+  cl_state *st = t->impl;
+  float l;
+  int rc = dlca__download(t->ctx, st->loss, 0, 4, &l, "loss");
+  if (!rc) *loss = l;
+  return rc;
+}
+
+static int cl_eval_hard(dlca_trainer *t, dlca_eval *out) {
+  cl_state *st = t->impl;
+  int rc = enqueue_coef(t);
+  if (!rc) rc = enqueue_start(t, t->epoch, st->hard[0]);
+  for (int s = 0; s < t->cfg.steps && !rc; s++)
+    rc = enqueue_forward(t, t->epoch, st->hard[s % 2], 0, st->hard[(s + 1) % 2], 0, st->coef_hard, s);
+  st->hard_final = t->cfg.steps % 2;
+  if (rc) return rc;
+  cl_int cells = t->cfg.batch * t->cfg.height * t->cfg.width;
+  argset a = {st->k_eval, 0, 0};
+  ARG(&a, st->hard[st->hard_final]), ARG(&a, st->target), ARG(&a, cells), ARG(&a, st->eval_out);
+  LOCAL(&a, (size_t)st->sh.wg);
+  if ((rc = arg_done(&a, "dlca_eval"))) return rc;
+  size_t lws = (size_t)st->sh.wg;
+  if ((rc = dlca__launch(t->ctx, st->k_eval, "eval", 1, &lws, &lws))) return rc;
+  float r[2];
+  if ((rc = dlca__download(t->ctx, st->eval_out, 0, sizeof r, r, "hard evaluation"))) return rc;
+  out->hard_loss = r[0];
+  out->errors = (size_t)r[1];
+  out->total = (size_t)cells * (size_t)t->cfg.n_loss_channels;
+  out->accuracy = 1.0 - (double)out->errors / (double)out->total;
+  return DLCA_OK;
+}
+
+static int cl_get_params(dlca_trainer *t, float *p) {
+  return dlca__download(t->ctx, ((cl_state *)t->impl)->params, 0, t->model->n_params * 4, p, "logits");
+}
+
+static int cl_set_params(dlca_trainer *t, const float *p) {
+  return dlca__upload(t->ctx, ((cl_state *)t->impl)->params, 0, t->model->n_params * 4, p, "logits");
+}
+
+static int cl_get_grad(dlca_trainer *t, float *g) {
+  return dlca__download(t->ctx, ((cl_state *)t->impl)->grad, 0, t->model->n_params * 4, g, "gradient");
+}
+
+static int cl_get_state(dlca_trainer *t, int hard, float *s) {
+  cl_state *st = t->impl;
+  if (hard) return dlca__download(t->ctx, st->hard[st->hard_final], 0, t->grid * 4, s, "hard state");
+  return dlca__download(t->ctx, st->states, (size_t)t->cfg.steps * t->grid * 4, t->grid * 4, s, "soft state");
+}
+
+static int cl_get_moments(dlca_trainer *t, float *m, float *v) {
+  cl_state *st = t->impl;
+  int rc = dlca__download(t->ctx, st->m, 0, t->model->n_params * 4, m, "Adam m");
+  return rc ? rc : dlca__download(t->ctx, st->v, 0, t->model->n_params * 4, v, "Adam v");
+}
+
+static int cl_set_moments(dlca_trainer *t, const float *m, const float *v) {
+  cl_state *st = t->impl;
+  int rc = dlca__upload(t->ctx, st->m, 0, t->model->n_params * 4, m, "Adam m");
+  return rc ? rc : dlca__upload(t->ctx, st->v, 0, t->model->n_params * 4, v, "Adam v");
+}
+
+const dlca_trainer_ops dlca__cl_trainer_ops = {
+    "cl",         cl_init,        cl_destroy,   cl_sync_target, cl_sync_input,  cl_sync_masks,
+    cl_step,      cl_loss,        cl_eval_hard, cl_get_params,  cl_set_params,  cl_get_grad,
+    cl_get_state, cl_get_moments, cl_set_moments,
+};

@@ -1,0 +1,319 @@
+/* The kernel loader: finds .cl files on the search path, resolves
+ * #include "x.cl" textually (so the cache key sees the whole source), reads
+ * the `// @tunable` annotations, and injects the tuned #define lines. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "cl/runtime.h"
+
+#define MAX_INCLUDE_DEPTH 16
+
+typedef struct sbuf {
+  char *p;
+  size_t len, cap;
+} sbuf;
+
+static int sb_add(sbuf *b, const char *s, size_t n) {
+  if (b->len + n + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->len + n + 1) cap *= 2;
+    char *p = realloc(b->p, cap);
+    if (!p) return dlca__fail(DLCA_ENOMEM, "out of memory reading kernel sources");
+    b->p = p;
+    b->cap = cap;
+  }
+  memcpy(b->p + b->len, s, n);
+  b->len += n;
+  b->p[b->len] = 0;
+  return DLCA_OK;
+}
+
+static int sb_printf(sbuf *b, const char *fmt, ...) DLCA_PRINTF(2, 3);
+static int sb_printf(sbuf *b, const char *fmt, ...) {
+  char tmp[1200];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  if (n < 0) return dlca__fail(DLCA_EINVAL, "bad format");
+  return sb_add(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+static int readable_file(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, R_OK) == 0;
+}
+
+void dlca__kernel_stem(const char *file, char *out, size_t n) {
+  const char *b = strrchr(file, '/');
+  b = b ? b + 1 : file;
+  size_t len = strlen(b);
+  if (len > 3 && !strcmp(b + len - 3, ".cl")) len -= 3;
+  if (len >= n) len = n - 1;
+  memcpy(out, b, len);
+  out[len] = 0;
+}
+
+/* Tries dir/file; on success leaves the path in path. */
+static int try_dir(const char *dir, size_t dlen, const char *file, char *path, size_t n) {
+  if (dlen == 0) return 0;
+  int w = snprintf(path, n, "%.*s/%s", (int)dlen, dir, file);
+  return w > 0 && (size_t)w < n && readable_file(path);
+}
+
+/* The search path, tried in order. `from` is the directory of the including
+ * file: a quoted include looks there first, as in C. */
+static int find_from(const char *from, const char *file, char *path, size_t n) {
+  if (!file || !*file) return dlca__fail(DLCA_EINVAL, "kernel file name is empty");
+  if (file[0] == '/') {
+    if (readable_file(file) && strlen(file) < n) {
+      snprintf(path, n, "%s", file);
+      return DLCA_OK;
+    }
+    return dlca__fail(DLCA_ENOKERNEL, "%s: kernel source not found or not readable", file);
+  }
+  if (from && try_dir(from, strlen(from), file, path, n)) return DLCA_OK;
+  const char *env = getenv("DLCA_CL_KERNEL_PATH");
+  if (env) {
+    for (const char *s = env; *s;) {
+      const char *e = strchr(s, ':');
+      size_t l = e ? (size_t)(e - s) : strlen(s);
+      if (try_dir(s, l, file, path, n)) return DLCA_OK;
+      s += l;
+      if (*s == ':') s++;
+    }
+  }
+  if (try_dir(DLCA_PKGDATADIR "/kernels", strlen(DLCA_PKGDATADIR "/kernels"), file, path, n))
+    return DLCA_OK;
+  if (try_dir(DLCA_SRCDIR "/kernels-cl", strlen(DLCA_SRCDIR "/kernels-cl"), file, path, n))
+    return DLCA_OK;
+  char kp[600] = "";
+  if (env && *env) snprintf(kp, sizeof kp, " %.560s (DLCA_CL_KERNEL_PATH),", env);
+  return dlca__fail(DLCA_ENOKERNEL,
+                    "%s: kernel source not found; searched%s%s%s%s %s/kernels, %s/kernels-cl "
+                    "(set DLCA_CL_KERNEL_PATH to a directory that holds it)",
+                    file, from ? " " : "", from ? from : "", from ? "," : "", kp, DLCA_PKGDATADIR,
+                    DLCA_SRCDIR);
+}
+
+int dlca__kernel_find(const char *file, char *path, size_t n) { return find_from(NULL, file, path, n); }
+
+/* If line is `#include "name"`, copies name and returns 1. */
+static int include_name(const char *line, size_t len, char *name, size_t n) {
+  const char *p = line, *end = line + len;
+  while (p < end && (*p == ' ' || *p == '\t')) p++;
+  if (p >= end || *p != '#') return 0;
+  p++;
+  while (p < end && (*p == ' ' || *p == '\t')) p++;
+  if ((size_t)(end - p) < 7 || strncmp(p, "include", 7) != 0) return 0;
+  p += 7;
+  while (p < end && (*p == ' ' || *p == '\t')) p++;
+  if (p >= end || *p != '"') return 0;
+  const char *q = memchr(p + 1, '"', (size_t)(end - p - 1));
+  if (!q || (size_t)(q - p - 1) >= n || q == p + 1) return 0;
+  memcpy(name, p + 1, (size_t)(q - p - 1));
+  name[q - p - 1] = 0;
+  return 1;
+}
+
+typedef struct frame {
+  char path[1024];
+  char name[256];
+} frame;
+
+static int resolve(const char *from, const char *file, frame *stack, int depth, sbuf *out,
+                   char *top_path, size_t top_n) {
+  if (depth >= MAX_INCLUDE_DEPTH)
+    return dlca__fail(DLCA_EBUILD, "%s: #include nested deeper than %d files (%s includes it)",
+                      file, MAX_INCLUDE_DEPTH, stack[depth - 1].name);
+  frame *f = &stack[depth];
+  int rc = find_from(from, file, f->path, sizeof f->path);
+  if (rc) {
+    if (depth > 0 && rc == DLCA_ENOKERNEL) {
+      char msg[1400];
+      snprintf(msg, sizeof msg, "%s", dlca_last_error());
+      return dlca__fail(DLCA_ENOKERNEL, "%s includes %s", stack[depth - 1].path, msg);
+    }
+    return rc;
+  }
+  snprintf(f->name, sizeof f->name, "%s", file);
+  if (top_path) snprintf(top_path, top_n, "%s", f->path);
+  for (int i = 0; i < depth; i++) {
+    if (strcmp(stack[i].path, f->path) != 0) continue;
+    dlca__fail(DLCA_EBUILD, "%s: #include cycle: ", stack[0].path);
+    for (int j = i; j <= depth; j++) {
+      dlca__append_error(stack[j].name);
+      if (j < depth) dlca__append_error(" -> ");
+    }
+    return DLCA_EBUILD;
+  }
+  char *text;
+  size_t len;
+  if ((rc = dlca__read_file(f->path, &text, &len))) return rc;
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s", f->path);
+  char *slash = strrchr(dir, '/');
+  if (slash) *slash = 0;
+  else snprintf(dir, sizeof dir, ".");
+  /* #line keeps build-log positions in the files people edit. The base name,
+   * not the path, so that one source installed in two places has one key. */
+  const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+  rc = sb_printf(out, "#line 1 \"%s\"\n", base);
+  int lineno = 0;
+  for (size_t i = 0; !rc && i < len;) {
+    const char *ln = text + i;
+    const char *nl = memchr(ln, '\n', len - i);
+    size_t l = nl ? (size_t)(nl - ln) : len - i;
+    i += l + (nl ? 1 : 0);
+    lineno++;
+    char name[256];
+    if (include_name(ln, l, name, sizeof name)) {
+      rc = resolve(dir, name, stack, depth + 1, out, NULL, 0);
+      if (!rc) rc = sb_printf(out, "#line %d \"%s\"\n", lineno + 1, base);
+    } else {
+      rc = sb_add(out, ln, l);
+      if (!rc) rc = sb_add(out, "\n", 1);
+    }
+  }
+  free(text);
+  return rc;
+}
+
+int dlca__kernel_resolve(const char *file, char **src, size_t *len, char *path, size_t pathn) {
+  frame *stack = calloc(MAX_INCLUDE_DEPTH, sizeof *stack);
+  if (!stack) return dlca__fail(DLCA_ENOMEM, "out of memory");
+  sbuf b = {0};
+  int rc = resolve(NULL, file, stack, 0, &b, path, pathn);
+  free(stack);
+  if (!rc && !b.p) rc = sb_add(&b, "", 0);
+  if (rc) {
+    free(b.p);
+    return rc;
+  }
+  *src = b.p;
+  if (len) *len = b.len;
+  return DLCA_OK;
+}
+
+static int ident_ok(const char *s) {
+  if (!isalpha((unsigned char)*s) && *s != '_') return 0;
+  for (; *s; s++)
+    if (!isalnum((unsigned char)*s) && *s != '_') return 0;
+  return 1;
+}
+
+/* `// @tunable NAME v1 v2 ...`: the candidates the tuner tries, the first
+ * being the value the kernel's #ifndef fallback also uses. */
+static int parse_one(const char *where, const char *ln, size_t l, dlca_tunable *t) {
+  char buf[512];
+  if (l >= sizeof buf) l = sizeof buf - 1;
+  memcpy(buf, ln, l);
+  buf[l] = 0;
+  memset(t, 0, sizeof *t);
+  char *save = NULL, *tok = strtok_r(buf, " \t\r", &save);
+  if (!tok || strlen(tok) >= sizeof t->name || !ident_ok(tok))
+    return dlca__fail(DLCA_EBUILD, "%s: malformed annotation \"@tunable%.*s\": expected a macro name",
+                      where, (int)l, ln);
+  snprintf(t->name, sizeof t->name, "%s", tok);
+  while ((tok = strtok_r(NULL, " \t\r", &save))) {
+    if (t->n_values == 16)
+      return dlca__fail(DLCA_EBUILD, "%s: @tunable %s lists more than 16 values", where, t->name);
+    char *e;
+    errno = 0;
+    long v = strtol(tok, &e, 0);
+    if (*e || errno || v < -2147483647L || v > 2147483647L)
+      return dlca__fail(DLCA_EBUILD, "%s: @tunable %s: \"%s\" is not an integer", where, t->name, tok);
+    t->values[t->n_values++] = (int)v;
+  }
+  if (t->n_values == 0)
+    return dlca__fail(DLCA_EBUILD, "%s: @tunable %s lists no value (the first is the default)",
+                      where, t->name);
+  return DLCA_OK;
+}
+
+int dlca__tunables_parse(const char *where, const char *src, dlca_tunable **out, size_t *n) {
+  dlca_tunable *ts = NULL;
+  size_t nt = 0;
+  for (const char *p = src; p && *p;) {
+    const char *nl = strchr(p, '\n');
+    size_t l = nl ? (size_t)(nl - p) : strlen(p);
+    const char *q = p, *end = p + l;
+    while (q < end && (*q == ' ' || *q == '\t')) q++;
+    if (end - q > 2 && q[0] == '/' && q[1] == '/') {
+      q += 2;
+      while (q < end && (*q == ' ' || *q == '\t')) q++;
+      if (end - q >= 9 && !strncmp(q, "@tunable", 8) && (q[8] == ' ' || q[8] == '\t')) {
+        dlca_tunable t;
+        int rc = parse_one(where, q + 8, (size_t)(end - q - 8), &t);
+        if (rc) {
+          free(ts);
+          return rc;
+        }
+        int dup = 0;
+        for (size_t i = 0; i < nt; i++) dup |= !strcmp(ts[i].name, t.name);
+        if (!dup) { /* a file included twice declares its tunables twice */
+          dlca_tunable *nts = realloc(ts, (nt + 1) * sizeof *ts);
+          if (!nts) {
+            free(ts);
+            return dlca__fail(DLCA_ENOMEM, "out of memory");
+          }
+          ts = nts;
+          ts[nt++] = t;
+        }
+      }
+    }
+    p = nl ? nl + 1 : NULL;
+  }
+  *out = ts;
+  *n = nt;
+  return DLCA_OK;
+}
+
+int dlca__kernel_tunables(dlca_context *ctx, const char *file, dlca_tunable **out, size_t *n) {
+  (void)ctx;
+  if (!file || !out || !n) return dlca__fail(DLCA_EINVAL, "dlca__kernel_tunables: NULL argument");
+  char *src, path[1024];
+  int rc = dlca__kernel_resolve(file, &src, NULL, path, sizeof path);
+  if (rc) return rc;
+  rc = dlca__tunables_parse(path, src, out, n);
+  free(src);
+  return rc;
+}
+
+int dlca__kernel_source(dlca_context *ctx, const char *file, char **src, size_t *len, char *path,
+                        size_t pathn) {
+  char *body, found[1024];
+  size_t blen;
+  int rc = dlca__kernel_resolve(file, &body, &blen, found, sizeof found);
+  if (rc) return rc;
+  if (path && pathn) snprintf(path, pathn, "%s", found);
+  dlca_tunable *ts = NULL;
+  size_t nt = 0;
+  if ((rc = dlca__tunables_parse(found, body, &ts, &nt))) {
+    free(body);
+    return rc;
+  }
+  char stem[64];
+  dlca__kernel_stem(file, stem, sizeof stem);
+  sbuf b = {0};
+  rc = sb_printf(&b, "/* dlca_cl %s: tuned parameters of %s */\n", DLCA_VERSION_STRING, stem);
+  for (size_t i = 0; !rc && i < nt; i++) {
+    int v;
+    if (!(rc = dlca__tunable_value(ctx, stem, &ts[i], &v)))
+      rc = sb_printf(&b, "#define %s %d\n", ts[i].name, v);
+  }
+  if (!rc) rc = sb_add(&b, body, blen);
+  free(ts);
+  free(body);
+  if (rc) {
+    free(b.p);
+    return rc;
+  }
+  *src = b.p;
+  if (len) *len = b.len;
+  return DLCA_OK;
+}

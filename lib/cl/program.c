@@ -1,0 +1,204 @@
+/* Programs: the in-memory cache of a context in front of the on-disk binary
+ * cache in front of the compiler. A failed build returns the whole log. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "cl/runtime.h"
+
+double dlca__now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* A program from a cached binary, or NULL if the driver refuses it (it is
+ * then rebuilt from source, as for any bad entry). */
+static cl_program from_binary(dlca_context *ctx, const unsigned char *bin, size_t len, const char *opts) {
+  cl_int err, st = CL_SUCCESS;
+  cl_program p = clCreateProgramWithBinary(ctx->cl, 1, &ctx->device, &len, &bin, &st, &err);
+  if (!p || err != CL_SUCCESS || st != CL_SUCCESS) {
+    if (p) clReleaseProgram(p);
+    return NULL;
+  }
+  if (clBuildProgram(p, 1, &ctx->device, opts, NULL, NULL) != CL_SUCCESS) {
+    clReleaseProgram(p);
+    return NULL;
+  }
+  return p;
+}
+
+/* The "#define" lines that dlca__kernel_source put before the first #line. */
+static void tuned_summary(const char *src, char *out, size_t n) {
+  out[0] = 0;
+  size_t o = 0;
+  for (const char *p = src; p && *p && strncmp(p, "#line", 5) != 0;) {
+    const char *nl = strchr(p, '\n');
+    size_t l = nl ? (size_t)(nl - p) : strlen(p);
+    if (!strncmp(p, "#define ", 8) && o + l + 3 < n) {
+      o += (size_t)snprintf(out + o, n - o, "%s%.*s", o ? ", " : "", (int)(l - 8), p + 8);
+    }
+    p = nl ? nl + 1 : NULL;
+  }
+  if (!o) snprintf(out, n, "none");
+}
+
+static int compile(dlca_context *ctx, const char *path, const char *src, size_t len, const char *opts,
+                   cl_program *out) {
+  cl_int err;
+  cl_program p = clCreateProgramWithSource(ctx->cl, 1, &src, &len, &err);
+  if (!p)
+    return dlca__fail_cl(err, "%s: clCreateProgramWithSource failed on %s: %s", path, ctx->info.name,
+                         dlca__cl_error_name(err));
+  err = clBuildProgram(p, 1, &ctx->device, opts, NULL, NULL);
+  if (err == CL_SUCCESS) {
+    *out = p;
+    return DLCA_OK;
+  }
+  char tuned[512];
+  tuned_summary(src, tuned, sizeof tuned);
+  size_t loglen = 0;
+  char *log = NULL;
+  if (clGetProgramBuildInfo(p, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &loglen) == CL_SUCCESS &&
+      loglen > 0 && (log = malloc(loglen + 1)) &&
+      clGetProgramBuildInfo(p, ctx->device, CL_PROGRAM_BUILD_LOG, loglen, log, NULL) == CL_SUCCESS)
+    log[loglen] = 0;
+  else if (log)
+    log[0] = 0;
+  clReleaseProgram(p);
+  /* fail_cl keeps err for dlca_last_cl_error(); a compiler's refusal is
+   * still reported as DLCA_EBUILD. */
+  int rc = dlca__fail_cl(err,
+                         "%s: build failed (%s) on device \"%s\" (%s, driver %s) with options \"%s\" "
+                         "and tuned parameters %s. Build log:\n",
+                         path, dlca__cl_error_name(err), ctx->info.name, ctx->info.platform,
+                         ctx->info.driver, opts, tuned);
+  if (err == CL_BUILD_PROGRAM_FAILURE || err == CL_INVALID_BUILD_OPTIONS) rc = DLCA_EBUILD;
+  dlca__append_error(log && *log ? log : "(the driver gave no log)");
+  free(log);
+  return rc;
+}
+
+static int binary_of(cl_program p, unsigned char **bin, size_t *len) {
+  size_t n = 0;
+  if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof n, &n, NULL) != CL_SUCCESS || n == 0)
+    return 1;
+  unsigned char *b = malloc(n);
+  if (!b) return 1;
+  if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof b, &b, NULL) != CL_SUCCESS) {
+    free(b);
+    return 1;
+  }
+  *bin = b;
+  *len = n;
+  return 0;
+}
+
+static int remember(dlca_context *ctx, uint64_t key, const char *opts, char *src, size_t len,
+                    cl_program prog, const dlca_build_info *bi) {
+  if (ctx->n_programs == ctx->cap_programs) {
+    size_t cap = ctx->cap_programs ? 2 * ctx->cap_programs : 8;
+    dlca__program *p = realloc(ctx->programs, cap * sizeof *p);
+    if (!p) return dlca__fail(DLCA_ENOMEM, "out of memory");
+    ctx->programs = p;
+    ctx->cap_programs = cap;
+  }
+  char *o = strdup(opts);
+  if (!o) return dlca__fail(DLCA_ENOMEM, "out of memory");
+  dlca__program *e = &ctx->programs[ctx->n_programs++];
+  e->key = key;
+  e->options = o;
+  e->source = src;
+  e->source_len = len;
+  e->prog = prog;
+  e->info = *bi;
+  return DLCA_OK;
+}
+
+int dlca__program_get(dlca_context *ctx, const char *file, const char *options, cl_program *out,
+                      dlca_build_info *info) {
+  if (!ctx || !file || !out) return dlca__fail(DLCA_EINVAL, "dlca__program_get: NULL argument");
+  double t0 = dlca__now_ms();
+  const char *opts = options ? options : "";
+  dlca_build_info bi;
+  memset(&bi, 0, sizeof bi);
+  char *src;
+  size_t len;
+  /* Outside the lock: it reads the overrides, which take the lock. */
+  int rc = dlca__kernel_source(ctx, file, &src, &len, bi.source_file, sizeof bi.source_file);
+  if (rc) return rc;
+  uint64_t key = dlca__cache_key(&ctx->info, src, len, opts);
+
+  /* One lock over the whole build: two threads asking for one program
+   * compile it once. */
+  pthread_mutex_lock(&ctx->lock);
+  if (ctx->cache_on) dlca__cache_entry_path(ctx->cache_dir, key, bi.cache_file, sizeof bi.cache_file);
+  for (size_t i = 0; i < ctx->n_programs; i++) {
+    dlca__program *e = &ctx->programs[i];
+    if (e->key == key && e->source_len == len && !strcmp(e->options, opts) &&
+        !memcmp(e->source, src, len)) {
+      *out = e->prog;
+      pthread_mutex_unlock(&ctx->lock);
+      free(src);
+      bi.from_cache = DLCA_BUILD_MEMORY;
+      bi.build_ms = dlca__now_ms() - t0;
+      if (info) *info = bi;
+      return DLCA_OK;
+    }
+  }
+  cl_program prog = NULL;
+  unsigned char *bin;
+  size_t blen;
+  if (ctx->cache_on && dlca__cache_load(bi.cache_file, key, &bin, &blen) == 0) {
+    prog = from_binary(ctx, bin, blen, opts);
+    free(bin);
+    if (prog) bi.from_cache = DLCA_BUILD_DISK;
+    else unlink(bi.cache_file);
+  }
+  if (!prog) {
+    if ((rc = compile(ctx, bi.source_file, src, len, opts, &prog))) {
+      pthread_mutex_unlock(&ctx->lock);
+      free(src);
+      return rc;
+    }
+    bi.from_cache = DLCA_BUILD_COMPILED;
+    if (ctx->cache_on) {
+      if (binary_of(prog, &bin, &blen) == 0) {
+        if (dlca__cache_store(bi.cache_file, key, bin, blen) != DLCA_OK)
+          dlca__warn(ctx, "binary cache: %s", dlca_last_error());
+        free(bin);
+      } else {
+        dlca__warn(ctx, "binary cache: %s gives no program binary for %s", ctx->info.name, file);
+      }
+    }
+  }
+  bi.build_ms = dlca__now_ms() - t0;
+  if ((rc = remember(ctx, key, opts, src, len, prog, &bi))) {
+    pthread_mutex_unlock(&ctx->lock);
+    clReleaseProgram(prog);
+    free(src);
+    return rc;
+  }
+  *out = prog;
+  pthread_mutex_unlock(&ctx->lock);
+  dlca__clear_error();
+  if (info) *info = bi;
+  return DLCA_OK;
+}
+
+int dlca_context_build(dlca_context *ctx, const char *file, const char *options, dlca_build_info *info) {
+  cl_program p;
+  return dlca__program_get(ctx, file, options, &p, info);
+}
+
+int dlca__kernel_create(dlca_context *ctx, cl_program prog, const char *name, cl_kernel *out) {
+  if (!ctx || !prog || !name || !out) return dlca__fail(DLCA_EINVAL, "dlca__kernel_create: NULL argument");
+  cl_int err;
+  *out = clCreateKernel(prog, name, &err);
+  if (!*out)
+    return dlca__fail_cl(err, "kernel %s: clCreateKernel failed on %s: %s%s", name, ctx->info.name,
+                         dlca__cl_error_name(err),
+                         err == CL_INVALID_KERNEL_NAME ? " (no __kernel of that name in the program)" : "");
+  return DLCA_OK;
+}

@@ -1,0 +1,100 @@
+/* The trainer's CPU-reference backend: dlca_ref_gradient, then clip + AdamW,
+ * on host arrays. It is the twin of lib/cl/cl_trainer.c. */
+#include <stdlib.h>
+#include <string.h>
+#include "ref/ref_impl.h"
+#include "train/trainer_impl.h"
+
+typedef struct ref_state {
+  float *m, *v, *grad;  /* Adam moments, last gradient */
+  float *x;             /* start grids of the last step or evaluation */
+  float *soft, *hard;   /* final states */
+  double loss;
+} ref_state;
+
+static int ref_init(dlca_trainer *t) {
+  size_t P = t->model->n_params;
+  ref_state *s = calloc(1, sizeof *s);
+  if (!s) return dlca__fail(DLCA_ENOMEM, "reference trainer: out of memory");
+  s->m = calloc(P, sizeof(float)), s->v = calloc(P, sizeof(float)), s->grad = calloc(P, sizeof(float));
+  s->x = malloc(sizeof(float) * t->grid), s->soft = malloc(sizeof(float) * t->grid);
+  s->hard = malloc(sizeof(float) * t->grid);
+  t->impl = s;
+  if (!s->m || !s->v || !s->grad || !s->x || !s->soft || !s->hard)
+    return dlca__fail(DLCA_ENOMEM, "reference trainer: out of memory for %zu logits", P);
+  return DLCA_OK;
+}
+
+static void ref_destroy(dlca_trainer *t) {
+  ref_state *s = t->impl;
+  if (!s) return;
+  free(s->m), free(s->v), free(s->grad), free(s->x), free(s->soft), free(s->hard);
+  free(s);
+}
+
+static int ref_nothing(dlca_trainer *t) { return DLCA_OK; }
+
+static int ref_step(dlca_trainer *t) {
+  ref_state *s = t->impl;
+  dlca_run run = dlca__trainer_run(t, t->epoch);
+  dlca__start_grids(t, t->epoch, s->x);
+  int rc = dlca_ref_gradient(t->model, &run, s->x, t->target, &s->loss, s->grad, s->soft);
+  if (rc) return rc;
+  dlca_ref_adamw(t->model->n_params, t->model->params, s->grad, s->m, s->v, (int)(t->epoch + 1), &t->cfg.optim);
+  return DLCA_OK;
+}
+
+static int ref_loss(dlca_trainer *t, double *loss) {
+  *loss = ((ref_state *)t->impl)->loss;
+  return DLCA_OK;
+}
+
+static int ref_eval_hard(dlca_trainer *t, dlca_eval *out) {
+  ref_state *s = t->impl;
+  dlca_run run = dlca__trainer_run(t, t->epoch);
+  dlca__start_grids(t, t->epoch, s->x);
+  int rc = dlca_ref_forward(t->model, &run, s->x, 1, NULL, s->hard, NULL);
+  if (!rc) dlca__hard_eval(t, s->hard, out);
+  return rc;
+}
+
+static int ref_get_params(dlca_trainer *t, float *p) {
+  memcpy(p, t->model->params, sizeof(float) * t->model->n_params);
+  return DLCA_OK;
+}
+
+static int ref_set_params(dlca_trainer *t, const float *p) {
+  memcpy(t->model->params, p, sizeof(float) * t->model->n_params);
+  return DLCA_OK;
+}
+
+static int ref_get_grad(dlca_trainer *t, float *g) {
+  memcpy(g, ((ref_state *)t->impl)->grad, sizeof(float) * t->model->n_params);
+  return DLCA_OK;
+}
+
+static int ref_get_state(dlca_trainer *t, int hard, float *out) {
+  ref_state *s = t->impl;
+  memcpy(out, hard ? s->hard : s->soft, sizeof(float) * t->grid);
+  return DLCA_OK;
+}
+
+static int ref_get_moments(dlca_trainer *t, float *m, float *v) {
+  ref_state *s = t->impl;
+  memcpy(m, s->m, sizeof(float) * t->model->n_params);
+  memcpy(v, s->v, sizeof(float) * t->model->n_params);
+  return DLCA_OK;
+}
+
+static int ref_set_moments(dlca_trainer *t, const float *m, const float *v) {
+  ref_state *s = t->impl;
+  memcpy(s->m, m, sizeof(float) * t->model->n_params);
+  memcpy(s->v, v, sizeof(float) * t->model->n_params);
+  return DLCA_OK;
+}
+
+const dlca_trainer_ops dlca__ref_trainer_ops = {
+    "ref",          ref_init,       ref_destroy,    ref_nothing,   ref_nothing,     ref_nothing,
+    ref_step,       ref_loss,       ref_eval_hard,  ref_get_params, ref_set_params, ref_get_grad,
+    ref_get_state,  ref_get_moments, ref_set_moments,
+};

@@ -1,0 +1,239 @@
+/* The backend-independent trainer: configuration checks, epoch keys, start
+ * grids, targets, and dispatch to the CPU reference or OpenCL backend. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "train/trainer_impl.h"
+
+void dlca_train_config_from_preset(const dlca_preset *p, dlca_train_config *c) {
+  memset(c, 0, sizeof *c);
+  c->batch = p->batch, c->height = p->height, c->width = p->width, c->steps = p->steps;
+  c->async = p->async, c->fire_rate = p->fire_rate;
+  c->n_loss_channels = p->n_loss_channels;
+  memcpy(c->loss_channels, p->loss_channels, sizeof c->loss_channels);
+  c->start = p->start;
+  c->seed = 0;
+  c->optim = dlca_optim_default();
+  c->optim.lr = p->lr;
+}
+
+uint64_t dlca__epoch_key(uint64_t seed, uint64_t epoch) {
+  return ((uint64_t)dlca_rng_u32(seed, 0xFFFFFFFFu, (uint32_t)epoch) << 32) |
+         dlca_rng_u32(seed ^ (epoch >> 32), 0xFFFFFFFEu, (uint32_t)epoch);
+}
+
+void dlca__start_grids(const dlca_trainer *t, uint64_t epoch, float *x) {
+  const dlca_train_config *c = &t->cfg;
+  const int C = t->model->shape.channels;
+  uint64_t key = dlca__epoch_key(c->seed, epoch);
+  switch (c->start) {
+    case DLCA_START_RANDOM: /* doc/rng.md: stream 0, counter = flat index, top bit */
+      for (size_t i = 0; i < t->grid; i++) x[i] = (float)(dlca_rng_u32(key, 0, (uint32_t)i) >> 31);
+      break;
+    case DLCA_START_SEED:
+      memset(x, 0, sizeof(float) * t->grid);
+      for (int b = 0; b < c->batch; b++)
+        for (int ch = 0; ch < C; ch++)
+          x[(((size_t)b * c->height + c->height / 2) * c->width + c->width / 2) * C + ch] = 1.0f;
+      break;
+    case DLCA_START_ZEROS: memset(x, 0, sizeof(float) * t->grid); break;
+    case DLCA_START_UPLOAD:
+      if (t->input) memcpy(x, t->input, sizeof(float) * t->grid);
+      else memset(x, 0, sizeof(float) * t->grid);
+      break;
+  }
+}
+
+dlca_run dlca__trainer_run(const dlca_trainer *t, uint64_t epoch) {
+  const dlca_train_config *c = &t->cfg;
+  dlca_run r = dlca_run_default(c->batch, c->height, c->width, c->steps);
+  r.async = c->async;
+  r.fire_rate = c->fire_rate;
+  r.fire_masks = t->masks;
+  r.mask_key = dlca__epoch_key(c->seed, epoch);
+  r.n_loss_channels = c->n_loss_channels;
+  memcpy(r.loss_channels, c->loss_channels, sizeof r.loss_channels);
+  return r;
+}
+
+void dlca__hard_eval(const dlca_trainer *t, const float *s, dlca_eval *out) {
+  const dlca_train_config *c = &t->cfg;
+  const int C = t->model->shape.channels;
+  size_t cells = (size_t)c->batch * c->height * c->width, errors = 0;
+  double loss = 0;
+  for (size_t i = 0; i < cells; i++)
+    for (int j = 0; j < c->n_loss_channels; j++) {
+      size_t k = i * C + c->loss_channels[j];
+      double d = (double)s[k] - t->target[k];
+      loss += d * d;
+      errors += fabs(d) >= 0.5;
+    }
+  out->hard_loss = loss;
+  out->errors = errors;
+  out->total = cells * (size_t)c->n_loss_channels;
+  out->accuracy = 1.0 - (double)errors / (double)out->total;
+}
+
+static int validate_config(const dlca_model *m, const dlca_train_config *c) {
+  if (!c) return dlca__fail(DLCA_EINVAL, "training configuration is NULL");
+  dlca_run r = dlca_run_default(c->batch, c->height, c->width, c->steps);
+  r.async = c->async, r.fire_rate = c->fire_rate, r.n_loss_channels = c->n_loss_channels;
+  memcpy(r.loss_channels, c->loss_channels, sizeof r.loss_channels);
+  int rc = dlca_run_validate(m, &r);
+  if (rc) return rc;
+  if ((unsigned)c->start > DLCA_START_UPLOAD) return dlca__fail(DLCA_ECONFIG, "start: unknown kind %d", (int)c->start);
+  const dlca_optim *o = &c->optim;
+  if (!(o->lr > 0) || !(o->beta1 >= 0 && o->beta1 < 1) || !(o->beta2 >= 0 && o->beta2 < 1) || !(o->eps > 0) ||
+      !(o->clip > 0) || !(o->weight_decay >= 0))
+    return dlca__fail(DLCA_ECONFIG, "optimizer: needs lr > 0, 0 <= beta1, beta2 < 1, eps > 0, clip > 0, weight_decay >= 0");
+  return DLCA_OK;
+}
+
+int dlca_trainer_new(dlca_context *ctx, const dlca_model *m, const dlca_train_config *cfg, dlca_trainer **out) {
+  if (!m || !out) return dlca__fail(DLCA_EINVAL, "dlca_trainer_new: NULL argument");
+  *out = NULL;
+  int rc = validate_config(m, cfg);
+  if (rc) return rc;
+  dlca_trainer *t = calloc(1, sizeof *t);
+  if (!t) return dlca__fail(DLCA_ENOMEM, "trainer: out of memory");
+  t->ctx = ctx;
+  t->cfg = *cfg;
+  t->ops = ctx ? &dlca__cl_trainer_ops : &dlca__ref_trainer_ops;
+  if ((rc = dlca_model_clone(m, &t->model))) {
+    free(t);
+    return rc;
+  }
+  t->grid = (size_t)cfg->batch * cfg->height * cfg->width * m->shape.channels;
+  if ((rc = t->ops->init(t))) {
+    dlca_model_free(t->model);
+    free(t);
+    return rc;
+  }
+  *out = t;
+  return DLCA_OK;
+}
+
+void dlca_trainer_free(dlca_trainer *t) {
+  if (!t) return;
+  t->ops->destroy(t);
+  dlca_model_free(t->model);
+  free(t->target);
+  free(t->input);
+  free(t->masks);
+  free(t);
+}
+
+const char *dlca_trainer_backend(const dlca_trainer *t) { return t ? t->ops->name : "none"; }
+size_t dlca_trainer_n_params(const dlca_trainer *t) { return t->model->n_params; }
+uint64_t dlca_trainer_epoch(const dlca_trainer *t) { return t->epoch; }
+
+int dlca_trainer_set_target(dlca_trainer *t, const float *y, int per_sample) {
+  if (!t || !y) return dlca__fail(DLCA_EINVAL, "dlca_trainer_set_target: NULL argument");
+  if (!t->target && !(t->target = malloc(sizeof(float) * t->grid)))
+    return dlca__fail(DLCA_ENOMEM, "trainer: out of memory for the target");
+  size_t one = t->grid / (size_t)t->cfg.batch;
+  for (int b = 0; b < t->cfg.batch; b++)
+    memcpy(t->target + b * one, per_sample ? y + b * one : y, sizeof(float) * one);
+  return t->ops->sync_target(t);
+}
+
+int dlca_trainer_set_input(dlca_trainer *t, const float *x) {
+  if (!t || !x) return dlca__fail(DLCA_EINVAL, "dlca_trainer_set_input: NULL argument");
+  if (t->cfg.start != DLCA_START_UPLOAD)
+    return dlca__fail(DLCA_ECONFIG, "dlca_trainer_set_input: the configuration's start is not DLCA_START_UPLOAD");
+  if (!t->input && !(t->input = malloc(sizeof(float) * t->grid)))
+    return dlca__fail(DLCA_ENOMEM, "trainer: out of memory for the start grids");
+  memcpy(t->input, x, sizeof(float) * t->grid);
+  t->evaluated = 0;
+  return t->ops->sync_input(t);
+}
+
+int dlca_trainer_set_fire_masks(dlca_trainer *t, const uint8_t *masks) {
+  if (!t) return dlca__fail(DLCA_EINVAL, "dlca_trainer_set_fire_masks: NULL trainer");
+  if (!t->cfg.async) return dlca__fail(DLCA_ECONFIG, "fire masks given, but the configuration is synchronous");
+  size_t n = (size_t)t->cfg.steps * t->cfg.batch * t->cfg.height * t->cfg.width;
+  if (!masks) {
+    free(t->masks);
+    t->masks = NULL;
+  } else {
+    if (!t->masks && !(t->masks = malloc(n))) return dlca__fail(DLCA_ENOMEM, "trainer: out of memory for fire masks");
+    for (size_t i = 0; i < n; i++) t->masks[i] = masks[i] != 0;
+  }
+  return t->ops->sync_masks(t);
+}
+
+int dlca_trainer_step(dlca_trainer *t) {
+  if (!t) return dlca__fail(DLCA_EINVAL, "dlca_trainer_step: NULL trainer");
+  if (!t->target) return dlca__fail(DLCA_ECONFIG, "dlca_trainer_step: no target set (dlca_trainer_set_target)");
+  if (t->cfg.start == DLCA_START_UPLOAD && !t->input)
+    return dlca__fail(DLCA_ECONFIG, "dlca_trainer_step: start is DLCA_START_UPLOAD but no input was set");
+  int rc = t->ops->step(t);
+  if (rc) return rc;
+  t->epoch++;
+  t->stepped = 1;
+  t->evaluated = 0;
+  return DLCA_OK;
+}
+
+int dlca_trainer_loss(dlca_trainer *t, double *loss) {
+  if (!t || !loss) return dlca__fail(DLCA_EINVAL, "dlca_trainer_loss: NULL argument");
+  if (!t->stepped) return dlca__fail(DLCA_ECONFIG, "dlca_trainer_loss: no step has run yet");
+  return t->ops->loss(t, loss);
+}
+
+int dlca_trainer_eval_hard(dlca_trainer *t, dlca_eval *out) {
+  if (!t || !out) return dlca__fail(DLCA_EINVAL, "dlca_trainer_eval_hard: NULL argument");
+  if (!t->target) return dlca__fail(DLCA_ECONFIG, "dlca_trainer_eval_hard: no target set");
+  if (t->cfg.start == DLCA_START_UPLOAD && !t->input)
+    return dlca__fail(DLCA_ECONFIG, "dlca_trainer_eval_hard: start is DLCA_START_UPLOAD but no input was set");
+  int rc = t->ops->eval_hard(t, out);
+  if (!rc) t->evaluated = 1;
+  return rc;
+}
+
+int dlca_trainer_get_params(dlca_trainer *t, float *p) {
+  if (!t || !p) return dlca__fail(DLCA_EINVAL, "dlca_trainer_get_params: NULL argument");
+  return t->ops->get_params(t, p);
+}
+
+int dlca_trainer_set_params(dlca_trainer *t, const float *p) {
+  if (!t || !p) return dlca__fail(DLCA_EINVAL, "dlca_trainer_set_params: NULL argument");
+  for (size_t i = 0; i < t->model->n_params; i++)
+    if (!isfinite(p[i])) return dlca__fail(DLCA_EINVAL, "dlca_trainer_set_params: logit %zu is not finite", i);
+  t->evaluated = 0;
+  return t->ops->set_params(t, p);
+}
+
+int dlca_trainer_get_grad(dlca_trainer *t, float *g) {
+  if (!t || !g) return dlca__fail(DLCA_EINVAL, "dlca_trainer_get_grad: NULL argument");
+  if (!t->stepped) return dlca__fail(DLCA_ECONFIG, "dlca_trainer_get_grad: no step has run yet");
+  return t->ops->get_grad(t, g);
+}
+
+int dlca_trainer_get_state(dlca_trainer *t, int hard, float *s) {
+  if (!t || !s) return dlca__fail(DLCA_EINVAL, "dlca_trainer_get_state: NULL argument");
+  if (hard ? !t->evaluated : !t->stepped)
+    return dlca__fail(DLCA_ECONFIG, "dlca_trainer_get_state: no %s has run yet", hard ? "hard evaluation" : "step");
+  return t->ops->get_state(t, hard, s);
+}
+
+int dlca_trainer_export_model(dlca_trainer *t, dlca_model **out) {
+  if (!t || !out) return dlca__fail(DLCA_EINVAL, "dlca_trainer_export_model: NULL argument");
+  dlca_model *m;
+  int rc = dlca_model_clone(t->model, &m);
+  if (rc) return rc;
+  if ((rc = t->ops->get_params(t, m->params))) {
+    dlca_model_free(m);
+    return rc;
+  }
+  *out = m;
+  return DLCA_OK;
+}
+
+int dlca_trainer_estimate_memory(const dlca_model *m, const dlca_train_config *cfg, size_t *bytes) {
+  if (!m || !cfg || !bytes) return dlca__fail(DLCA_EINVAL, "dlca_trainer_estimate_memory: NULL argument");
+  int rc = validate_config(m, cfg);
+  if (rc) return rc;
+  *bytes = dlca__cl_trainer_footprint(m, cfg);
+  return DLCA_OK;
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs what libdlca_cl needs to build and test on Debian/Ubuntu, if it is
+# missing: the compiler, autotools, the OpenCL ICD loader and headers, PoCL as
+# the CPU OpenCL device, jansson, xxhash, Check and libpng.
+set -euo pipefail
+pkgs="build-essential autoconf automake libtool pkg-config ocl-icd-opencl-dev opencl-c-headers
+      ocl-icd-libopencl1 pocl-opencl-icd clinfo libjansson-dev libxxhash-dev check libsubunit-dev
+      libpng-dev"
+missing=""
+for p in $pkgs; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  echo "deps: installing$missing" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  # shellcheck disable=SC2086
+  $sudo apt-get install -y -qq $missing >/dev/null
+fi

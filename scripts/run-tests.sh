@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The tests: builds, runs `make check` (on PoCL's CPU device and the CPU
+# reference, with the JAX vectors from ../shared when present), then
+# `make distcheck` to prove the dist tarball is complete.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+"$top/scripts/build.sh"
+cd "$top/build"
+if ! make -j"$(nproc)" check; then
+  cat tests/*.log test-suite.log 2>/dev/null | tail -200
+  exit 1
+fi
+make -j"$(nproc)" distcheck >/dev/null
+echo "run-tests: make check and make distcheck passed"

@@ -1,0 +1,28 @@
+/* Helpers for the OpenCL suites (device, cache, tuning): the no-platform
+ * skip, fresh cache and kernel directories, and the selftest.cl probes. */
+#ifndef DLCA_TESTS_CL_UTIL_H
+#define DLCA_TESTS_CL_UTIL_H
+#include "cl/runtime.h"
+#include "util.h"
+
+/* 1 if an OpenCL platform exists; else prints a SKIP line and returns 0. */
+int tcl_platform(void);
+/* Resets the DLCA_CL_* environment to what the test runner was started
+ * with, then points DLCA_CL_CACHE_DIR at a fresh directory (returned). */
+const char *tcl_fresh_env(const char *tag);
+/* A fresh directory holding copies of kernels-cl/selftest.cl and rng.cl,
+ * put first on DLCA_CL_KERNEL_PATH. */
+const char *tcl_kernel_copy(const char *tag);
+/* A new context on $DLCA_CL_DEVICE or the default device; fails the test
+ * on error. */
+dlca_context *tcl_context(void);
+/* Builds selftest.cl with options and runs dlca_selftest_params: *wg gets
+ * the WG_SIZE the kernel reports, *reqd its CL_KERNEL_COMPILE_WORK_GROUP_SIZE. */
+void tcl_selftest_params(dlca_context *ctx, const char *options, int *wg, size_t *reqd,
+                         dlca_build_info *info);
+/* Runs dlca_selftest_rng for n values and returns how many differ from
+ * dlca_rng_u32 on the host. */
+size_t tcl_rng_mismatches(dlca_context *ctx, const char *options, uint64_t key, uint32_t a, size_t n);
+/* Number of files in dir whose name contains `part`. */
+int tcl_count_files(const char *dir, const char *part);
+#endif

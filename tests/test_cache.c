@@ -1,0 +1,491 @@
+/* The kernel loader and the binary cache: rng.cl against its CPU twin,
+ * memory and disk hits, misses on changed source or options, corrupt
+ * entries, two processes at once, build errors and include handling. */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "cl_util.h"
+
+static int build(const char *file, const char *options, dlca_build_info *bi) {
+  dlca_context *ctx = tcl_context();
+  int rc = dlca_context_build(ctx, file, options, bi);
+  dlca_context_free(ctx);
+  return rc;
+}
+
+static void must_build(const char *file, const char *options, dlca_build_info *bi) {
+  int rc = build(file, options, bi);
+  ck_assert_msg(rc == DLCA_OK, "%s: %s", file, dlca_last_error());
+}
+
+static void append(const char *path, const char *text) {
+  FILE *f = fopen(path, "ab");
+  ck_assert(f != NULL);
+  fputs(text, f);
+  fclose(f);
+}
+
+static off_t file_size(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+/* spec: kernels-cl/rng.cl computes dlca_rng_u32 bit for bit. */
+START_TEST(test_rng_parity) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("cache-rng");
+  dlca_context *ctx = tcl_context();
+  static const uint64_t keys[] = {0, 1, 0xdeadbeefcafebabeULL, ~0ULL};
+  static const uint32_t as[] = {0, 7, 0xffffffffu};
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 3; j++)
+      ck_assert_uint_eq(tcl_rng_mismatches(ctx, NULL, keys[i], as[j], 4099), 0);
+  dlca_context_free(ctx);
+}
+END_TEST
+
+START_TEST(test_memory_and_disk_hits) {
+  if (!tcl_platform()) return;
+  const char *dir = tcl_fresh_env("cache-hit");
+  dlca_context *ctx = tcl_context();
+  dlca_build_info a, b, c;
+  cl_program p1, p2;
+  ck_assert_msg(dlca__program_get(ctx, "selftest.cl", NULL, &p1, &a) == DLCA_OK, "%s", dlca_last_error());
+  ck_assert_int_eq(a.from_cache, DLCA_BUILD_COMPILED);
+  ck_assert(strstr(a.source_file, "selftest.cl") != NULL);
+  ck_assert(strncmp(a.cache_file, dir, strlen(dir)) == 0);
+  ck_assert(file_size(a.cache_file) > 0);
+  ck_assert(dlca__program_get(ctx, "selftest.cl", NULL, &p2, &b) == DLCA_OK);
+  ck_assert_int_eq(b.from_cache, DLCA_BUILD_MEMORY);
+  ck_assert_ptr_eq(p1, p2);
+  ck_assert_str_eq(a.cache_file, b.cache_file);
+  dlca_context_free(ctx);
+  /* A new context in the same process reads the disk entry, and it runs. */
+  ctx = tcl_context();
+  ck_assert(dlca__program_get(ctx, "selftest.cl", NULL, &p1, &c) == DLCA_OK);
+  ck_assert_int_eq(c.from_cache, DLCA_BUILD_DISK);
+  ck_assert_str_eq(c.cache_file, a.cache_file);
+  ck_assert_uint_eq(tcl_rng_mismatches(ctx, NULL, 42, 3, 1000), 0);
+  fprintf(stderr, "selftest.cl on %s: compiled %.1f ms, from disk %.1f ms, in memory %.3f ms\n",
+          ctx->info.name, a.build_ms, c.build_ms, b.build_ms);
+  ck_assert_int_eq(tcl_count_files(dir, ".clbin"), 0); /* entries live under programs/ */
+  char progs[1100];
+  snprintf(progs, sizeof progs, "%s/programs", dir);
+  ck_assert_int_eq(tcl_count_files(progs, ".clbin"), 1);
+  dlca_context_free(ctx);
+}
+END_TEST
+
+START_TEST(test_options_miss) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("cache-opts");
+  dlca_build_info a, b, c, d;
+  must_build("selftest.cl", NULL, &a);
+  must_build("selftest.cl", "-DDLCA_TEST_OPTION=1", &b);
+  must_build("selftest.cl", "-DDLCA_TEST_OPTION=2", &c);
+  must_build("selftest.cl", "-DDLCA_TEST_OPTION=1", &d);
+  ck_assert_int_eq(b.from_cache, DLCA_BUILD_COMPILED);
+  ck_assert_int_eq(c.from_cache, DLCA_BUILD_COMPILED);
+  ck_assert_int_eq(d.from_cache, DLCA_BUILD_DISK);
+  ck_assert_str_ne(a.cache_file, b.cache_file);
+  ck_assert_str_ne(b.cache_file, c.cache_file);
+  ck_assert_str_eq(b.cache_file, d.cache_file);
+}
+END_TEST
+
+START_TEST(test_source_miss) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("cache-src");
+  const char *kdir = tcl_kernel_copy("cache-src-k");
+  char sel[1100], rng[1100];
+  snprintf(sel, sizeof sel, "%s/selftest.cl", kdir);
+  snprintf(rng, sizeof rng, "%s/rng.cl", kdir);
+  dlca_build_info a, b, c, d, e;
+  must_build("selftest.cl", NULL, &a);
+  ck_assert_str_eq(a.source_file, sel);
+  must_build("selftest.cl", NULL, &b);
+  ck_assert_int_eq(b.from_cache, DLCA_BUILD_DISK);
+  append(sel, "// edited\n");
+  must_build("selftest.cl", NULL, &c);
+  ck_assert_int_eq(c.from_cache, DLCA_BUILD_COMPILED);
+  ck_assert_str_ne(c.cache_file, a.cache_file);
+  /* An included file is part of the key too. */
+  append(rng, "// edited\n");
+  must_build("selftest.cl", NULL, &d);
+  ck_assert_int_eq(d.from_cache, DLCA_BUILD_COMPILED);
+  ck_assert_str_ne(d.cache_file, c.cache_file);
+  must_build("selftest.cl", NULL, &e);
+  ck_assert_int_eq(e.from_cache, DLCA_BUILD_DISK);
+}
+END_TEST
+
+/* A damaged entry is rebuilt with no error, then served again. */
+static void damage_and_rebuild(const char *how) {
+  dlca_build_info a, b, c;
+  must_build("selftest.cl", NULL, &a);
+  off_t size = file_size(a.cache_file);
+  ck_assert(size > 64);
+  if (!strcmp(how, "truncate")) {
+    ck_assert(truncate(a.cache_file, size / 2) == 0);
+  } else if (!strcmp(how, "short")) {
+    ck_assert(truncate(a.cache_file, 10) == 0);
+  } else if (!strcmp(how, "empty")) {
+    ck_assert(truncate(a.cache_file, 0) == 0);
+  } else {
+    int fd = open(a.cache_file, O_RDWR);
+    ck_assert(fd >= 0);
+    off_t at = !strcmp(how, "flip-header") ? 2 : size / 2;
+    unsigned char byte;
+    ck_assert(pread(fd, &byte, 1, at) == 1);
+    byte ^= 0x10;
+    ck_assert(pwrite(fd, &byte, 1, at) == 1);
+    close(fd);
+  }
+  dlca_context *ctx = tcl_context();
+  int rc = dlca_context_build(ctx, "selftest.cl", NULL, &b);
+  ck_assert_msg(rc == DLCA_OK, "%s: %s", how, dlca_last_error());
+  ck_assert_int_eq(b.from_cache, DLCA_BUILD_COMPILED);
+  ck_assert_str_eq(dlca_context_warnings(ctx), "");
+  ck_assert_uint_eq(tcl_rng_mismatches(ctx, NULL, 9, 9, 500), 0);
+  dlca_context_free(ctx);
+  ck_assert_int_eq(file_size(a.cache_file), size);
+  must_build("selftest.cl", NULL, &c);
+  ck_assert_int_eq(c.from_cache, DLCA_BUILD_DISK);
+}
+
+START_TEST(test_corrupt_entries) {
+  if (!tcl_platform()) return;
+  static const char *hows[] = {"truncate", "short", "empty", "flip-payload", "flip-header"};
+  for (int i = 0; i < 5; i++) {
+    char tag[32];
+    snprintf(tag, sizeof tag, "cache-bad%d", i);
+    tcl_fresh_env(tag);
+    damage_and_rebuild(hows[i]);
+  }
+}
+END_TEST
+
+/* A well-formed entry whose payload the driver refuses: rebuilt too. */
+START_TEST(test_refused_binary) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("cache-refused");
+  dlca_build_info a, b;
+  must_build("selftest.cl", NULL, &a);
+  char *src;
+  size_t len;
+  dlca_context *ctx = tcl_context();
+  ck_assert(dlca__kernel_source(ctx, "selftest.cl", &src, &len, NULL, 0) == DLCA_OK);
+  uint64_t key = dlca__cache_key(&ctx->info, src, len, "");
+  free(src);
+  char path[1100];
+  dlca__cache_entry_path(ctx->cache_dir, key, path, sizeof path);
+  ck_assert_str_eq(path, a.cache_file);
+  static const unsigned char junk[] = "this is not a program binary, whatever the driver";
+  ck_assert(dlca__cache_store(path, key, junk, sizeof junk) == DLCA_OK);
+  ck_assert(dlca_context_build(ctx, "selftest.cl", NULL, &b) == DLCA_OK);
+  ck_assert_int_eq(b.from_cache, DLCA_BUILD_COMPILED);
+  ck_assert(file_size(path) > (off_t)sizeof junk + 64);
+  dlca_context_free(ctx);
+}
+END_TEST
+
+/* Two processes building one program at once: both succeed and leave one
+ * valid entry (atomic rename, no lock file). */
+START_TEST(test_two_processes) {
+  const char *env = getenv("CK_FORK");
+  if (env && !strcmp(env, "no")) {
+    fprintf(stderr, "SKIP: the fork test needs CK_FORK unset (OpenCL is already running here)\n");
+    return;
+  }
+  /* Before any OpenCL call in this process: a child must not inherit a
+   * running OpenCL runtime. */
+  const char *dir = tcl_fresh_env("cache-fork");
+  int go[2];
+  ck_assert(pipe(go) == 0);
+  pid_t pid[2];
+  for (int i = 0; i < 2; i++) {
+    pid[i] = fork();
+    ck_assert(pid[i] >= 0);
+    if (pid[i] == 0) {
+      close(go[1]);
+      char c;
+      if (read(go[0], &c, 1) != 0) _exit(3); /* wait for the parent's start signal (EOF) */
+      dlca_context *ctx;
+      int rc = dlca_context_new(NULL, &ctx);
+      if (rc) _exit(rc == DLCA_ENOPLATFORM ? 77 : 1);
+      dlca_build_info bi;
+      rc = dlca_context_build(ctx, "selftest.cl", "-DDLCA_TEST_FORK=1", &bi);
+      if (rc) fprintf(stderr, "child %d: %s\n", i, dlca_last_error());
+      dlca_context_free(ctx);
+      _exit(rc ? 2 : 0);
+    }
+  }
+  close(go[0]);
+  close(go[1]); /* both start now */
+  int status[2];
+  for (int i = 0; i < 2; i++) {
+    ck_assert(waitpid(pid[i], &status[i], 0) == pid[i]);
+    ck_assert(WIFEXITED(status[i]));
+  }
+  if (WEXITSTATUS(status[0]) == 77 && WEXITSTATUS(status[1]) == 77) {
+    fprintf(stderr, "SKIP: no OpenCL platform\n");
+    return;
+  }
+  for (int i = 0; i < 2; i++)
+    ck_assert_msg(WEXITSTATUS(status[i]) == 0, "child %d failed (%d)", i, WEXITSTATUS(status[i]));
+  char progs[1100];
+  snprintf(progs, sizeof progs, "%s/programs", dir);
+  ck_assert_int_eq(tcl_count_files(progs, ".clbin"), 1);
+  ck_assert_int_eq(tcl_count_files(progs, ".tmp."), 0);
+  dlca_build_info bi;
+  must_build("selftest.cl", "-DDLCA_TEST_FORK=1", &bi);
+  ck_assert_int_eq(bi.from_cache, DLCA_BUILD_DISK);
+}
+END_TEST
+
+START_TEST(test_build_error) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("cache-err");
+  const char *kdir = tu_tmpdir("cache-err-k");
+  tu_write(kdir, "broken.cl",
+           "// a kernel with a syntax error\n"
+           "__kernel void broken(__global int *x) {\n"
+           "  x[0] = ;\n"
+           "}\n");
+  setenv("DLCA_CL_KERNEL_PATH", kdir, 1);
+  dlca_context *ctx = tcl_context();
+  dlca_build_info bi;
+  int rc = dlca_context_build(ctx, "broken.cl", "-DDLCA_SOME_OPTION=3", &bi);
+  ck_assert_int_eq(rc, DLCA_EBUILD);
+  const char *m = dlca_last_error();
+  fprintf(stderr, "build error message:\n%s\n", m);
+  ck_assert_msg(strstr(m, kdir) && strstr(m, "broken.cl") && strstr(m, ctx->info.name) &&
+                    strstr(m, "-DDLCA_SOME_OPTION=3") && strstr(m, "Build log") &&
+                    strstr(m, "error"),
+                "%s", m);
+  ck_assert_int_eq(dlca_last_cl_error(), CL_BUILD_PROGRAM_FAILURE);
+  /* A failed build is not cached: the same call fails the same way. */
+  ck_assert_int_eq(dlca_context_build(ctx, "broken.cl", "-DDLCA_SOME_OPTION=3", &bi), DLCA_EBUILD);
+  /* Bad options are a build failure too. */
+  rc = dlca_context_build(ctx, "selftest.cl", "-not-an-option", &bi);
+  ck_assert_msg(rc == DLCA_EBUILD || rc == DLCA_ECL, "%d", rc);
+  ck_assert(strstr(dlca_last_error(), "-not-an-option") != NULL);
+  dlca_context_free(ctx);
+}
+END_TEST
+
+START_TEST(test_loader) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("cache-loader");
+  char *src;
+  size_t len;
+  char path[1024];
+  ck_assert(dlca__kernel_resolve("selftest.cl", &src, &len, path, sizeof path) == DLCA_OK);
+  ck_assert(strstr(src, "dlca_rng_mix64") && strstr(src, "#line 1 \"rng.cl\"") &&
+            !strstr(src, "#include \"rng.cl\""));
+  ck_assert_uint_eq(strlen(src), len);
+  free(src);
+  dlca_tunable *ts;
+  size_t n;
+  ck_assert(dlca__kernel_tunables(NULL, "selftest.cl", &ts, &n) == DLCA_OK);
+  ck_assert_uint_eq(n, 1);
+  ck_assert_str_eq(ts[0].name, "WG_SIZE");
+  ck_assert_int_eq(ts[0].n_values, 4);
+  ck_assert_int_eq(ts[0].values[0], 64);
+  ck_assert_int_eq(ts[0].values[3], 256);
+  free(ts);
+
+  const char *kdir = tu_tmpdir("cache-loader-k");
+  setenv("DLCA_CL_KERNEL_PATH", kdir, 1);
+  tu_write(kdir, "a.cl", "#include \"b.cl\"\n");
+  tu_write(kdir, "b.cl", "  #  include \"a.cl\"\n");
+  ck_assert_int_eq(dlca__kernel_resolve("a.cl", &src, &len, path, sizeof path), DLCA_EBUILD);
+  ck_assert_msg(strstr(dlca_last_error(), "cycle: a.cl -> b.cl -> a.cl") != NULL, "%s", dlca_last_error());
+  tu_write(kdir, "c.cl", "#include \"missing.cl\"\n");
+  ck_assert_int_eq(dlca__kernel_resolve("c.cl", &src, &len, path, sizeof path), DLCA_ENOKERNEL);
+  ck_assert_msg(strstr(dlca_last_error(), "c.cl includes missing.cl") != NULL, "%s", dlca_last_error());
+  dlca_context *ctx = tcl_context();
+  ck_assert_int_eq(dlca_context_build(ctx, "no_such_kernel.cl", NULL, NULL), DLCA_ENOKERNEL);
+  ck_assert_msg(strstr(dlca_last_error(), "no_such_kernel.cl") &&
+                    strstr(dlca_last_error(), "DLCA_CL_KERNEL_PATH") && strstr(dlca_last_error(), kdir),
+                "%s", dlca_last_error());
+  static const char *bad[] = {"// @tunable 9X 1\n", "// @tunable X\n", "// @tunable X 1 a\n",
+                              "// @tunable X 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17\n"};
+  for (int i = 0; i < 4; i++) {
+    tu_write(kdir, "t.cl", bad[i]);
+    ck_assert_int_eq(dlca__kernel_tunables(ctx, "t.cl", &ts, &n), DLCA_EBUILD);
+    ck_assert_msg(strstr(dlca_last_error(), "t.cl") && strstr(dlca_last_error(), "@tunable"), "%s",
+                  dlca_last_error());
+  }
+  dlca_context_free(ctx);
+}
+END_TEST
+
+/* The convention every kernel keeps (STYLE.md): each @tunable has an
+ * #ifndef fallback with its first value, so the file builds untuned. */
+START_TEST(test_kernels_have_fallbacks) {
+  char dir[] = DLCA_SRCDIR "/kernels-cl";
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "ls '%s'", dir);
+  FILE *ls = popen(cmd, "r");
+  ck_assert(ls != NULL);
+  char name[256];
+  int files = 0;
+  while (fgets(name, sizeof name, ls)) {
+    name[strcspn(name, "\n")] = 0;
+    size_t l = strlen(name);
+    if (l < 4 || strcmp(name + l - 3, ".cl") != 0) continue;
+    char path[1400], *src;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    ck_assert(dlca__read_file(path, &src, NULL) == DLCA_OK);
+    dlca_tunable *ts;
+    size_t n;
+    ck_assert_msg(dlca__tunables_parse(path, src, &ts, &n) == DLCA_OK, "%s", dlca_last_error());
+    for (size_t i = 0; i < n; i++) {
+      char want[200];
+      snprintf(want, sizeof want, "#ifndef %s\n#define %s %d\n#endif", ts[i].name, ts[i].name,
+               ts[i].values[0]);
+      ck_assert_msg(strstr(src, want) != NULL, "%s: @tunable %s lacks \"%s\"", path, ts[i].name, want);
+    }
+    free(ts);
+    free(src);
+    files++;
+  }
+  pclose(ls);
+  ck_assert(files >= 2);
+}
+END_TEST
+
+START_TEST(test_cache_off_and_clear) {
+  if (!tcl_platform()) return;
+  const char *dir = tcl_fresh_env("cache-off");
+  char got[1024];
+  ck_assert(dlca_cache_dir(got, sizeof got) == DLCA_OK);
+  ck_assert_str_eq(got, dir);
+  setenv("DLCA_CL_CACHE", "0", 1);
+  dlca_build_info a, b;
+  must_build("selftest.cl", NULL, &a);
+  must_build("selftest.cl", NULL, &b);
+  ck_assert_int_eq(b.from_cache, DLCA_BUILD_COMPILED);
+  ck_assert_str_eq(b.cache_file, "");
+  char progs[1100];
+  snprintf(progs, sizeof progs, "%s/programs", dir);
+  ck_assert(access(progs, F_OK) != 0);
+  unsetenv("DLCA_CL_CACHE");
+  must_build("selftest.cl", NULL, &a);
+  must_build("selftest.cl", "-DX=1", &b);
+  ck_assert_int_eq(tcl_count_files(progs, ".clbin"), 2);
+  tu_write(dir, "tuning.json", "{\"format\":\"dlca-tuning\",\"version\":1,\"entries\":[]}");
+  ck_assert(dlca_cache_clear() == DLCA_OK);
+  ck_assert_int_eq(tcl_count_files(progs, ".clbin"), 0);
+  ck_assert_int_eq(tcl_count_files(dir, "tuning.json"), 1);
+  ck_assert(dlca_cache_clear() == DLCA_OK); /* twice is fine */
+  must_build("selftest.cl", NULL, &a);
+  ck_assert_int_eq(a.from_cache, DLCA_BUILD_COMPILED);
+}
+END_TEST
+
+START_TEST(test_cache_dir_order) {
+  char got[1024], *home = getenv("HOME"), *xdg = getenv("XDG_CACHE_HOME");
+  home = home ? strdup(home) : NULL; /* restored below, for CK_FORK=no */
+  xdg = xdg ? strdup(xdg) : NULL;
+  tcl_fresh_env("cache-order");
+  unsetenv("DLCA_CL_CACHE_DIR");
+  setenv("XDG_CACHE_HOME", "/xdg/cache", 1);
+  ck_assert(dlca_cache_dir(got, sizeof got) == DLCA_OK);
+  ck_assert_str_eq(got, "/xdg/cache/dlca_cl");
+  unsetenv("XDG_CACHE_HOME");
+  setenv("HOME", "/home/someone", 1);
+  ck_assert(dlca_cache_dir(got, sizeof got) == DLCA_OK);
+  ck_assert_str_eq(got, "/home/someone/.cache/dlca_cl");
+  unsetenv("HOME");
+  ck_assert(dlca_cache_dir(got, sizeof got) == DLCA_OK);
+  ck_assert_msg(strstr(got, "/dlca_cl-") != NULL, "%s", got);
+  char small[4];
+  ck_assert_int_eq(dlca_cache_dir(small, sizeof small), DLCA_EINVAL);
+  if (home) setenv("HOME", home, 1);
+  if (xdg) setenv("XDG_CACHE_HOME", xdg, 1);
+  free(home);
+  free(xdg);
+  tcl_fresh_env("cache-order");
+}
+END_TEST
+
+/* A cache that cannot be written costs the next run a compile, nothing more. */
+START_TEST(test_unwritable_cache) {
+  if (!tcl_platform()) return;
+  const char *dir = tcl_fresh_env("cache-unwritable");
+  setenv("DLCA_CL_CACHE_DIR", tu_write(dir, "not-a-directory", "x"), 1);
+  dlca_context *ctx = tcl_context();
+  dlca_build_info bi;
+  ck_assert_msg(dlca_context_build(ctx, "selftest.cl", NULL, &bi) == DLCA_OK, "%s", dlca_last_error());
+  ck_assert_int_eq(bi.from_cache, DLCA_BUILD_COMPILED);
+  ck_assert_msg(strstr(dlca_context_warnings(ctx), "binary cache") != NULL, "%s",
+                dlca_context_warnings(ctx));
+  ck_assert_uint_eq(tcl_rng_mismatches(ctx, NULL, 1, 1, 100), 0);
+  dlca_context_free(ctx);
+}
+END_TEST
+
+typedef struct build_job {
+  dlca_context *ctx;
+  cl_program prog;
+  dlca_build_info bi;
+  int rc;
+} build_job;
+
+static void *build_thread(void *arg) {
+  build_job *j = arg;
+  j->rc = dlca__program_get(j->ctx, "selftest.cl", "-DDLCA_TEST_THREADS=1", &j->prog, &j->bi);
+  return NULL;
+}
+
+/* Threads asking one context for one program get it compiled once. */
+START_TEST(test_threads) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("cache-threads");
+  dlca_context *ctx = tcl_context();
+  build_job jobs[4];
+  pthread_t th[4];
+  for (int i = 0; i < 4; i++) {
+    jobs[i].ctx = ctx;
+    ck_assert(pthread_create(&th[i], NULL, build_thread, &jobs[i]) == 0);
+  }
+  int compiled = 0;
+  for (int i = 0; i < 4; i++) {
+    pthread_join(th[i], NULL);
+    ck_assert_int_eq(jobs[i].rc, DLCA_OK);
+    ck_assert_ptr_eq(jobs[i].prog, jobs[0].prog);
+    compiled += jobs[i].bi.from_cache == DLCA_BUILD_COMPILED;
+  }
+  ck_assert_int_eq(compiled, 1);
+  dlca_context_free(ctx);
+}
+END_TEST
+
+Suite *suite_cache(void) {
+  Suite *s = suite_create("cache");
+  TCase *tc = tcase_create("cache");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_rng_parity);
+  tcase_add_test(tc, test_memory_and_disk_hits);
+  tcase_add_test(tc, test_options_miss);
+  tcase_add_test(tc, test_source_miss);
+  tcase_add_test(tc, test_corrupt_entries);
+  tcase_add_test(tc, test_refused_binary);
+  tcase_add_test(tc, test_two_processes);
+  tcase_add_test(tc, test_build_error);
+  tcase_add_test(tc, test_loader);
+  tcase_add_test(tc, test_kernels_have_fallbacks);
+  tcase_add_test(tc, test_cache_off_and_clear);
+  tcase_add_test(tc, test_cache_dir_order);
+  tcase_add_test(tc, test_unwritable_cache);
+  tcase_add_test(tc, test_threads);
+  suite_add_tcase(s, tc);
+  return s;
+}

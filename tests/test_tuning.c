@@ -1,0 +1,279 @@
+/* The tuning table: name normalisation, the device > vendor > default
+ * lookup, tables that change what a kernel is built with, malformed tables,
+ * tables tuned on another device, and the tuner's overrides. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cl_util.h"
+
+START_TEST(test_normalise) {
+  char out[128];
+  dlca__normalise_name("Intel(R) Core(TM) i7-8700K  CPU @ 3.70GHz", out, sizeof out);
+  ck_assert_str_eq(out, "intel core i7-8700k cpu @ 3.70ghz");
+  dlca__normalise_name("  NVIDIA \t H200  ", out, sizeof out);
+  ck_assert_str_eq(out, "nvidia h200");
+  dlca__normalise_name("AMD Radeon(tm) Pro (r)", out, sizeof out);
+  ck_assert_str_eq(out, "amd radeon pro");
+  dlca__normalise_name("", out, sizeof out);
+  ck_assert_str_eq(out, "");
+  char small[4];
+  dlca__normalise_name("ABCDEFG", small, sizeof small);
+  ck_assert_str_eq(small, "abc");
+}
+END_TEST
+
+static const char *levels_table =
+    "{\"format\": \"dlca-tuning\", \"version\": 1, \"entries\": [\n"
+    " {\"device\": \"default\", \"params\": {\"selftest\": {\"WG_SIZE\": 64}, \"other\": {\"A\": 1}}},\n"
+    " {\"vendor\": \"NVIDIA Corporation\", \"params\": {\"selftest.cl\": {\"WG_SIZE\": 128}}},\n"
+    " {\"device\": \"NVIDIA H200\", \"params\": {\"selftest\": {\"WG_SIZE\": 256}}},\n"
+    " {\"device\": \"NVIDIA  H200\", \"driver\": \"550.54\", \"params\": {\"selftest\": {\"WG_SIZE\": 32}}},\n"
+    " {\"device\": \"NVIDIA H100\", \"params\": {\"other\": {\"A\": 5}}}\n"
+    "]}\n";
+
+START_TEST(test_lookup_levels) {
+  const char *dir = tu_tmpdir("tune-levels");
+  const char *path = tu_write(dir, "t.json", levels_table);
+  dlca__tuning_table t;
+  ck_assert_msg(dlca__tuning_load(path, &t) == DLCA_OK, "%s", dlca_last_error());
+  int v = 0;
+  const char *nv = "NVIDIA Corporation";
+  ck_assert(dlca__tuning_lookup(&t, "NVIDIA H200", "550.54", nv, "selftest", "WG_SIZE", &v));
+  ck_assert_int_eq(v, 32); /* device and driver */
+  ck_assert(dlca__tuning_lookup(&t, "nvidia h200", "560.35", nv, "selftest.cl", "WG_SIZE", &v));
+  ck_assert_int_eq(v, 256); /* device, any driver */
+  ck_assert(dlca__tuning_lookup(&t, "NVIDIA H100 80GB HBM3", "550.54", nv, "selftest", "WG_SIZE", &v));
+  ck_assert_int_eq(v, 128); /* vendor */
+  ck_assert(dlca__tuning_lookup(&t, "pthread-skylake", "3.1", "AuthenticAMD", "selftest", "WG_SIZE", &v));
+  ck_assert_int_eq(v, 64); /* default */
+  /* The most specific entry with the file decides: H100 has "other" only. */
+  ck_assert(dlca__tuning_lookup(&t, "NVIDIA H100", "1", nv, "other", "A", &v));
+  ck_assert_int_eq(v, 5);
+  ck_assert(dlca__tuning_lookup(&t, "NVIDIA H100", "1", nv, "selftest", "WG_SIZE", &v));
+  ck_assert_int_eq(v, 128);
+  ck_assert(!dlca__tuning_lookup(&t, "NVIDIA H200", "1", nv, "selftest", "NOT_THERE", &v));
+  ck_assert(!dlca__tuning_lookup(&t, "NVIDIA H200", "1", nv, "trainer", "WG", &v));
+  ck_assert(dlca__tuning_matches(&t, "anything", "any")); /* no header */
+  dlca__tuning_free(&t);
+}
+END_TEST
+
+/* Every parameter of the shipped table is one its kernel declares. */
+START_TEST(test_shipped_table) {
+  dlca__tuning_table t;
+  const char *path = DLCA_SRCDIR "/tuning/default.json";
+  ck_assert_msg(dlca__tuning_load(path, &t) == DLCA_OK, "%s", dlca_last_error());
+  int defaults = 0;
+  for (size_t i = 0; i < t.n_entries; i++) {
+    defaults += t.entries[i].is_default;
+    for (size_t j = 0; j < t.entries[i].n_params; j++) {
+      const dlca__tuning_param *p = &t.entries[i].params[j];
+      char file[80];
+      snprintf(file, sizeof file, "%s.cl", p->stem);
+      dlca_tunable *ts;
+      size_t n;
+      ck_assert_msg(dlca__kernel_tunables(NULL, file, &ts, &n) == DLCA_OK, "%s", dlca_last_error());
+      int found = 0;
+      for (size_t k = 0; k < n; k++) found |= !strcmp(ts[k].name, p->name);
+      ck_assert_msg(found, "%s: entries[%zu]: %s declares no tunable %s", path, i, file, p->name);
+      free(ts);
+    }
+  }
+  ck_assert_int_eq(defaults, 1);
+  dlca__tuning_free(&t);
+}
+END_TEST
+
+static void use_table(const char *dir, const char *text) {
+  setenv("DLCA_CL_TUNING", tu_write(dir, "table.json", text), 1);
+}
+
+START_TEST(test_table_changes_build) {
+  if (!tcl_platform()) return;
+  const char *dir = tcl_fresh_env("tune-build");
+  dlca_context *ctx = tcl_context();
+  int wg, v;
+  size_t reqd;
+  dlca_build_info bi;
+  ck_assert(dlca__tunable(ctx, "selftest.cl", "WG_SIZE", &v) == DLCA_OK);
+  ck_assert_int_eq(v, 64);
+  tcl_selftest_params(ctx, NULL, &wg, &reqd, &bi);
+  ck_assert_int_eq(wg, 64);
+  ck_assert_uint_eq(reqd, 64);
+  dlca_context_free(ctx);
+
+  use_table(dir, "{\"format\":\"dlca-tuning\",\"version\":1,\"entries\":["
+                 "{\"device\":\"default\",\"params\":{\"selftest\":{\"WG_SIZE\":128}}}]}");
+  ctx = tcl_context();
+  ck_assert_str_eq(dlca_context_warnings(ctx), "");
+  ck_assert(dlca__tunable(ctx, "selftest.cl", "WG_SIZE", &v) == DLCA_OK);
+  ck_assert_int_eq(v, 128);
+  tcl_selftest_params(ctx, NULL, &wg, &reqd, &bi);
+  ck_assert_int_eq(bi.from_cache, DLCA_BUILD_COMPILED); /* another source, another key */
+  ck_assert_int_eq(wg, 128);
+  ck_assert_uint_eq(reqd, 128);
+  dlca_context_free(ctx);
+
+  /* An entry for this very device beats default; written as the tuner
+   * would, with a header naming the device. */
+  dlca_device_info d;
+  ctx = tcl_context();
+  dlca_context_device(ctx, &d);
+  dlca_context_free(ctx);
+  char text[2048];
+  snprintf(text, sizeof text,
+           "{\"format\":\"dlca-tuning\",\"version\":1,\"device\":\"%s\",\"driver\":\"%s\","
+           "\"entries\":[{\"device\":\"default\",\"params\":{\"selftest\":{\"WG_SIZE\":128}}},"
+           "{\"device\":\"%s\",\"driver\":\"%s\",\"params\":{\"selftest\":{\"WG_SIZE\":32}}}]}",
+           d.name, d.driver, d.name, d.driver);
+  use_table(dir, text);
+  ctx = tcl_context();
+  ck_assert_str_eq(dlca_context_warnings(ctx), "");
+  tcl_selftest_params(ctx, NULL, &wg, &reqd, &bi);
+  ck_assert_int_eq(wg, 32);
+  ck_assert_uint_eq(tcl_rng_mismatches(ctx, NULL, 3, 4, 1000), 0);
+  dlca_context_free(ctx);
+
+  /* Without DLCA_CL_TUNING, <cache dir>/tuning.json is the user table. */
+  unsetenv("DLCA_CL_TUNING");
+  tu_write(dir, "tuning.json",
+           "{\"format\":\"dlca-tuning\",\"version\":1,\"entries\":["
+           "{\"device\":\"default\",\"params\":{\"selftest\":{\"WG_SIZE\":256}}}]}");
+  ctx = tcl_context();
+  ck_assert(dlca__tunable(ctx, "selftest.cl", "WG_SIZE", &v) == DLCA_OK);
+  ck_assert_int_eq(v, 256);
+  dlca_context_free(ctx);
+}
+END_TEST
+
+START_TEST(test_malformed_tables) {
+  if (!tcl_platform()) return;
+  const char *dir = tcl_fresh_env("tune-bad");
+  static const char *cases[][2] = {
+      {"{\"format\": \"dlca-tuning\",", "not valid JSON"},
+      {"[1, 2]", "expected a JSON object"},
+      {"{\"format\":\"other\",\"version\":1,\"entries\":[]}", "format: expected \"dlca-tuning\""},
+      {"{\"format\":\"dlca-tuning\",\"version\":2,\"entries\":[]}", "version: 2 is not supported"},
+      {"{\"format\":\"dlca-tuning\",\"version\":1}", "entries: missing"},
+      {"{\"format\":\"dlca-tuning\",\"version\":1,\"entries\":{}}", "entries: expected an array"},
+      {"{\"format\":\"dlca-tuning\",\"version\":1,\"entries\":[{\"params\":{}}]}",
+       "entries[0]: needs \"device\""},
+      {"{\"format\":\"dlca-tuning\",\"version\":1,\"entries\":[{\"device\":\"default\"}]}",
+       "entries[0].params: missing"},
+      {"{\"format\":\"dlca-tuning\",\"version\":1,\"entries\":[{\"device\":\"default\","
+       "\"params\":{\"selftest\":{\"WG_SIZE\":\"big\"}}}]}",
+       "entries[0].params.selftest.WG_SIZE: expected an integer, found a string"},
+      {"{\"format\":\"dlca-tuning\",\"version\":1,\"entries\":[{\"device\":\"default\","
+       "\"params\":{\"selftest\":{\"WG SIZE\":1}}}]}",
+       "is not a macro name"},
+      {"{\"format\":\"dlca-tuning\",\"version\":1,\"entries\":[{\"device\":7,\"params\":{}}]}",
+       "entries[0].device: expected a string"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    use_table(dir, cases[i][0]);
+    dlca_context *ctx = (dlca_context *)dir;
+    int rc = dlca_context_new(NULL, &ctx);
+    ck_assert_msg(rc == DLCA_ETUNING, "case %zu: %d", i, rc);
+    ck_assert_ptr_null(ctx);
+    const char *m = dlca_last_error();
+    ck_assert_msg(strstr(m, "table.json") && strstr(m, cases[i][1]) && strstr(m, "DLCA_CL_TUNING"),
+                  "case %zu: %s", i, m);
+    if (i == 0) fprintf(stderr, "malformed table: %s\n", m);
+  }
+  char missing[1100];
+  snprintf(missing, sizeof missing, "%s/does-not-exist.json", dir);
+  setenv("DLCA_CL_TUNING", missing, 1);
+  dlca_context *ctx;
+  ck_assert_int_eq(dlca_context_new(NULL, &ctx), DLCA_ETUNING);
+  ck_assert(strstr(dlca_last_error(), "does-not-exist.json") != NULL);
+  /* Found in the cache directory rather than named, a bad table is a warning. */
+  unsetenv("DLCA_CL_TUNING");
+  tu_write(dir, "tuning.json", "{oops");
+  ck_assert_msg(dlca_context_new(NULL, &ctx) == DLCA_OK, "%s", dlca_last_error());
+  ck_assert_msg(strstr(dlca_context_warnings(ctx), "tuning.json") &&
+                    strstr(dlca_context_warnings(ctx), "ignored"),
+                "%s", dlca_context_warnings(ctx));
+  dlca_context_free(ctx);
+}
+END_TEST
+
+START_TEST(test_other_device_table) {
+  if (!tcl_platform()) return;
+  const char *dir = tcl_fresh_env("tune-other");
+  use_table(dir, "{\"format\":\"dlca-tuning\",\"version\":1,"
+                 "\"device\":\"Some Other GPU(TM) 9000\",\"driver\":\"1.0\",\"entries\":["
+                 "{\"device\":\"default\",\"params\":{\"selftest\":{\"WG_SIZE\":128}}}]}");
+  dlca_context *ctx = tcl_context();
+  const char *w = dlca_context_warnings(ctx);
+  fprintf(stderr, "warning: %s", w);
+  ck_assert_msg(strstr(w, "table.json") && strstr(w, "ignored") && strstr(w, "some other gpu 9000") &&
+                    strstr(w, ctx->name_norm),
+                "%s", w);
+  int v;
+  ck_assert(dlca__tunable(ctx, "selftest.cl", "WG_SIZE", &v) == DLCA_OK);
+  ck_assert_int_eq(v, 64);
+  dlca_context_free(ctx);
+
+  /* The same device under another driver: also ignored. */
+  dlca_device_info d;
+  ctx = tcl_context();
+  dlca_context_device(ctx, &d);
+  dlca_context_free(ctx);
+  char text[1024];
+  snprintf(text, sizeof text,
+           "{\"format\":\"dlca-tuning\",\"version\":1,\"device\":\"%s\",\"driver\":\"%s-old\","
+           "\"entries\":[{\"device\":\"default\",\"params\":{\"selftest\":{\"WG_SIZE\":128}}}]}",
+           d.name, d.driver);
+  use_table(dir, text);
+  ctx = tcl_context();
+  ck_assert(strstr(dlca_context_warnings(ctx), "ignored") != NULL);
+  ck_assert(dlca__tunable(ctx, "selftest.cl", "WG_SIZE", &v) == DLCA_OK);
+  ck_assert_int_eq(v, 64);
+  dlca_context_free(ctx);
+}
+END_TEST
+
+START_TEST(test_overrides) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("tune-override");
+  dlca_context *ctx = tcl_context();
+  int wg, v;
+  size_t reqd;
+  dlca_build_info a, b, c;
+  tcl_selftest_params(ctx, NULL, &wg, &reqd, &a);
+  ck_assert_int_eq(wg, 64);
+  ck_assert(dlca__tuning_override(ctx, "selftest.cl", "WG_SIZE", 256) == DLCA_OK);
+  ck_assert(dlca__tunable(ctx, "selftest", "WG_SIZE", &v) == DLCA_OK);
+  ck_assert_int_eq(v, 256);
+  tcl_selftest_params(ctx, NULL, &wg, &reqd, &b);
+  ck_assert_int_eq(b.from_cache, DLCA_BUILD_COMPILED);
+  ck_assert_int_eq(wg, 256);
+  ck_assert_uint_eq(reqd, 256);
+  ck_assert_uint_eq(tcl_rng_mismatches(ctx, NULL, 11, 12, 3000), 0);
+  dlca__tuning_clear_overrides(ctx);
+  tcl_selftest_params(ctx, NULL, &wg, &reqd, &c);
+  ck_assert_int_eq(c.from_cache, DLCA_BUILD_MEMORY);
+  ck_assert_int_eq(wg, 64);
+  ck_assert_int_eq(dlca__tuning_override(ctx, "selftest.cl", "NOT_A_TUNABLE", 1), DLCA_EINVAL);
+  ck_assert_msg(strstr(dlca_last_error(), "NOT_A_TUNABLE") && strstr(dlca_last_error(), "WG_SIZE"),
+                "%s", dlca_last_error());
+  ck_assert_int_eq(dlca__tunable(ctx, "selftest.cl", "NOPE", &v), DLCA_EINVAL);
+  ck_assert_int_eq(dlca__tunable(ctx, "no_such_file.cl", "WG_SIZE", &v), DLCA_ENOKERNEL);
+  dlca_context_free(ctx);
+}
+END_TEST
+
+Suite *suite_tuning(void) {
+  Suite *s = suite_create("tuning");
+  TCase *tc = tcase_create("tuning");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_normalise);
+  tcase_add_test(tc, test_lookup_levels);
+  tcase_add_test(tc, test_shipped_table);
+  tcase_add_test(tc, test_table_changes_build);
+  tcase_add_test(tc, test_malformed_tables);
+  tcase_add_test(tc, test_other_device_table);
+  tcase_add_test(tc, test_overrides);
+  suite_add_tcase(s, tc);
+  return s;
+}
