@@ -7,15 +7,17 @@
  *   C, K, S, NP, P_SIZES (NP+1 widths), NU, U_SIZES (NU+1 widths), PERIODIC,
  *   ASYNC, NLOSS, LOSS_CH (NLOSS channels), PTOT (sum of P_SIZES),
  *   UTOTAL (sum of U_SIZES), PG1 (gates of one perception stack),
- *   NGP (perception gates, K*PG1), NGU (update gates).
+ *   NGP (perception gates, K*PG1), NGU (update gates), and P_WIRES: the
+ *   perception wires (wa then wb of each layer). Baking them in lets the
+ *   compiler unroll each perception stack into registers.
  * Tuned values are injected by the kernel loader as #define lines. */
 #include "rng.cl"
 
-/* The gate sums, their reduction and the logit gradient p (dp - p . dp)
+/* The reduction of the gate sums and the logit gradient p (dp - p . dp)
  * cancel badly when a gate is nearly one-hot (the pass-through
  * initialisation), and at t = 1 AdamW turns even tiny gradients into full
  * steps of lr. They run in double where the device has it, as in the CPU
- * twin; the per-cell activations stay float. */
+ * twin. They are cheap: one thread per gate, once per epoch. */
 #ifdef cl_khr_fp64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 typedef double real_t;
@@ -36,11 +38,13 @@ typedef float real_t;
 __constant int PS[NP + 1] = {P_SIZES};
 __constant int US[NU + 1] = {U_SIZES};
 __constant int LOSS[NLOSS] = {LOSS_CH};
+__constant int PW[2 * PG1] = {P_WIRES};
 
 /* Perception pairs (channel, kernel) per thread, and update gates per thread. */
 #define PAIR_SLOTS ((C * K + WG - 1) / WG)
-/* Per-work-group partial sums: perception [C*K][PG1][4], then update [NGU][4]. */
-#define ACC_PERC (C * K * PG1 * 4)
+/* Per-work-group partial sums: perception [K][PG1][4] (summed over channels
+ * inside the work-group), then update [NGU][4]. */
+#define ACC_PERC (K * PG1 * 4)
 #define ACC_STRIDE (ACC_PERC + NGU * 4)
 
 /* spec section 1: a gate is c0 + c1 a + c2 b + c3 ab (same order as the twin). */
@@ -76,15 +80,18 @@ inline void load_patch(__global const float *grid, int H, int W, int r, int q, _
   }
 }
 
-/* One perception stack (kernel k on channel c) in private memory; x[PTOT]. */
-inline void perceive_forward(__global const float4 *coef, __global const int *wires, __local const float *patch,
-                             int c, int k, float *x) {
+/* One perception stack (kernel k on channel c) in private memory; x[PTOT].
+ * Every loop bound and wire is a compile-time constant: x stays in registers. */
+inline void perceive_forward(__global const float4 *coef, __local const float *patch, int c, int k, float *x) {
+#pragma unroll
   for (int f = 0; f < 9; f++) x[f] = patch[f * C + c];
   int xo = 0, wo = 0, go = 0;
+#pragma unroll
   for (int l = 0; l < NP; l++) {
-    int n = PS[l], G = PS[l + 1];
+    const int n = PS[l], G = PS[l + 1];
+#pragma unroll
     for (int g = 0; g < G; g++) {
-      float a = x[xo + wires[wo + g]], b = x[xo + wires[wo + G + g]];
+      float a = x[xo + PW[wo + g]], b = x[xo + PW[wo + G + g]];
       x[xo + n + g] = gate_eval(coef[go + k * G + g], a, b);
     }
     xo += n, wo += 2 * G, go += K * G;
@@ -100,7 +107,7 @@ inline void cell_forward(__global const float4 *coef, __global const int *wires,
   for (int p = tid; p < C * K; p += WG) {
     int c = p / K, k = p - c * K;
     float x[PTOT];
-    perceive_forward(coef, wires, patch, c, k, x);
+    perceive_forward(coef, patch, c, k, x);
     /* spec section 3.2: output s of kernel k on channel c at C + c*(S*K) + s*K + k */
     for (int s = 0; s < S; s++) act[C + c * S * K + s * K + k] = x[PTOT - S + s];
   }
@@ -189,13 +196,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
     __global const float *states, ulong t_off, ulong T_off, __global const float *target,
     __global const float *g_next, __global float *g_cur, __global const float *dP_next, __global float *dP_cur,
     __global const float4 *coef, __global const int *wires, __global const int *rev_off, __global const int *rev,
-    __global real_t *partial, __global float *loss_partial, __global const uchar *masks, int use_masks,
+    __global float *partial, __global float *loss_partial, __global const uchar *masks, int use_masks,
     ulong mask_key, float rate, int t, int top, int B, int H, int W, __local float *act, __local float *dact,
     __local float *patch, __local float *dout) {
   const int tid = get_local_id(0), grp = get_group_id(0), nwg = get_num_groups(0), cells = B * H * W;
   __global const float *state_t = states + t_off, *state_T = states + T_off;
-  real_t accP[PAIR_SLOTS][PG1 * 4];
-  real_t accU[NGU / WG + NU][4];
+  float accP[PAIR_SLOTS][PG1 * 4];
+  float accU[NGU / WG + NU][4];
   for (int i = 0; i < PAIR_SLOTS; i++)
     for (int j = 0; j < PG1 * 4; j++) accP[i][j] = 0.0f;
   for (int i = 0; i < NGU / WG + NU; i++) accU[i][0] = accU[i][1] = accU[i][2] = accU[i][3] = 0.0f;
@@ -245,12 +252,18 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
       int ao = UTOTAL - C, go = NGP + NGU, wo = 0, ro = 0, slot = 0;
       for (int l = 0; l < NP; l++) wo += 2 * PS[l + 1];
       for (int l = 0; l < NU; l++) wo += 2 * US[l + 1], ro += US[l] + 1, slot += (US[l + 1] + WG - 1) / WG;
+#pragma unroll
       for (int l = NU - 1; l >= 0; l--) {
-        int n = US[l], G = US[l + 1];
+        const int n = US[l], G = US[l + 1];
         ao -= n, go -= G, wo -= 2 * G, ro -= n + 1, slot -= (G + WG - 1) / WG;
-        for (int g = tid, s = slot; g < G; g += WG, s++) {
-          float d = dact[ao + n + g], a = act[ao + wires[wo + g]], bb = act[ao + wires[wo + G + g]];
-          accU[s][0] += d, accU[s][1] += d * a, accU[s][2] += d * bb, accU[s][3] += d * a * bb;
+#pragma unroll
+        for (int i = 0; i < (G + WG - 1) / WG; i++) {
+          const int g = tid + i * WG;
+          if (g < G) {
+            float d = dact[ao + n + g], a = act[ao + wires[wo + g]], bb = act[ao + wires[wo + G + g]];
+            accU[slot + i][0] += d, accU[slot + i][1] += d * a, accU[slot + i][2] += d * bb;
+            accU[slot + i][3] += d * a * bb;
+          }
         }
         for (int i = tid; i < n; i += WG) {
           float sum = 0.0f;
@@ -268,28 +281,36 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
     }
     /* 5. perception stacks: recompute privately, backprop, and leave each
      * pair's dL/dpatch column in act (no longer needed) */
-    for (int p = tid, ps = 0; p < C * K; p += WG, ps++) {
-      int c = p / K, k = p - c * K;
-      float x[PTOT], dx[PTOT];
-      perceive_forward(coef, wires, patch, c, k, x);
-      for (int i = 0; i < PTOT; i++) dx[i] = 0.0f;
-      for (int s = 0; s < S; s++) dx[PTOT - S + s] = dact[C + c * S * K + s * K + k];
-      int xo = PTOT - S, wo = 0, go = NGP, qo = PG1;
-      for (int l = 0; l < NP; l++) wo += 2 * PS[l + 1];
-      for (int l = NP - 1; l >= 0; l--) {
-        int n = PS[l], G = PS[l + 1];
-        xo -= n, wo -= 2 * G, go -= K * G, qo -= G;
-        for (int g = 0; g < G; g++) {
-          int ia = xo + wires[wo + g], ib = xo + wires[wo + G + g];
-          float d = dx[xo + n + g], a = x[ia], bb = x[ib];
-          float4 cf = coef[go + k * G + g];
-          real_t *A = &accP[ps][(qo + g) * 4];
-          A[0] += d, A[1] += d * a, A[2] += d * bb, A[3] += d * a * bb;
-          dx[ia] += d * (cf.y + cf.w * bb);
-          dx[ib] += d * (cf.z + cf.w * a);
+#pragma unroll
+    for (int ps = 0; ps < PAIR_SLOTS; ps++) {
+      const int p = tid + ps * WG;
+      if (p < C * K) {
+        int c = p / K, k = p - c * K;
+        float x[PTOT], dx[PTOT];
+        perceive_forward(coef, patch, c, k, x);
+#pragma unroll
+        for (int i = 0; i < PTOT; i++) dx[i] = 0.0f;
+#pragma unroll
+        for (int s = 0; s < S; s++) dx[PTOT - S + s] = dact[C + c * S * K + s * K + k];
+        int xo = PTOT - S, wo = 2 * PG1, go = NGP, qo = PG1;
+#pragma unroll
+        for (int l = NP - 1; l >= 0; l--) {
+          const int n = PS[l], G = PS[l + 1];
+          xo -= n, wo -= 2 * G, go -= K * G, qo -= G;
+#pragma unroll
+          for (int g = 0; g < G; g++) {
+            const int ia = xo + PW[wo + g], ib = xo + PW[wo + G + g];
+            float d = dx[xo + n + g], a = x[ia], bb = x[ib];
+            float4 cf = coef[go + k * G + g];
+            float *A = &accP[ps][(qo + g) * 4];
+            A[0] += d, A[1] += d * a, A[2] += d * bb, A[3] += d * a * bb;
+            dx[ia] += d * (cf.y + cf.w * bb);
+            dx[ib] += d * (cf.z + cf.w * a);
+          }
         }
+#pragma unroll
+        for (int f = 0; f < 9; f++) act[p * 9 + f] = dx[f];
       }
-      for (int f = 0; f < 9; f++) act[p * 9 + f] = dx[f];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int i = tid; i < 9 * C; i += WG) {
@@ -301,16 +322,39 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
     barrier(CLK_LOCAL_MEM_FENCE);
   }
 
-  /* 6. add this work-group's sums to its own slot */
-  __global real_t *mine = partial + (size_t)grp * ACC_STRIDE;
-  for (int p = tid, ps = 0; p < C * K; p += WG, ps++)
-    for (int j = 0; j < PG1 * 4; j++) mine[p * PG1 * 4 + j] += accP[ps][j];
+  /* 6. add this work-group's sums to its own slot. Perception sums are first
+   * summed over channels, in channel order, through local memory. */
+  __global float *mine = partial + (size_t)grp * ACC_STRIDE;
+#pragma unroll
+  for (int q = 0; q < PG1; q++) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (int ps = 0; ps < PAIR_SLOTS; ps++) {
+      const int p = tid + ps * WG;
+      if (p < C * K) {
+        act[p * 4 + 0] = accP[ps][q * 4 + 0], act[p * 4 + 1] = accP[ps][q * 4 + 1];
+        act[p * 4 + 2] = accP[ps][q * 4 + 2], act[p * 4 + 3] = accP[ps][q * 4 + 3];
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int kj = tid; kj < K * 4; kj += WG) {
+      const int k = kj >> 2, j = kj & 3;
+      float sum = 0.0f;
+      for (int c = 0; c < C; c++) sum += act[(c * K + k) * 4 + j];
+      mine[(k * PG1 + q) * 4 + j] += sum;
+    }
+  }
   {
     int go = 0, slot = 0;
+#pragma unroll
     for (int l = 0; l < NU; l++) {
-      int G = US[l + 1];
-      for (int g = tid, s = slot; g < G; g += WG, s++)
-        for (int j = 0; j < 4; j++) mine[ACC_PERC + (go + g) * 4 + j] += accU[s][j];
+      const int G = US[l + 1];
+#pragma unroll
+      for (int i = 0; i < (G + WG - 1) / WG; i++) {
+        const int g = tid + i * WG;
+        if (g < G)
+          for (int j = 0; j < 4; j++) mine[ACC_PERC + (go + g) * 4 + j] += accU[slot + i][j];
+      }
       go += G, slot += (G + WG - 1) / WG;
     }
   }
@@ -331,7 +375,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
  * are summed over work-groups (and channels, for perception gates) in a fixed
  * order; then dL/dp = M dL/dc, dL/dlogit = p (dL/dp - p . dL/dp) (spec section 1). */
 __kernel void dlca_adamw(__global float *params, __global float *grad, __global float *m, __global float *v,
-                         __global const real_t *partial, int nwg, __global const float *loss_partial,
+                         __global const float *partial, int nwg, __global const float *loss_partial,
                          __global float *loss_out, float lr, float b1, float b2, float eps, float wd, float clip,
                          float bc1, float bc2) {
   const int g = get_global_id(0);
@@ -354,14 +398,13 @@ __kernel void dlca_adamw(__global float *params, __global float *grad, __global 
       }
       rest -= K * G, go += G;
     }
-    for (int w = 0; w < nwg; w++)
-      for (int c = 0; c < C; c++) {
-        __global const real_t *a = partial + (size_t)w * ACC_STRIDE + ((c * K + k) * PG1 + q) * 4;
-        dc0 += a[0], dc1 += a[1], dc2 += a[2], dc3 += a[3];
-      }
+    for (int w = 0; w < nwg; w++) {
+      __global const float *a = partial + (size_t)w * ACC_STRIDE + (k * PG1 + q) * 4;
+      dc0 += a[0], dc1 += a[1], dc2 += a[2], dc3 += a[3];
+    }
   } else {
     for (int w = 0; w < nwg; w++) {
-      __global const real_t *a = partial + (size_t)w * ACC_STRIDE + ACC_PERC + (g - NGP) * 4;
+      __global const float *a = partial + (size_t)w * ACC_STRIDE + ACC_PERC + (g - NGP) * 4;
       dc0 += a[0], dc1 += a[1], dc2 += a[2], dc3 += a[3];
     }
   }

@@ -21,3 +21,8 @@ TEST_EXTENSIONS = .sh
 SH_LOG_COMPILER = $(SHELL)
 TESTS += tests/dlca-train.sh
 EXTRA_DIST += tests/dlca-train.sh
+# Per-test scratch directories (tu_tmpdir) and the test cache; distcheck wants them gone.
+clean-local: ; -rm -rf tests/tmp-* tests/cache
+# Smoke test of bench/dlca-bench on the CPU reference.
+TESTS += tests/dlca-bench.sh
+EXTRA_DIST += tests/dlca-bench.sh

@@ -21,10 +21,15 @@
 #include "model/model_impl.h"
 #include "util.h"
 
-/* Tolerance on |fd - g| / max(1, |g|). The worst measured over every case
- * below is about 1e-5 (h = 1e-2); see the per-case lines on stderr. */
-#define GC_TOL 2e-4
+/* Tolerance on |fd - g| / max(1, |g|). Measured with h = 1e-2: the sampled
+ * logits of the default seeds give at most 5e-5; every logit of every case
+ * for 30 other seeds gives at most 1.4e-4, always where fd and g are both
+ * near 0 and the float32 states' rounding (~3e-6 of loss over 2h) is all
+ * that is left. Smaller steps are worse (3e-3: 2.6e-4), a larger one no
+ * better (2e-2: 7.5e-5). */
+#define GC_TOL 3e-4
 #define GC_H 1e-2f
+#define GC_PEAK 6.0f  /* the second pass of every case: one op per gate raised by this */
 #define GC_TOP 10     /* the largest |g| */
 #define GC_RANDOM 10  /* plus this many random logits from perception, and as many from update */
 
@@ -65,7 +70,7 @@ static const gc_case gc_cases[] = {
 };
 
 /* The model of a case: perception [9,8,4,2(,1)], update [in, in, halving to C]. */
-static dlca_model *gc_model(const gc_case *c, uint64_t seed) {
+static dlca_model *gc_model(const gc_case *c, uint64_t seed, int peaked) {
   dlca_model_shape s;
   memset(&s, 0, sizeof s);
   s.channels = c->C, s.n_kernels = c->K, s.periodic = c->periodic;
@@ -90,6 +95,12 @@ static dlca_model *gc_model(const gc_case *c, uint64_t seed) {
     double u2 = ((dlca_rng_u32(seed, 101, (uint32_t)i) >> 8) + 0.5) / 16777216.0;
     m->params[i] = (float)(2.0 * sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
   }
+  /* peaked: one random op of every gate 6 higher, as in a trained circuit.
+   * The gates then pass signals on nearly undamped, so that the gradient
+   * through neighbouring cells and earlier steps is large enough for the
+   * finite differences to see an error in it. */
+  if (peaked)
+    for (size_t g = 0; g < m->n_params / 16; g++) m->params[16 * g + dlca_rng_u32(seed, 102, (uint32_t)g) % 16] += GC_PEAK;
   return m;
 }
 
@@ -168,12 +179,13 @@ static size_t top_k(const float *g, size_t n, size_t *out, size_t k) {
 }
 
 START_TEST(test_gradcheck) {
-  const gc_case *c = &gc_cases[_i];
+  const int n_cases = (int)(sizeof gc_cases / sizeof *gc_cases), peaked = _i >= n_cases;
+  const gc_case *c = &gc_cases[_i % n_cases];
   const char *env_seed = getenv("DLCA_GRADCHECK_SEED"), *env_h = getenv("DLCA_GRADCHECK_H");
   const int all = getenv("DLCA_GRADCHECK_ALL") && atoi(getenv("DLCA_GRADCHECK_ALL"));
   const float h = env_h ? strtof(env_h, NULL) : GC_H;
   uint64_t seed = 1000 + (uint64_t)_i + (env_seed ? 1000 * strtoull(env_seed, NULL, 10) : 0);
-  dlca_model *m = gc_model(c, seed);
+  dlca_model *m = gc_model(c, seed, peaked);
   gc_data d;
   gc_setup(c, m, seed, &d);
   const size_t P = m->n_params, split = m->update[0].offset;
@@ -202,9 +214,10 @@ START_TEST(test_gradcheck) {
     double err = fabs(fd - g[i]) / fmax(1.0, fabs(g[i]));
     if (err > worst || isnan(err)) worst = isnan(err) ? INFINITY : err, worst_i = i, worst_fd = fd;
   }
-  fprintf(stderr, "gradcheck %-18s %5zu logits  loss %9.4f  max|g| %8.3g  worst |fd-g|/max(1,|g|) %.2e (logit %zu: fd %.6g, g %.6g)\n",
-          c->name, P, Lg, gmax, worst, worst_i, worst_fd, g[worst_i]);
-  ck_assert_msg(worst <= GC_TOL, "%s: worst error %.3e > %.1e at logit %zu: fd %.8g, g %.8g", c->name, worst, GC_TOL,
+  fprintf(stderr, "gradcheck %-18s %-6s %5zu logits  loss %9.4f  max|g| %8.3g  worst |fd-g|/max(1,|g|) %.2e (logit %zu: fd %.6g, g %.6g)\n",
+          c->name, peaked ? "peaked" : "N(0,2)", P, Lg, gmax, worst, worst_i, worst_fd, g[worst_i]);
+  ck_assert_msg(worst <= GC_TOL, "%s%s: worst error %.3e > %.1e at logit %zu: fd %.8g, g %.8g", c->name,
+                peaked ? " (peaked)" : "", worst, GC_TOL,
                 worst_i, worst_fd, g[worst_i]);
   ck_assert_msg(gmax > 1e-4, "%s: the gradient is all but zero (max %g): the check would prove nothing", c->name, gmax);
   free(idx);
@@ -220,7 +233,7 @@ START_TEST(test_gradient_threads) {
   /* chunked accumulation: the same bits for 1, 2 and 3 threads */
 #ifdef _OPENMP
   const gc_case *c = &gc_cases[9];
-  dlca_model *m = gc_model(c, 5);
+  dlca_model *m = gc_model(c, 5, 1);
   gc_data d;
   gc_setup(c, m, 5, &d);
   d.run.batch = 2, d.run.height = d.run.width = 9; /* more cells than chunks */
@@ -257,7 +270,7 @@ START_TEST(test_async_limits) {
   /* every mask 1 is the sync step, bit for bit; every mask 0 freezes the grid
    * and gives a zero gradient */
   const gc_case *c = &gc_cases[0];
-  dlca_model *m = gc_model(c, 9);
+  dlca_model *m = gc_model(c, 9, 0);
   gc_data d;
   gc_setup(c, m, 9, &d);
   const size_t P = m->n_params, nm = (size_t)c->T * c->B * c->H * c->W;
@@ -293,7 +306,7 @@ Suite *suite_gradcheck(void) {
   Suite *s = suite_create("gradcheck");
   TCase *tc = tcase_create("fd");
   tcase_set_timeout(tc, 120);
-  tcase_add_loop_test(tc, test_gradcheck, 0, (int)(sizeof gc_cases / sizeof *gc_cases));
+  tcase_add_loop_test(tc, test_gradcheck, 0, 2 * (int)(sizeof gc_cases / sizeof *gc_cases));
   tcase_add_test(tc, test_gradient_threads);
   tcase_add_test(tc, test_async_limits);
   suite_add_tcase(s, tc);

@@ -258,6 +258,12 @@ START_TEST(test_overrides) {
   ck_assert_msg(strstr(dlca_last_error(), "NOT_A_TUNABLE") && strstr(dlca_last_error(), "WG_SIZE"),
                 "%s", dlca_last_error());
   ck_assert_int_eq(dlca__tunable(ctx, "selftest.cl", "NOPE", &v), DLCA_EINVAL);
+  /* A tunable is not set by -D: that would fight the injected #define. */
+  ck_assert_int_eq(dlca_context_build(ctx, "selftest.cl", "-DWG_SIZE=32", NULL), DLCA_EINVAL);
+  ck_assert_msg(strstr(dlca_last_error(), "WG_SIZE") && strstr(dlca_last_error(), "tuning"), "%s",
+                dlca_last_error());
+  ck_assert_int_eq(dlca_context_build(ctx, "selftest.cl", "-D WG_SIZE", NULL), DLCA_EINVAL);
+  ck_assert_int_eq(dlca_context_build(ctx, "selftest.cl", "-DWG_SIZE_X=1", NULL), DLCA_OK);
   ck_assert_int_eq(dlca__tunable(ctx, "no_such_file.cl", "WG_SIZE", &v), DLCA_ENOKERNEL);
   dlca_context_free(ctx);
 }

@@ -47,7 +47,7 @@ static void shape_of(const dlca_model *m, cl_shape *s) {
   s->NGP = s->K * s->PG1;
   size_t ck9 = (size_t)s->C * s->K * 9;
   s->act_floats = (size_t)s->UTOTAL > ck9 ? (size_t)s->UTOTAL : ck9;
-  s->acc_stride = (size_t)s->C * s->K * s->PG1 * 4 + (size_t)s->NGU * 4;
+  s->acc_stride = (size_t)s->K * s->PG1 * 4 + (size_t)s->NGU * 4;
 }
 
 static size_t backward_groups(const dlca_train_config *cfg, unsigned cu, int per_cu) {
@@ -63,7 +63,7 @@ static size_t footprint(const dlca_model *m, const dlca_train_config *cfg, const
   f += (s->n_wires + s->n_rev_off + s->n_rev) * sizeof(int);
   f += ((size_t)cfg->steps + 1 + 2 + 2 + 2) * grid * sizeof(float); /* states, hard, g, target/input */
   f += 2 * 9 * grid * sizeof(float);                                 /* dP */
-  f += nwg * s->acc_stride * sizeof(double) + nwg * sizeof(float);
+  f += nwg * s->acc_stride * sizeof(float) + nwg * sizeof(float);
   if (cfg->async) f += (size_t)cfg->steps * cells;
   return f;
 }
@@ -83,7 +83,7 @@ static void append_list(char *buf, size_t n, const char *name, const int *v, int
 static int build(dlca_trainer *t, cl_state *st, cl_program *prog) {
   const cl_shape *s = &st->sh;
   const dlca_model *m = t->model;
-  char opts[4096];
+  char opts[16384];
   snprintf(opts, sizeof opts,
            "-cl-std=CL1.2 -DC=%d -DK=%d -DS=%d -DNP=%d -DNU=%d -DPERIODIC=%d -DASYNC=%d -DNLOSS=%d -DPTOT=%d "
            "-DUTOTAL=%d -DPG1=%d -DNGP=%d -DNGU=%d",
@@ -92,6 +92,13 @@ static int build(dlca_trainer *t, cl_state *st, cl_program *prog) {
   append_list(opts, sizeof opts, "P_SIZES", m->shape.perceive_layers, m->shape.n_perceive_layers);
   append_list(opts, sizeof opts, "U_SIZES", m->shape.update_layers, m->shape.n_update_layers);
   append_list(opts, sizeof opts, "LOSS_CH", t->cfg.loss_channels, t->cfg.n_loss_channels);
+  /* perception wires, baked in so that each stack unrolls into registers */
+  int pw[2 * 1024], n = 0;
+  for (int l = 0; l < m->n_perceive && n + 2 * m->perceive[l].n_gates <= 2 * 1024; l++) {
+    memcpy(pw + n, m->perceive[l].wa, sizeof(int) * m->perceive[l].n_gates), n += m->perceive[l].n_gates;
+    memcpy(pw + n, m->perceive[l].wb, sizeof(int) * m->perceive[l].n_gates), n += m->perceive[l].n_gates;
+  }
+  append_list(opts, sizeof opts, "P_WIRES", pw, n);
   return dlca__program_get(t->ctx, KFILE, opts, prog, NULL);
 }
 
@@ -173,6 +180,9 @@ static int cl_init(dlca_trainer *t) {
   cl_shape *s = &st->sh;
   shape_of(m, s);
   int per_cu = 4, rc;
+  if (s->PG1 > 1024)
+    return dlca__fail(DLCA_ECONFIG, "a perception stack of %d gates is too large for the device trainer (at most 1024)",
+                      s->PG1);
   if ((rc = dlca__tunable(ctx, KFILE, "WG", &s->wg))) return rc;
   if ((rc = dlca__tunable(ctx, KFILE, "BWD_GROUPS_PER_CU", &per_cu))) return rc;
   if (s->wg < 1 || (s->wg & (s->wg - 1)) || (size_t)s->wg > ctx->info.max_work_group)
@@ -224,7 +234,7 @@ static int cl_init(dlca_trainer *t) {
       (rc = dlca__buffer(ctx, grid, "state gradients", &st->g[1])) ||
       (rc = dlca__buffer(ctx, 9 * grid, "patch gradients", &st->dP[0])) ||
       (rc = dlca__buffer(ctx, 9 * grid, "patch gradients", &st->dP[1])) ||
-      (rc = dlca__buffer(ctx, (size_t)s->nwg * s->acc_stride * 8, "gate gradient sums", &st->partial)) ||
+      (rc = dlca__buffer(ctx, (size_t)s->nwg * s->acc_stride * 4, "gate gradient sums", &st->partial)) ||
       (rc = dlca__buffer(ctx, (size_t)s->nwg * 4, "loss sums", &st->loss_partial)) ||
       (rc = dlca__buffer(ctx, 4, "loss", &st->loss)) || (rc = dlca__buffer(ctx, 8, "evaluation", &st->eval_out)) ||
       (rc = dlca__buffer(ctx, grid, "target", &st->target)) || (rc = dlca__buffer(ctx, grid, "start grids", &st->input)) ||
@@ -369,9 +379,8 @@ static int cl_step(dlca_trainer *t) {
                          st->coef, s);
   if (!rc) {
     float zero = 0.0f;
-    /* the sums are double where the device has fp64, else float: clear 8 bytes each */
     cl_int err = clEnqueueFillBuffer(t->ctx->queue, st->partial, &zero, 4, 0,
-                                     (size_t)st->sh.nwg * st->sh.acc_stride * 8, 0, NULL, NULL);
+                                     (size_t)st->sh.nwg * st->sh.acc_stride * 4, 0, NULL, NULL);
     if (err) rc = dlca__fail_cl(err, "clearing the gradient sums: %s", dlca__cl_error_name(err));
   }
   for (int s = T - 1; s >= 0 && !rc; s--) rc = enqueue_backward(t, s);

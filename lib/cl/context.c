@@ -11,13 +11,16 @@ void dlca__warn(dlca_context *ctx, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(line, sizeof line, fmt, ap);
   va_end(ap);
+  pthread_mutex_lock(&ctx->lock);
   size_t have = ctx->warnings ? strlen(ctx->warnings) : 0, add = strlen(line);
   char *w = realloc(ctx->warnings, have + add + 2);
-  if (!w) return; /* a lost warning is better than a failed call */
-  memcpy(w + have, line, add);
-  w[have + add] = '\n';
-  w[have + add + 1] = 0;
-  ctx->warnings = w;
+  if (w) { /* a lost warning is better than a failed call */
+    memcpy(w + have, line, add);
+    w[have + add] = '\n';
+    w[have + add + 1] = 0;
+    ctx->warnings = w;
+  }
+  pthread_mutex_unlock(&ctx->lock);
 }
 
 const char *dlca_context_warnings(const dlca_context *ctx) {
@@ -44,6 +47,7 @@ int dlca_context_new(const char *spec, dlca_context **out) {
   ctx->device = devs[idx].device;
   ctx->info = devs[idx].info;
   free(devs);
+  pthread_mutex_init(&ctx->build_lock, NULL);
   pthread_mutex_init(&ctx->lock, NULL);
   dlca__normalise_name(ctx->info.name, ctx->name_norm, sizeof ctx->name_norm);
   dlca__normalise_name(ctx->info.vendor, ctx->vendor_norm, sizeof ctx->vendor_norm);
@@ -97,6 +101,7 @@ void dlca_context_free(dlca_context *ctx) {
   if (ctx->have_user) dlca__tuning_free(&ctx->user);
   free(ctx->overrides);
   free(ctx->warnings);
+  pthread_mutex_destroy(&ctx->build_lock);
   pthread_mutex_destroy(&ctx->lock);
   free(ctx);
 }

@@ -44,6 +44,29 @@ static void tuned_summary(const char *src, char *out, size_t n) {
   if (!o) snprintf(out, n, "none");
 }
 
+/* A -D option naming a tunable would fight the injected #define (and lose,
+ * with only a compiler warning): refuse it, pointing at the right tool. */
+static int check_options(const char *file, const char *src, const char *opts) {
+  for (const char *p = src; p && *p && strncmp(p, "#line", 5) != 0;) {
+    const char *nl = strchr(p, '\n');
+    if (!strncmp(p, "#define ", 8)) {
+      const char *name = p + 8, *end = strchr(name, ' ');
+      size_t l = end && (!nl || end < nl) ? (size_t)(end - name) : 0;
+      for (const char *o = strstr(opts, "-D"); l && o; o = strstr(o + 2, "-D")) {
+        const char *q = o + 2;
+        while (*q == ' ') q++;
+        if (!strncmp(q, name, l) && (q[l] == 0 || q[l] == '=' || q[l] == ' '))
+          return dlca__fail(DLCA_EINVAL,
+                            "%s: option \"%s\" sets %.*s, a tunable of the file; set it through "
+                            "the tuning table (DLCA_CL_TUNING) or dlca__tuning_override",
+                            file, opts, (int)l, name);
+      }
+    }
+    p = nl ? nl + 1 : NULL;
+  }
+  return DLCA_OK;
+}
+
 static int compile(dlca_context *ctx, const char *path, const char *src, size_t len, const char *opts,
                    cl_program *out) {
   cl_int err;
@@ -123,23 +146,27 @@ int dlca__program_get(dlca_context *ctx, const char *file, const char *options, 
   const char *opts = options ? options : "";
   dlca_build_info bi;
   memset(&bi, 0, sizeof bi);
-  char *src;
-  size_t len;
-  /* Outside the lock: it reads the overrides, which take the lock. */
+  char *src = NULL;
+  size_t len = 0;
+  /* Before build_lock: it reads the overrides under ctx->lock. */
   int rc = dlca__kernel_source(ctx, file, &src, &len, bi.source_file, sizeof bi.source_file);
-  if (rc) return rc;
+  if (!rc) rc = check_options(bi.source_file, src, opts);
+  if (rc) {
+    free(src);
+    return rc;
+  }
   uint64_t key = dlca__cache_key(&ctx->info, src, len, opts);
 
   /* One lock over the whole build: two threads asking for one program
    * compile it once. */
-  pthread_mutex_lock(&ctx->lock);
+  pthread_mutex_lock(&ctx->build_lock);
   if (ctx->cache_on) dlca__cache_entry_path(ctx->cache_dir, key, bi.cache_file, sizeof bi.cache_file);
   for (size_t i = 0; i < ctx->n_programs; i++) {
     dlca__program *e = &ctx->programs[i];
     if (e->key == key && e->source_len == len && !strcmp(e->options, opts) &&
         !memcmp(e->source, src, len)) {
       *out = e->prog;
-      pthread_mutex_unlock(&ctx->lock);
+      pthread_mutex_unlock(&ctx->build_lock);
       free(src);
       bi.from_cache = DLCA_BUILD_MEMORY;
       bi.build_ms = dlca__now_ms() - t0;
@@ -158,7 +185,7 @@ int dlca__program_get(dlca_context *ctx, const char *file, const char *options, 
   }
   if (!prog) {
     if ((rc = compile(ctx, bi.source_file, src, len, opts, &prog))) {
-      pthread_mutex_unlock(&ctx->lock);
+      pthread_mutex_unlock(&ctx->build_lock);
       free(src);
       return rc;
     }
@@ -175,13 +202,13 @@ int dlca__program_get(dlca_context *ctx, const char *file, const char *options, 
   }
   bi.build_ms = dlca__now_ms() - t0;
   if ((rc = remember(ctx, key, opts, src, len, prog, &bi))) {
-    pthread_mutex_unlock(&ctx->lock);
+    pthread_mutex_unlock(&ctx->build_lock);
     clReleaseProgram(prog);
     free(src);
     return rc;
   }
   *out = prog;
-  pthread_mutex_unlock(&ctx->lock);
+  pthread_mutex_unlock(&ctx->build_lock);
   dlca__clear_error();
   if (info) *info = bi;
   return DLCA_OK;

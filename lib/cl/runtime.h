@@ -137,7 +137,11 @@ struct dlca_context {
   dlca_device_info info;
   char name_norm[256], vendor_norm[128];
 
-  pthread_mutex_t lock;   /* guards everything below */
+  /* build_lock guards the programs and is held through a whole build, so
+   * that two threads asking for one program compile it once; lock guards
+   * the rest and is never held long, so launches do not wait for a
+   * compiler. Order: build_lock, then lock. */
+  pthread_mutex_t build_lock, lock;
   dlca__program *programs;
   size_t n_programs, cap_programs;
 
@@ -158,8 +162,7 @@ struct dlca_context {
   size_t n_profile;
 };
 
-/* Adds a line to dlca_context_warnings(). Call with ctx->lock held or before
- * ctx is shared. */
+/* Adds a line to dlca_context_warnings(); takes ctx->lock. */
 void dlca__warn(dlca_context *ctx, const char *fmt, ...) DLCA_PRINTF(2, 3);
 
 /* ---- programs (program.c) ---- */
