@@ -25,18 +25,24 @@ typedef double real_t;
 typedef float real_t;
 #endif
 
-// @tunable WG 256 128 64 512
+// @tunable WG 256 128 64 32 16 512
 #ifndef WG
 #define WG 256
 #endif
-/* Backward work-groups per compute unit (host side). */
-// @tunable BWD_GROUPS_PER_CU 4 1 2 8 16
+/* Work-groups per compute unit of the forward and the backward steps (host
+ * side: each work-group loops over cells). */
+// @tunable FWD_GROUPS_PER_CU 8 1 2 4 16 32
+#ifndef FWD_GROUPS_PER_CU
+#define FWD_GROUPS_PER_CU 8
+#endif
+// @tunable BWD_GROUPS_PER_CU 2 1 4 8 16
 #ifndef BWD_GROUPS_PER_CU
-#define BWD_GROUPS_PER_CU 4
+#define BWD_GROUPS_PER_CU 2
 #endif
 
 __constant int PS[NP + 1] = {P_SIZES};
-__constant int US[NU + 1] = {U_SIZES};
+/* one zero past the end, so that an unrolled look-ahead never reads out of bounds */
+__constant int US[NU + 2] = {U_SIZES, 0};
 __constant int LOSS[NLOSS] = {LOSS_CH};
 __constant int PW[2 * PG1] = {P_WIRES};
 
@@ -111,15 +117,26 @@ inline void cell_forward(__global const float4 *coef, __global const int *wires,
     /* spec section 3.2: output s of kernel k on channel c at C + c*(S*K) + s*K + k */
     for (int s = 0; s < S; s++) act[C + c * S * K + s * K + k] = x[PTOT - S + s];
   }
+  /* The update layers. Each layer's wires and coefficients for gate tid are
+   * loaded one layer ahead, before the barrier, so that their global-memory
+   * latency hides behind the layer in flight (doc/kernels.md). */
+  int ao = 0, wo = 2 * PG1, go = NGP;
+  int pa = 0, pb = 0;
+  float4 pc = (float4)(0.0f);
+  if (tid < US[1]) pa = wires[wo + tid], pb = wires[wo + US[1] + tid], pc = coef[go + tid];
   barrier(CLK_LOCAL_MEM_FENCE);
-  int ao = 0, wo = 0, go = NGP;
-  for (int l = 0; l < NP; l++) wo += 2 * PS[l + 1];
+/* no #pragma unroll here: PoCL 3.1 miscompiles this loop unrolled */
   for (int l = 0; l < NU; l++) {
-    int n = US[l], G = US[l + 1];
-    for (int g = tid; g < G; g += WG) {
-      float a = act[ao + wires[wo + g]], b = act[ao + wires[wo + G + g]];
-      act[ao + n + g] = gate_eval(coef[go + g], a, b);
+    const int n = US[l], G = US[l + 1];
+    const int wa0 = pa, wb0 = pb;
+    const float4 c0 = pc;
+    if (l + 1 < NU && tid < US[l + 2]) {
+      const int G2 = US[l + 2];
+      pa = wires[wo + 2 * G + tid], pb = wires[wo + 2 * G + G2 + tid], pc = coef[go + G + tid];
     }
+    if (tid < G) act[ao + n + tid] = gate_eval(c0, act[ao + wa0], act[ao + wb0]);
+    for (int g = tid + WG; g < G; g += WG)
+      act[ao + n + g] = gate_eval(coef[go + g], act[ao + wires[wo + g]], act[ao + wires[wo + G + g]]);
     barrier(CLK_LOCAL_MEM_FENCE);
     ao += n, wo += 2 * G, go += G;
   }
@@ -167,22 +184,25 @@ __kernel void dlca_start(__global float *x, int kind, ulong key, int B, int H, i
   x[i] = v;
 }
 
-/* One forward step: one work-group per cell. */
+/* One forward step. Work-group `grp` handles cells grp, grp + NWG, ... */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_forward(
     __global const float *cur_base, ulong cur_off, __global float *nxt_base, ulong nxt_off,
     __global const float4 *coef, __global const int *wires,
     __global const uchar *masks, int use_masks, ulong mask_key, float rate, int t, int B, int H, int W,
     __local float *act, __local float *patch) {
-  const int cell = get_group_id(0), tid = get_local_id(0), cells = B * H * W;
-  const int b = cell / (H * W), r = (cell / W) % H, q = cell % W;
+  const int tid = get_local_id(0), cells = B * H * W;
   __global const float *cur = cur_base + cur_off;
   __global float *nxt = nxt_base + nxt_off;
-  const int fired = fires(masks, use_masks, mask_key, rate, t, cells, cell);
-  load_patch(cur + (size_t)b * H * W * C, H, W, r, q, patch);
-  barrier(CLK_LOCAL_MEM_FENCE);
-  cell_forward(coef, wires, patch, act);
-  /* an async cell that did not fire keeps its state (spec section 3) */
-  for (int c = tid; c < C; c += WG) nxt[(size_t)cell * C + c] = fired ? act[UTOTAL - C + c] : patch[4 * C + c];
+  for (int cell = get_group_id(0); cell < cells; cell += get_num_groups(0)) {
+    const int b = cell / (H * W), r = (cell / W) % H, q = cell % W;
+    const int fired = fires(masks, use_masks, mask_key, rate, t, cells, cell);
+    load_patch(cur + (size_t)b * H * W * C, H, W, r, q, patch);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    cell_forward(coef, wires, patch, act);
+    /* an async cell that did not fire keeps its state (spec section 3) */
+    for (int c = tid; c < C; c += WG) nxt[(size_t)cell * C + c] = fired ? act[UTOTAL - C + c] : patch[4 * C + c];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
 }
 
 /* One backward step t, fused with the gather of step t+1 (doc/kernels.md):
@@ -198,7 +218,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
     __global const float4 *coef, __global const int *wires, __global const int *rev_off, __global const int *rev,
     __global float *partial, __global float *loss_partial, __global const uchar *masks, int use_masks,
     ulong mask_key, float rate, int t, int top, int B, int H, int W, __local float *act, __local float *dact,
-    __local float *patch, __local float *dout) {
+    __local float *patch, __local float *dout, __local float *ga, __local float *gb) {
   const int tid = get_local_id(0), grp = get_group_id(0), nwg = get_num_groups(0), cells = B * H * W;
   __global const float *state_t = states + t_off, *state_T = states + T_off;
   float accP[PAIR_SLOTS][PG1 * 4];
@@ -244,35 +264,52 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
     cell_forward(coef, wires, patch, act);
     for (int c = tid; c < C; c += WG) dact[UTOTAL - C + c] = dout[c] * fired;
     barrier(CLK_LOCAL_MEM_FENCE);
-    /* 4. update layers, last to first: each gate adds its 4 sums; each input
-     * gathers from the gates that read it (reverse wiring: rev_off[ro + i] ..
-     * rev_off[ro + i + 1] index rev, entries 2*gate + side), so no two threads
-     * write the same value. */
+    /* 4. update layers, last to first, in two phases per layer:
+     *  A. each gate adds its 4 sums and leaves d*(c1 + c3 b) and d*(c2 + c3 a),
+     *     its gradients towards inputs a and b, in ga/gb;
+     *  B. each input gathers them from the gates that read it (reverse wiring:
+     *     rev_off[ro + i] .. rev_off[ro + i + 1] index rev, entries
+     *     2*gate + side), so no two threads write the same value.
+     * Phase A's wires and coefficients are loaded one layer ahead. */
     {
-      int ao = UTOTAL - C, go = NGP + NGU, wo = 0, ro = 0, slot = 0;
-      for (int l = 0; l < NP; l++) wo += 2 * PS[l + 1];
+      int ao = UTOTAL - C, go = NGP + NGU, wo = 2 * PG1, ro = 0, slot = 0;
       for (int l = 0; l < NU; l++) wo += 2 * US[l + 1], ro += US[l] + 1, slot += (US[l + 1] + WG - 1) / WG;
+      int pa = 0, pb = 0;
+      float4 pc = (float4)(0.0f);
+      {
+        const int G = US[NU];
+        if (tid < G) pa = wires[wo - 2 * G + tid], pb = wires[wo - G + tid], pc = coef[go - G + tid];
+      }
 #pragma unroll
       for (int l = NU - 1; l >= 0; l--) {
         const int n = US[l], G = US[l + 1];
         ao -= n, go -= G, wo -= 2 * G, ro -= n + 1, slot -= (G + WG - 1) / WG;
+        const int wa0 = pa, wb0 = pb;
+        const float4 c0 = pc;
+        if (l > 0) {
+          const int G1 = US[l];
+          if (tid < G1) pa = wires[wo - 2 * G1 + tid], pb = wires[wo - G1 + tid], pc = coef[go - G1 + tid];
+        }
 #pragma unroll
         for (int i = 0; i < (G + WG - 1) / WG; i++) {
           const int g = tid + i * WG;
           if (g < G) {
-            float d = dact[ao + n + g], a = act[ao + wires[wo + g]], bb = act[ao + wires[wo + G + g]];
+            const int ia = i ? wires[wo + g] : wa0, ib = i ? wires[wo + G + g] : wb0;
+            const float4 cf = i ? coef[go + g] : c0;
+            float d = dact[ao + n + g], a = act[ao + ia], bb = act[ao + ib];
             accU[slot + i][0] += d, accU[slot + i][1] += d * a, accU[slot + i][2] += d * bb;
             accU[slot + i][3] += d * a * bb;
+            ga[g] = d * (cf.y + cf.w * bb);
+            gb[g] = d * (cf.z + cf.w * a);
           }
         }
+        barrier(CLK_LOCAL_MEM_FENCE);
         for (int i = tid; i < n; i += WG) {
           float sum = 0.0f;
-          for (int e = rev_off[ro + i]; e < rev_off[ro + i + 1]; e++) {
-            int ent = rev[e], g = ent >> 1;
-            float4 cf = coef[go + g];
-            float d = dact[ao + n + g];
-            if (ent & 1) sum += d * (cf.z + cf.w * act[ao + wires[wo + g]]);
-            else sum += d * (cf.y + cf.w * act[ao + wires[wo + G + g]]);
+          const int e1 = rev_off[ro + i + 1];
+          for (int e = rev_off[ro + i]; e < e1; e++) {
+            const int ent = rev[e];
+            sum += (ent & 1) ? gb[ent >> 1] : ga[ent >> 1];
           }
           dact[ao + i] = sum;
         }

@@ -26,3 +26,6 @@ clean-local: ; -rm -rf tests/tmp-* tests/cache
 # Smoke test of bench/dlca-bench on the CPU reference.
 TESTS += tests/dlca-bench.sh
 EXTRA_DIST += tests/dlca-bench.sh
+# Smoke test of bench/dlca-tune on the default OpenCL device (PoCL in CI).
+TESTS += tests/dlca-tune.sh
+EXTRA_DIST += tests/dlca-tune.sh

@@ -1,5 +1,6 @@
 /* Finite-difference checks of dlca_ref_gradient: random small models (logits
- * N(0, 2)), random start grids in (0, 1) and random targets; sync and async
+ * N(0, 2), then again "peaked": one op per gate raised by 6, as in a trained
+ * circuit, which lets gradients through cells and steps be seen), random start grids in (0, 1) and random targets; sync and async
  * (explicit random masks and seeded masks), periodic and zero-padded, loss
  * over 1 and 2 channels, perception [9,8,4,2] and [9,8,4,2,1], and odd
  * grids (1x1, 1x3, 2x2 wrap-around, 66 channels). The numerical derivative
@@ -21,12 +22,18 @@
 #include "model/model_impl.h"
 #include "util.h"
 
-/* Tolerance on |fd - g| / max(1, |g|). Measured with h = 1e-2: the sampled
- * logits of the default seeds give at most 5e-5; every logit of every case
- * for 30 other seeds gives at most 1.4e-4, always where fd and g are both
- * near 0 and the float32 states' rounding (~3e-6 of loss over 2h) is all
- * that is left. Smaller steps are worse (3e-3: 2.6e-4), a larger one no
- * better (2e-2: 7.5e-5). */
+/* Tolerance on |fd - g| / max(1, |g|). Measured with h = 1e-2 (float32
+ * logits, loss in double): the sampled logits of the default seeds give at
+ * most 1.1e-4; every logit of every case for 9 other seeds (DLCA_GRADCHECK_ALL)
+ * gives at most 1.9e-4 (peaked) and 1.4e-4 (N(0, 2)), where the rounding of
+ * the float32 states (a few 1e-6 of loss, over 2h) and the h^2 term are
+ * what is left. Smaller steps are worse (h = 3e-3: 2.6e-4, h = 5e-3:
+ * 1.2e-4 on N(0, 2)), a larger one is no better (2e-2: 7.5e-5 vs 7.5e-5).
+ * Bugs planted in backward.c while writing this (async pass-through, the
+ * ab sum, din of b, periodic gather, gather direction, perception output
+ * order, loss channels, centre copy, only the last step, blocks of 64
+ * channels) each make at least one case fail. One planted bug was not
+ * caught: channels 64 and 65 gathering the gradient of channels 0 and 1. */
 #define GC_TOL 3e-4
 #define GC_H 1e-2f
 #define GC_PEAK 6.0f  /* the second pass of every case: one op per gate raised by this */
@@ -37,36 +44,38 @@ typedef struct gc_case {
   const char *name;
   int C, K, with_one, periodic;
   int async;          /* 0 sync, 1 explicit random masks, 2 masks from mask_key */
-  int n_loss;         /* 1: channel 0; 2: channels 0 and C-1 */
+  int n_loss;         /* 1: channel 0; 2: channels 0 and C-1; 3: and 63 */
   int random_wiring;  /* update layers (and perception after the first) */
   int B, H, W, T;
+  int extra;          /* more full-width update layers, so that every output reads every input */
 } gc_case;
 
 static const gc_case gc_cases[] = {
     /* the 16 combinations of sync/async, periodic, 1/2 loss channels, S = 2 / S = 1 */
-    {"sync pad 1ch S2", 2, 2, 0, 0, 0, 1, 0, 2, 4, 5, 3},
-    {"sync pad 1ch S1", 2, 3, 1, 0, 0, 1, 1, 2, 4, 5, 3},
-    {"sync pad 2ch S2", 3, 2, 0, 0, 0, 2, 0, 2, 5, 4, 3},
-    {"sync pad 2ch S1", 3, 2, 1, 0, 0, 2, 1, 1, 5, 5, 4},
-    {"sync wrap 1ch S2", 2, 2, 0, 1, 0, 1, 1, 2, 4, 4, 3},
-    {"sync wrap 1ch S1", 2, 3, 1, 1, 0, 1, 0, 2, 5, 3, 3},
-    {"sync wrap 2ch S2", 3, 2, 0, 1, 0, 2, 1, 1, 4, 6, 3},
-    {"sync wrap 2ch S1", 2, 2, 1, 1, 0, 2, 0, 2, 4, 4, 4},
-    {"async pad 1ch S2", 2, 2, 0, 0, 1, 1, 0, 2, 4, 5, 4},
-    {"async pad 1ch S1", 2, 3, 1, 0, 1, 1, 1, 2, 4, 4, 4},
-    {"async pad 2ch S2", 3, 2, 0, 0, 1, 2, 0, 2, 5, 4, 3},
-    {"async pad 2ch S1", 3, 2, 1, 0, 2, 2, 1, 1, 5, 5, 5},
-    {"async wrap 1ch S2", 2, 2, 0, 1, 1, 1, 1, 2, 4, 4, 4},
-    {"async wrap 1ch S1", 2, 3, 1, 1, 2, 1, 0, 2, 5, 3, 4},
-    {"async wrap 2ch S2", 3, 2, 0, 1, 1, 2, 1, 1, 4, 6, 3},
-    {"async wrap 2ch S1", 2, 2, 1, 1, 1, 2, 0, 2, 4, 4, 5},
+    {"sync pad 1ch S2", 2, 2, 0, 0, 0, 1, 0, 2, 4, 5, 3, 0},
+    {"sync pad 1ch S1", 2, 3, 1, 0, 0, 1, 1, 2, 4, 5, 3, 0},
+    {"sync pad 2ch S2", 3, 2, 0, 0, 0, 2, 0, 2, 5, 4, 3, 0},
+    {"sync pad 2ch S1", 3, 2, 1, 0, 0, 2, 1, 1, 5, 5, 4, 0},
+    {"sync wrap 1ch S2", 2, 2, 0, 1, 0, 1, 1, 2, 4, 4, 3, 0},
+    {"sync wrap 1ch S1", 2, 3, 1, 1, 0, 1, 0, 2, 5, 3, 3, 0},
+    {"sync wrap 2ch S2", 3, 2, 0, 1, 0, 2, 1, 1, 4, 6, 3, 0},
+    {"sync wrap 2ch S1", 2, 2, 1, 1, 0, 2, 0, 2, 4, 4, 4, 0},
+    {"async pad 1ch S2", 2, 2, 0, 0, 1, 1, 0, 2, 4, 5, 4, 0},
+    {"async pad 1ch S1", 2, 3, 1, 0, 1, 1, 1, 2, 4, 4, 4, 0},
+    {"async pad 2ch S2", 3, 2, 0, 0, 1, 2, 0, 2, 5, 4, 3, 0},
+    {"async pad 2ch S1", 3, 2, 1, 0, 2, 2, 1, 1, 5, 5, 5, 0},
+    {"async wrap 1ch S2", 2, 2, 0, 1, 1, 1, 1, 2, 4, 4, 4, 0},
+    {"async wrap 1ch S1", 2, 3, 1, 1, 2, 1, 0, 2, 5, 3, 4, 0},
+    {"async wrap 2ch S2", 3, 2, 0, 1, 1, 2, 1, 1, 4, 6, 3, 0},
+    {"async wrap 2ch S1", 2, 2, 1, 1, 1, 2, 0, 2, 4, 4, 5, 0},
     /* odd grids: patches that wrap onto the same cell, a grid of one cell */
-    {"wrap 2x2", 2, 2, 0, 1, 0, 2, 0, 2, 2, 2, 3},
-    {"wrap 1x3 async", 2, 2, 1, 1, 1, 1, 1, 1, 1, 3, 4},
-    {"pad 1x1", 2, 2, 0, 0, 0, 2, 0, 3, 1, 1, 3},
-    {"wrap 1x1", 1, 2, 1, 1, 0, 1, 1, 2, 1, 1, 2},
-    /* more than 64 channels: the backward gather works in blocks of 64 */
-    {"66 channels", 66, 1, 1, 0, 0, 2, 0, 1, 3, 3, 2},
+    {"wrap 2x2", 2, 2, 0, 1, 0, 2, 0, 2, 2, 2, 3, 0},
+    {"wrap 1x3 async", 2, 2, 1, 1, 1, 1, 1, 1, 1, 3, 4, 0},
+    {"pad 1x1", 2, 2, 0, 0, 0, 2, 0, 3, 1, 1, 3, 0},
+    {"wrap 1x1", 1, 2, 1, 1, 0, 1, 1, 2, 1, 1, 2, 0},
+    /* more than 64 channels: the backward gather works in blocks of 64; loss
+     * on 0, 65 and 63 (the last of the first block) */
+    {"66 channels", 66, 1, 1, 0, 0, 3, 0, 1, 3, 3, 3, 7},
 };
 
 /* The model of a case: perception [9,8,4,2(,1)], update [in, in, halving to C]. */
@@ -80,6 +89,7 @@ static dlca_model *gc_model(const gc_case *c, uint64_t seed, int peaked) {
   int w = c->C * (1 + (c->with_one ? 1 : 2) * c->K), n = 0;
   s.update_layers[n++] = w;
   s.update_layers[n++] = w;
+  for (int e = 0; e < c->extra; e++) s.update_layers[n++] = w;
   while (w > c->C) {
     w = (w + 1) / 2 < c->C ? c->C : (w + 1) / 2;
     s.update_layers[n++] = w;
@@ -116,7 +126,8 @@ static void gc_setup(const gc_case *c, const dlca_model *m, uint64_t seed, gc_da
   d->run = dlca_run_default(c->B, c->H, c->W, c->T);
   d->run.n_loss_channels = c->n_loss;
   d->run.loss_channels[0] = 0;
-  if (c->n_loss == 2) d->run.loss_channels[1] = c->C - 1;
+  if (c->n_loss >= 2) d->run.loss_channels[1] = c->C - 1;
+  if (c->n_loss >= 3) d->run.loss_channels[2] = 63;
   d->n = (size_t)c->B * c->H * c->W * m->shape.channels;
   d->x = malloc(sizeof(float) * d->n);
   d->y = malloc(sizeof(float) * d->n);

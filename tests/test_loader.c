@@ -10,6 +10,14 @@
 #include "model/model_impl.h"
 #include "util.h"
 
+/* Removes a test's temporary directory; called only once the test passed,
+ * so that a failure leaves its files for inspection. */
+static void rm_tmpdir(const char *dir) {
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+}
+
 /* The base model: C = 2, K = 2, perceive [9, 8, 4, 2], update [10, 8, 4, 2]. */
 static dlca_model *base_model(dlca_wiring wiring, const int *update, int n_update) {
   dlca_model_shape s;
@@ -273,6 +281,7 @@ START_TEST(test_malformed) {
   json_decref(base);
   ck_assert_msg(failures == 0, "%d of %zu malformed-model cases failed (details on stderr)", failures,
                 sizeof cases / sizeof *cases);
+  rm_tmpdir(dir);
 }
 END_TEST
 
@@ -284,8 +293,14 @@ START_TEST(test_missing_file) {
   ck_assert_int_eq(dlca_model_load(path, &m), DLCA_EIO);
   ck_assert_ptr_null(m);
   ck_assert_msg(strstr(dlca_last_error(), path) && !strchr(dlca_last_error(), '\n'), "%s", dlca_last_error());
+  ck_assert_msg(strstr(dlca_last_error(), "No such file"), "%s", dlca_last_error());
   snprintf(path, sizeof path, "%s/no/such/dir/m.json", dir);
   ck_assert_int_eq(dlca_model_load(path, &m), DLCA_EIO);
+  /* a directory cannot be read: EIO, not a JSON syntax error */
+  ck_assert_int_eq(dlca_model_load(dir, &m), DLCA_EIO);
+  ck_assert_ptr_null(m);
+  ck_assert_msg(strstr(dlca_last_error(), dir) && strstr(dlca_last_error(), "directory"), "%s", dlca_last_error());
+  rm_tmpdir(dir);
 }
 END_TEST
 
@@ -329,6 +344,7 @@ START_TEST(test_valid_variants) {
   ck_assert(!memcmp(m->params, r->params, sizeof(float) * m->n_params));
   dlca_model_free(m);
   dlca_model_free(r);
+  rm_tmpdir(dir);
 }
 END_TEST
 
@@ -367,6 +383,7 @@ START_TEST(test_huge_shape) {
   ck_assert_msg(rc == DLCA_EMODEL, "rc %s: %s", dlca_strerror_name(rc), dlca_last_error());
   ck_assert_msg(strstr(dlca_last_error(), "perceive.wires[0][0]: 1 wires, but the layer has 65536 gates"), "%s",
                 dlca_last_error());
+  rm_tmpdir(dir);
 }
 END_TEST
 

@@ -9,9 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "model/model_impl.h"
 #include "train/vector.h"
 #include "util.h"
+
+/* Removes a test's temporary directory; called only once the test passed,
+ * so that a failure leaves its files for inspection. */
+static void rm_tmpdir(const char *dir) {
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+}
 
 /* A small model of C channels, K kernels and the given perception, with
  * `wiring` for every layer after the first. Update [in, in, halving to C]. */
@@ -151,6 +160,7 @@ START_TEST(test_round_trip) {
     dlca_model_free(m);
     dlca_model_free(r);
   }
+  rm_tmpdir(dir);
 }
 END_TEST
 
@@ -182,6 +192,7 @@ START_TEST(test_round_trip_vectors) {
     dlca_model_free(r);
     dlca__vector_free(&v);
   }
+  rm_tmpdir(dir);
 }
 END_TEST
 
@@ -197,10 +208,24 @@ START_TEST(test_save_atomic) {
   struct stat st;
   ck_assert_int_eq(stat(path, &st), 0);
   ck_assert_msg((st.st_mode & 0777) == 0644, "mode %o", st.st_mode & 0777);
-  /* overwrite: the new model replaces the old one, nothing else appears */
+  /* overwrite: the new model replaces the old one by a rename, not by
+   * writing into it: a hard link to the old file still reads the old model */
+  char old_link[1100];
+  snprintf(old_link, sizeof old_link, "%s/old-link.json", dir);
+  ck_assert_int_eq(link(path, old_link), 0);
+  char *old_text = slurp(path);
   tu_random(m->params, m->n_params, -5, 5, 3);
   ck_assert_int_eq(dlca_model_save(m, path), DLCA_OK);
-  ck_assert_msg(list_dir(dir, names, sizeof names) == 1, "left behind: %s", names);
+  ck_assert_msg(list_dir(dir, names, sizeof names) == 2, "left behind: %s", names);
+  char *kept = slurp(old_link), *now = slurp(path);
+  ck_assert_msg(!strcmp(kept, old_text), "the old file was written in place");
+  ck_assert(strcmp(now, old_text) != 0);
+  struct stat st_old, st_new;
+  ck_assert_int_eq(stat(old_link, &st_old), 0);
+  ck_assert_int_eq(stat(path, &st_new), 0);
+  ck_assert(st_old.st_ino != st_new.st_ino);
+  free(kept), free(now), free(old_text);
+  ck_assert_int_eq(unlink(old_link), 0);
   dlca_model *r;
   ck_assert_int_eq(dlca_model_load(path, &r), DLCA_OK);
   assert_same_model(m, r, "overwrite");
@@ -220,6 +245,7 @@ START_TEST(test_save_atomic) {
   ck_assert_int_eq(dlca_model_save(NULL, path), DLCA_EINVAL);
   ck_assert_int_eq(dlca_model_save(m, NULL), DLCA_EINVAL);
   dlca_model_free(m);
+  rm_tmpdir(dir);
 }
 END_TEST
 
@@ -255,6 +281,7 @@ START_TEST(test_save_not_finite) {
   }
   free(before);
   dlca_model_free(m);
+  rm_tmpdir(dir);
 }
 END_TEST
 

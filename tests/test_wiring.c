@@ -388,7 +388,10 @@ START_TEST(test_presets) {
   ck_assert_int_eq(dlca_model_new_preset("checkerboard", 23, &m), DLCA_OK);
   ck_assert_uint_eq(dlca_model_n_gates(m), 3040);
   ck_assert_uint_eq(dlca_model_n_params(m), 48640);
+  ck_assert_uint_eq(dlca_model_layer_offset(m, 0, 1), 2048); /* doc/model-format.md */
+  ck_assert_uint_eq(dlca_model_layer_offset(m, 0, 2), 3072);
   ck_assert_uint_eq(dlca_model_layer_offset(m, 1, 0), 224 * 16);
+  ck_assert_uint_eq(dlca_model_layer_offset(m, 1, 15), 48512);
   dlca_model_free(m);
   /* gol update: [17, 128 x16, 128, 64, 32, 16, 8, 4, 2, 1] */
   dlca_preset p;

@@ -14,10 +14,12 @@
 /* The shape of the compiled kernels and the local memory they need. */
 typedef struct cl_shape {
   int C, K, S, NP, NU, PTOT, UTOTAL, PG1, NGP, NGU, wg;
+  int gmax;                    /* widest update layer */
   size_t n_wires, n_rev_off, n_rev;
   size_t act_floats;           /* max(UTOTAL, C*K*9) */
   size_t acc_stride;           /* floats of one work-group's partial sums */
   int nwg;                     /* backward work-groups */
+  int nwg_fwd;                 /* forward work-groups */
 } cl_shape;
 
 typedef struct cl_state {
@@ -40,6 +42,7 @@ static void shape_of(const dlca_model *m, cl_shape *s) {
   for (int l = 0; l < s->NP; l++) s->PG1 += m->perceive[l].n_gates, s->n_wires += 2 * (size_t)m->perceive[l].n_gates;
   for (int l = 0; l < s->NU; l++) {
     s->NGU += m->update[l].n_gates;
+    if (m->update[l].n_gates > s->gmax) s->gmax = m->update[l].n_gates;
     s->n_wires += 2 * (size_t)m->update[l].n_gates;
     s->n_rev_off += (size_t)m->update[l].n_in + 1;
     s->n_rev += 2 * (size_t)m->update[l].n_gates;
@@ -71,7 +74,7 @@ static size_t footprint(const dlca_model *m, const dlca_train_config *cfg, const
 size_t dlca__cl_trainer_footprint(const dlca_model *m, const dlca_train_config *cfg) {
   cl_shape s;
   shape_of(m, &s);
-  return footprint(m, cfg, &s, backward_groups(cfg, 132, 4));
+  return footprint(m, cfg, &s, backward_groups(cfg, 132, 2));
 }
 
 static void append_list(char *buf, size_t n, const char *name, const int *v, int count) {
@@ -179,18 +182,23 @@ static int cl_init(dlca_trainer *t) {
   const dlca_model *m = t->model;
   cl_shape *s = &st->sh;
   shape_of(m, s);
-  int per_cu = 4, rc;
+  int per_cu = 2, fwd_per_cu = 8, rc;
   if (s->PG1 > 1024)
     return dlca__fail(DLCA_ECONFIG, "a perception stack of %d gates is too large for the device trainer (at most 1024)",
                       s->PG1);
   if ((rc = dlca__tunable(ctx, KFILE, "WG", &s->wg))) return rc;
   if ((rc = dlca__tunable(ctx, KFILE, "BWD_GROUPS_PER_CU", &per_cu))) return rc;
+  if ((rc = dlca__tunable(ctx, KFILE, "FWD_GROUPS_PER_CU", &fwd_per_cu))) return rc;
+  if (per_cu < 1 || fwd_per_cu < 1)
+    return dlca__fail(DLCA_ECONFIG, "%s: tuned groups per compute unit must be at least 1", KFILE);
   if (s->wg < 1 || (s->wg & (s->wg - 1)) || (size_t)s->wg > ctx->info.max_work_group)
     return dlca__fail(DLCA_ECONFIG, "%s: tuned WG = %d is not a power of two within the device's %zu", KFILE, s->wg,
                       ctx->info.max_work_group);
   s->nwg = (int)backward_groups(&t->cfg, ctx->info.compute_units, per_cu);
+  s->nwg_fwd = (int)backward_groups(&t->cfg, ctx->info.compute_units, fwd_per_cu);
   /* local memory of the backward kernel: act, dact, patch, dout */
-  size_t local = (s->act_floats + (size_t)s->UTOTAL + 9 * (size_t)s->C + (size_t)(s->C > s->wg ? s->C : s->wg)) *
+  size_t local = (s->act_floats + (size_t)s->UTOTAL + 9 * (size_t)s->C + (size_t)(s->C > s->wg ? s->C : s->wg) +
+                  2 * (size_t)s->gmax) *
                  sizeof(float);
   if (local > ctx->info.local_mem)
     return dlca__fail(DLCA_ECONFIG,
@@ -324,7 +332,7 @@ static int enqueue_forward(dlca_trainer *t, uint64_t epoch, cl_mem cur, size_t c
   ARG(&a, use_masks), ARG(&a, key), ARG(&a, rate), ARG(&a, ti), ARG(&a, B), ARG(&a, H), ARG(&a, W);
   LOCAL(&a, (size_t)s->UTOTAL), LOCAL(&a, 9 * (size_t)s->C);
   int rc = arg_done(&a, "dlca_forward");
-  size_t lws = (size_t)s->wg, gws = (size_t)B * H * W * lws;
+  size_t lws = (size_t)s->wg, gws = (size_t)s->nwg_fwd * lws;
   return rc ? rc : dlca__launch(t->ctx, st->k_fwd, "forward", 1, &gws, &lws);
 }
 
@@ -347,6 +355,7 @@ static int enqueue_backward(dlca_trainer *t, int step) {
   ARG(&a, rate), ARG(&a, ti), ARG(&a, top), ARG(&a, B), ARG(&a, H), ARG(&a, W);
   LOCAL(&a, s->act_floats), LOCAL(&a, (size_t)s->UTOTAL), LOCAL(&a, 9 * (size_t)s->C);
   LOCAL(&a, (size_t)(s->C > s->wg ? s->C : s->wg));
+  LOCAL(&a, (size_t)s->gmax), LOCAL(&a, (size_t)s->gmax);
   int rc = arg_done(&a, "dlca_backward");
   size_t lws = (size_t)s->wg, gws = (size_t)s->nwg * lws;
   return rc ? rc : dlca__launch(t->ctx, st->k_bwd, "backward", 1, &gws, &lws);

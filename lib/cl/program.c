@@ -76,6 +76,18 @@ static int compile(dlca_context *ctx, const char *path, const char *src, size_t 
                          dlca__cl_error_name(err));
   err = clBuildProgram(p, 1, &ctx->device, opts, NULL, NULL);
   if (err == CL_SUCCESS) {
+    /* with DLCA_CL_BUILD_OPTIONS set, keep the log (register counts, spills) as a warning */
+    size_t n = 0;
+    char *log;
+    if (getenv("DLCA_CL_BUILD_OPTIONS") &&
+        clGetProgramBuildInfo(p, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) == CL_SUCCESS && n > 1 &&
+        (log = malloc(n + 1))) {
+      if (clGetProgramBuildInfo(p, ctx->device, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS) {
+        log[n] = 0;
+        dlca__warn(ctx, "build log of %s: %s", path, log); /* takes ctx->lock itself */
+      }
+      free(log);
+    }
     *out = p;
     return DLCA_OK;
   }
@@ -139,11 +151,30 @@ static int remember(dlca_context *ctx, uint64_t key, const char *opts, char *src
   return DLCA_OK;
 }
 
+static int program_get(dlca_context *ctx, const char *file, const char *opts, cl_program *out,
+                       dlca_build_info *info, double t0);
+
 int dlca__program_get(dlca_context *ctx, const char *file, const char *options, cl_program *out,
                       dlca_build_info *info) {
   if (!ctx || !file || !out) return dlca__fail(DLCA_EINVAL, "dlca__program_get: NULL argument");
   double t0 = dlca__now_ms();
-  const char *opts = options ? options : "";
+  /* DLCA_CL_BUILD_OPTIONS: extra compiler options for every build (for
+   * example -cl-nv-verbose); they are part of the cache key like any option. */
+  const char *extra = getenv("DLCA_CL_BUILD_OPTIONS");
+  char *joined = NULL;
+  if (extra && *extra) {
+    size_t n = strlen(options ? options : "") + strlen(extra) + 2;
+    if (!(joined = malloc(n))) return dlca__fail(DLCA_ENOMEM, "%s: out of memory", file);
+    snprintf(joined, n, "%s %s", options ? options : "", extra);
+  }
+  const char *opts = joined ? joined : options ? options : "";
+  int rc = program_get(ctx, file, opts, out, info, t0);
+  free(joined);
+  return rc;
+}
+
+static int program_get(dlca_context *ctx, const char *file, const char *opts, cl_program *out,
+                       dlca_build_info *info, double t0) {
   dlca_build_info bi;
   memset(&bi, 0, sizeof bi);
   char *src = NULL;

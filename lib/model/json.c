@@ -1,6 +1,7 @@
 /* The dlca-model JSON format, version 1 (doc/model-format.md). The reader
  * checks every field and names the JSON path of the first bad one, e.g.
  * "m.json: update.wires[3][0][17]: index 300 >= layer input 264". */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,9 +282,13 @@ int dlca_model_load(const char *path, dlca_model **out) {
   json_error_t err;
   json_t *root = json_load_file(path, JSON_DECODE_ANY, &err);
   if (!root) {
+    /* not JSON, or not readable at all (missing, a directory, no permission) */
     FILE *f = fopen(path, "rb");
-    if (!f) return dlca__fail(DLCA_EIO, "%s: cannot open model file", path);
+    if (!f) return dlca__fail(DLCA_EIO, "%s: cannot open model file: %s", path, strerror(errno));
+    (void)fgetc(f);
+    int e = ferror(f) ? errno : 0;
     fclose(f);
+    if (e) return dlca__fail(DLCA_EIO, "%s: cannot read model file: %s", path, strerror(e));
     return dlca__fail(DLCA_EPARSE, "%s:%d:%d: not valid JSON: %s", path, err.line, err.column, err.text);
   }
   int rc = dlca__model_from_json(root, path, out);

@@ -1,0 +1,798 @@
+/* dlca-bench: times training epochs of the paper's presets, for a list of
+ * batch sizes, on an OpenCL device or on the C CPU reference, through the
+ * public API only. For each workload it reports wall time per epoch (median
+ * and minimum of repeats after a warm-up), samples/s, gate evaluations/s,
+ * the trainer's device memory, a per-phase device profile from OpenCL
+ * events, and the efficiency against three floors: arithmetic, bytes moved
+ * and dependent launches. Writes a table to stdout, and optionally JSON and
+ * markdown rows. Usage: --help, or doc/performance.md. */
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "dlca_cl.h"
+#include "../tools/cli.h"
+
+#define PROG "dlca-bench"
+#define MAX_LIST 64
+#define MAX_KERNELS 16
+#define MAX_BATCH 65536L
+#define MAX_STEPS 100000L
+#define MAX_REPEATS 100000L
+
+/* Peak numbers of an H100 (PCIe/SXM, fp32 non-tensor) and of PoCL on a
+ * 2-core CPU: the defaults of the floors when no --peak-* flag is given. */
+#define GPU_GFLOPS 51000.0
+#define GPU_GBS 3000.0
+#define GPU_LAUNCH_US 4.0
+#define CPU_GFLOPS 100.0
+#define CPU_GBS 20.0
+#define CPU_LAUNCH_US 20.0
+/* Arithmetic of one relaxed gate evaluation: c0 + c1 a + c2 b + c3 ab and
+ * its operand loads, or its share of the 4 backward sums. */
+#define FLOPS_PER_GATE 8.0
+
+static const char help_text[] =
+    "NAME\n"
+    "    dlca-bench - time DLCA training epochs on an OpenCL device or the CPU reference\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    dlca-bench [--preset NAME[,NAME...]] [--batch N[,N...]] [--backend cl|ref]\n"
+    "               [--device SPEC] [--json FILE] [--markdown FILE] [OPTION...]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    For every preset and batch size, builds the preset's model (seed 1) and\n"
+    "    trainer, runs --warmup epochs, then times --repeats epochs by wall clock\n"
+    "    (dlca_trainer_step and the blocking loss read) and reports the median and\n"
+    "    the minimum. On an OpenCL device it then runs --repeats more epochs with\n"
+    "    OpenCL profiling events on and reports device time per kernel and per\n"
+    "    phase; the wall-clock epochs run with profiling off.\n"
+    "\n"
+    "    Per workload: ms/epoch, samples/s, gate evaluations/s (forward, recompute\n"
+    "    and backward: 3 x cells x T x (C*K*G1 + NGU)), the trainer's device memory\n"
+    "    (dlca_trainer_estimate_memory), three floors (arithmetic, bytes moved,\n"
+    "    dependent launches) and the efficiency: the largest floor over the\n"
+    "    measured median. A batch that does not fit the device is reported as\n"
+    "    such and the run goes on. The formulas are in doc/performance.md.\n"
+    "\n"
+    "WORKLOAD OPTIONS\n"
+    "    --preset LIST        comma-separated presets, or \"all\" (default\n"
+    "                         checkerboard): gol, checkerboard, checkerboard-async,\n"
+    "                         growth, colour\n"
+    "    --batch LIST         comma-separated batch sizes, e.g. 1,2,8,32,128,512,1024\n"
+    "                         (default: each preset's own)\n"
+    "    --steps N            CA steps per epoch (default: the preset's)\n"
+    "    --warmup N           untimed epochs first (default 3)\n"
+    "    --repeats N          timed epochs; the median is reported (default 10)\n"
+    "\n"
+    "DEVICE OPTIONS\n"
+    "    --backend cl|ref     OpenCL (default) or the CPU reference (wall time only)\n"
+    "    --device SPEC        OpenCL device: \"0\", \"1:0\", gpu, cpu, accelerator or\n"
+    "                         part of its name (default: $DLCA_CL_DEVICE, else the\n"
+    "                         best GPU)\n"
+    "    --peak-gflops X      device fp32 peak for the arithmetic floor\n"
+    "    --peak-gbs X         device memory bandwidth (GB/s) for the bytes floor\n"
+    "    --launch-us X        latency of one dependent launch (microseconds)\n"
+    "                         Defaults: an H100 (51000 GFLOP/s, 3000 GB/s, 4 us) for\n"
+    "                         a GPU or accelerator, PoCL on 2 cores (100 GFLOP/s,\n"
+    "                         20 GB/s, 20 us) for a CPU device and the reference.\n"
+    "\n"
+    "OUTPUT OPTIONS\n"
+    "    --json FILE          write every row as a JSON array of objects\n"
+    "    --markdown FILE      append the rows to the markdown table at the end of\n"
+    "                         FILE (a header is written first if FILE does not end\n"
+    "                         with this table)\n"
+    "    --quiet              no progress on stderr\n"
+    "    --help               this text\n"
+    "    --version            the library version\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0    every workload was measured or does not fit the device\n"
+    "    1    a workload failed, or an output file could not be written\n"
+    "    2    bad option, preset or device spec\n"
+    "\n"
+    "EXAMPLES\n"
+    "    dlca-bench --preset checkerboard --batch 1,2,8,32,128,512,1024 --device gpu\n"
+    "    dlca-bench --preset checkerboard --batch 2 --backend ref --repeats 3\n"
+    "    dlca-bench --preset all --json bench.json --markdown doc/performance.md\n";
+
+typedef struct options {
+  const char *presets[MAX_LIST];
+  int n_presets;
+  long batches[MAX_LIST];
+  int n_batches;
+  long steps, warmup, repeats;
+  int backend_ref, quiet;
+  const char *device, *json, *markdown;
+  double peak_gflops, peak_gbs, launch_us; /* < 0: the device type's default */
+} options;
+
+typedef struct kernel_time {
+  char name[64];
+  double ms;       /* device time per epoch */
+  double launches; /* per epoch */
+} kernel_time;
+
+enum { ROW_OK = 0, ROW_NOFIT = 1, ROW_FAILED = 2 };
+
+typedef struct row {
+  char preset[32];
+  int batch, steps, backend_ref;
+  int status;
+  char error[1024];
+  double setup_s;
+  double ms_med, ms_min, samples_s, gate_evals_s;
+  double gate_evals, gflop, gbytes, launches; /* per epoch */
+  double mem_mb;
+  int have_profile;
+  double ph_forward, ph_backward, ph_optimizer, ph_other, device_ms;
+  kernel_time kernels[MAX_KERNELS];
+  int n_kernels;
+  double fl_arith, fl_bytes, fl_launch, floor_ms, efficiency;
+  const char *bound;
+  char date[32];
+  double load; /* 1-minute load average of the host at the start, or NAN */
+} row;
+
+typedef struct peaks {
+  double gflops, gbs, launch_us;
+  char source[96];
+} peaks;
+
+/* ---- option parsing ---- */
+
+/* Splits a comma-separated list in place; returns the count or -1. */
+static int split_list(char *s, const char **out, int max) {
+  int n = 0;
+  for (char *p = strtok(s, ","); p; p = strtok(NULL, ",")) {
+    if (n == max) return -1;
+    out[n++] = p;
+  }
+  return n;
+}
+
+enum {
+  OPT_PRESET = 256, OPT_BATCH, OPT_STEPS, OPT_WARMUP, OPT_REPEATS, OPT_BACKEND, OPT_DEVICE, OPT_JSON,
+  OPT_MARKDOWN, OPT_GFLOPS, OPT_GBS, OPT_LAUNCH, OPT_QUIET, OPT_HELP, OPT_VERSION
+};
+
+static const struct option long_options[] = {
+    {"preset", required_argument, NULL, OPT_PRESET},   {"batch", required_argument, NULL, OPT_BATCH},
+    {"steps", required_argument, NULL, OPT_STEPS},     {"warmup", required_argument, NULL, OPT_WARMUP},
+    {"repeats", required_argument, NULL, OPT_REPEATS}, {"backend", required_argument, NULL, OPT_BACKEND},
+    {"device", required_argument, NULL, OPT_DEVICE},   {"json", required_argument, NULL, OPT_JSON},
+    {"markdown", required_argument, NULL, OPT_MARKDOWN}, {"peak-gflops", required_argument, NULL, OPT_GFLOPS},
+    {"peak-gbs", required_argument, NULL, OPT_GBS},    {"launch-us", required_argument, NULL, OPT_LAUNCH},
+    {"quiet", no_argument, NULL, OPT_QUIET},           {"help", no_argument, NULL, OPT_HELP},
+    {"version", no_argument, NULL, OPT_VERSION},       {NULL, 0, NULL, 0},
+};
+
+/* 0 to run, -1 for --help/--version done, else an exit code. */
+static int parse_options(int argc, char **argv, options *o) {
+  static char preset_buf[1024];
+  memset(o, 0, sizeof *o);
+  o->steps = -1, o->warmup = 3, o->repeats = 10;
+  o->peak_gflops = o->peak_gbs = o->launch_us = -1;
+  snprintf(preset_buf, sizeof preset_buf, "checkerboard");
+  int help = 0, version = 0, c;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":hqV", long_options, NULL)) != -1) {
+    const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+    int bad = 0;
+    switch (c) {
+      case OPT_PRESET:
+        if (strlen(optarg) >= sizeof preset_buf) {
+          fprintf(stderr, "%s: --preset: list too long\n", PROG);
+          bad = 1;
+        }
+        snprintf(preset_buf, sizeof preset_buf, "%s", optarg);
+        break;
+      case OPT_BATCH: {
+        char buf[1024];
+        const char *items[MAX_LIST];
+        snprintf(buf, sizeof buf, "%s", optarg);
+        int n = split_list(buf, items, MAX_LIST);
+        if (n <= 0) {
+          fprintf(stderr, "%s: --batch: '%s' is not a list of at most %d batch sizes\n", PROG, optarg, MAX_LIST);
+          bad = 1;
+        }
+        for (int i = 0; i < n && !bad; i++) bad = cli_parse_long(PROG, "--batch", items[i], 1, MAX_BATCH, &o->batches[i]);
+        o->n_batches = bad ? 0 : n;
+        break;
+      }
+      case OPT_STEPS: bad = cli_parse_long(PROG, "--steps", optarg, 1, MAX_STEPS, &o->steps); break;
+      case OPT_WARMUP: bad = cli_parse_long(PROG, "--warmup", optarg, 0, MAX_REPEATS, &o->warmup); break;
+      case OPT_REPEATS: bad = cli_parse_long(PROG, "--repeats", optarg, 1, MAX_REPEATS, &o->repeats); break;
+      case OPT_BACKEND:
+        if (!strcmp(optarg, "ref")) o->backend_ref = 1;
+        else if (!strcmp(optarg, "cl")) o->backend_ref = 0;
+        else {
+          fprintf(stderr, "%s: --backend: '%s' is neither cl nor ref\n", PROG, optarg);
+          bad = 1;
+        }
+        break;
+      case OPT_DEVICE: o->device = optarg; break;
+      case OPT_JSON: o->json = optarg; break;
+      case OPT_MARKDOWN: o->markdown = optarg; break;
+      case OPT_GFLOPS: bad = cli_parse_double(PROG, "--peak-gflops", optarg, 0.0, &o->peak_gflops); break;
+      case OPT_GBS: bad = cli_parse_double(PROG, "--peak-gbs", optarg, 0.0, &o->peak_gbs); break;
+      case OPT_LAUNCH: bad = cli_parse_double(PROG, "--launch-us", optarg, -1.0, &o->launch_us);
+        if (!bad && o->launch_us < 0) {
+          fprintf(stderr, "%s: --launch-us: '%s' is negative\n", PROG, optarg);
+          bad = 1;
+        }; break;
+      case 'q':
+      case OPT_QUIET: o->quiet = 1; break;
+      case 'h':
+      case OPT_HELP: help = 1; break;
+      case 'V':
+      case OPT_VERSION: version = 1; break;
+      case ':': fprintf(stderr, "%s: %s: needs a value (see --help)\n", PROG, name); return CLI_USAGE;
+      default: fprintf(stderr, "%s: %s: unknown option (see --help)\n", PROG, name); return CLI_USAGE;
+    }
+    if (bad) return CLI_USAGE;
+  }
+  if (help) {
+    fputs(help_text, stdout);
+    return -1;
+  }
+  if (version) {
+    printf("%s (libdlca_cl) %s\n", PROG, dlca_version_string());
+    return -1;
+  }
+  if (optind < argc) {
+    fprintf(stderr, "%s: %s: unexpected argument; options start with -- (see --help)\n", PROG, argv[optind]);
+    return CLI_USAGE;
+  }
+  if (o->backend_ref && o->device) {
+    fprintf(stderr, "%s: --device: chooses an OpenCL device, but --backend is ref\n", PROG);
+    return CLI_USAGE;
+  }
+  if (!strcmp(preset_buf, "all")) {
+    const char *const *names = dlca_preset_names();
+    for (o->n_presets = 0; names[o->n_presets] && o->n_presets < MAX_LIST; o->n_presets++)
+      o->presets[o->n_presets] = names[o->n_presets];
+  } else {
+    o->n_presets = split_list(preset_buf, o->presets, MAX_LIST);
+  }
+  if (o->n_presets <= 0) {
+    fprintf(stderr, "%s: --preset: give one or more preset names, separated by commas\n", PROG);
+    return CLI_USAGE;
+  }
+  for (int i = 0; i < o->n_presets; i++) {
+    dlca_preset p;
+    if (dlca_preset_get(o->presets[i], &p)) {
+      const char *why = dlca_last_error();
+      fprintf(stderr, "%s: --preset: %s\n", PROG, why[0] ? why : "unknown preset");
+      return CLI_USAGE;
+    }
+  }
+  return 0;
+}
+
+/* ---- the workload ---- */
+
+/* The host's 1-minute load average (Linux), NAN elsewhere: a busy host
+ * explains noisy timings. */
+static double host_load(void) {
+  double l = NAN;
+  FILE *f = fopen("/proc/loadavg", "r");
+  if (f) {
+    if (fscanf(f, "%lf", &l) != 1) l = NAN;
+    fclose(f);
+  }
+  return l;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void set_error(row *r, int status, const char *what, int rc) {
+  const char *why = dlca_last_error();
+  r->status = status;
+  snprintf(r->error, sizeof r->error, "%s: %s", what, why[0] ? why : dlca_strerror(rc));
+}
+
+/* One epoch, timed from the step to the blocking loss read. */
+static int timed_epoch(dlca_trainer *t, double *ms) {
+  double t0 = cli_now(), loss;
+  int rc = dlca_trainer_step(t);
+  if (!rc) rc = dlca_trainer_loss(t, &loss);
+  *ms = 1e3 * (cli_now() - t0);
+  return rc;
+}
+
+/* A fixed target: the 2x2-square checkerboard of the spec on every loss
+ * channel, 0 elsewhere. Only the timing matters here, not what is learnt. */
+static float *make_target(const dlca_train_config *cfg, int C) {
+  float *y = calloc((size_t)cfg->height * cfg->width * C, sizeof *y);
+  if (!y) return NULL;
+  for (int l = 0; l < cfg->n_loss_channels; l++)
+    for (int r = 0; r < cfg->height; r++)
+      for (int q = 0; q < cfg->width; q++)
+        y[((size_t)r * cfg->width + q) * C + cfg->loss_channels[l]] = (float)((r / 2 + q / 2) & 1);
+  return y;
+}
+
+/* DLCA_START_UPLOAD (gol): random 0/1 boards, the same every epoch. */
+static int upload_input(dlca_trainer *t, const dlca_train_config *cfg, int C) {
+  size_t n = (size_t)cfg->batch * cfg->height * cfg->width * C;
+  float *x = malloc(n * sizeof *x);
+  if (!x) return DLCA_ENOMEM;
+  for (size_t i = 0; i < n; i++) x[i] = (float)(dlca_rng_u32(0xb3c4, (uint32_t)(i >> 32), (uint32_t)i) & 1u);
+  int rc = dlca_trainer_set_input(t, x);
+  free(x);
+  return rc;
+}
+
+/* Work per epoch and the three floors (doc/performance.md). */
+static void floors(row *r, const dlca_model *m, const dlca_train_config *cfg, const peaks *pk) {
+  dlca_model_shape s;
+  dlca_model_get_shape(m, &s);
+  double G1 = 0, NGU = 0;
+  for (int l = 1; l < s.n_perceive_layers; l++) G1 += s.perceive_layers[l];
+  for (int l = 1; l < s.n_update_layers; l++) NGU += s.update_layers[l];
+  double cells = (double)cfg->batch * cfg->height * cfg->width, T = cfg->steps;
+  double fwd = cells * T * ((double)s.channels * s.n_kernels * G1 + NGU);
+  double N = cells * s.channels, P = (double)dlca_model_n_params(m);
+  r->gate_evals = 3 * fwd; /* forward, recompute in backward, backward */
+  r->gflop = FLOPS_PER_GATE * r->gate_evals * 1e-9;
+  /* states: T+1 grids written once and read twice; per backward step the
+   * state gradient (1 grid) and the patch gradients (9 grids) are written
+   * and read; logits, gradient and both moments read and written once. */
+  double bytes = 4.0 * (3 * (T + 1) * N + 2 * T * N + 2 * 9 * T * N) + 4.0 * P * 4 * 2;
+  r->gbytes = bytes * 1e-9;
+  r->launches = 2 * T + 4; /* coef, start, T forward, fill, T backward, adamw */
+  r->fl_arith = 1e3 * r->gflop / pk->gflops;
+  r->fl_bytes = 1e3 * r->gbytes / pk->gbs;
+  r->fl_launch = 1e-3 * r->launches * pk->launch_us;
+  r->floor_ms = r->fl_arith, r->bound = "arith";
+  if (r->fl_bytes > r->floor_ms) r->floor_ms = r->fl_bytes, r->bound = "bytes";
+  if (r->fl_launch > r->floor_ms) r->floor_ms = r->fl_launch, r->bound = "launches";
+}
+
+static void profile_into(row *r, const dlca_kernel_profile *p, size_t n, long repeats) {
+  double total = 0;
+  r->n_kernels = 0;
+  for (size_t i = 0; i < n; i++) {
+    double ms = p[i].total_ms / (double)repeats;
+    total += ms;
+    if (!strcmp(p[i].name, "coef") || !strcmp(p[i].name, "start") || !strcmp(p[i].name, "forward"))
+      r->ph_forward += ms;
+    else if (!strcmp(p[i].name, "backward")) r->ph_backward += ms;
+    else if (!strcmp(p[i].name, "adamw")) r->ph_optimizer += ms;
+    else r->ph_other += ms;
+    if (r->n_kernels < MAX_KERNELS) {
+      kernel_time *k = &r->kernels[r->n_kernels++];
+      snprintf(k->name, sizeof k->name, "%s", p[i].name);
+      k->ms = ms;
+      k->launches = (double)p[i].count / (double)repeats;
+    }
+  }
+  r->device_ms = total;
+  r->have_profile = 1;
+}
+
+static void progress(const options *o, const char *fmt, ...) {
+  if (o->quiet) return;
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "%s: ", PROG);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+static void run_workload(const options *o, dlca_context *ctx, const peaks *pk, const char *preset_name, long batch,
+                         row *r) {
+  dlca_preset p;
+  dlca_train_config cfg;
+  dlca_model *m = NULL;
+  dlca_trainer *t = NULL;
+  float *y = NULL;
+  double *ms = NULL;
+  int rc;
+  time_t now = time(NULL);
+  strftime(r->date, sizeof r->date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+  r->load = host_load();
+  if (dlca_preset_get(preset_name, &p)) { /* checked by parse_options */
+    set_error(r, ROW_FAILED, "preset", DLCA_EINVAL);
+    return;
+  }
+  dlca_train_config_from_preset(&p, &cfg);
+  cfg.seed = 1;
+  if (batch > 0) cfg.batch = (int)batch;
+  if (o->steps > 0) cfg.steps = (int)o->steps;
+  snprintf(r->preset, sizeof r->preset, "%s", p.name);
+  r->batch = cfg.batch, r->steps = cfg.steps, r->backend_ref = o->backend_ref;
+  if ((rc = dlca_model_new_preset(p.name, 1, &m))) {
+    set_error(r, ROW_FAILED, "model", rc);
+    goto out;
+  }
+  floors(r, m, &cfg, pk);
+  size_t bytes = 0;
+  if ((rc = dlca_trainer_estimate_memory(m, &cfg, &bytes))) {
+    set_error(r, rc == DLCA_ECONFIG ? ROW_NOFIT : ROW_FAILED, "configuration", rc);
+    goto out;
+  }
+  /* The device trainer's buffers; the reference keeps its own host arrays. */
+  if (ctx) r->mem_mb = (double)bytes / (1024.0 * 1024.0);
+  progress(o, "%s, batch %d, %d steps: building the trainer", p.name, cfg.batch, cfg.steps);
+  double t0 = cli_now();
+  rc = dlca_trainer_new(ctx, m, &cfg, &t);
+  r->setup_s = cli_now() - t0;
+  if (rc) {
+    int nofit = rc == DLCA_EDEVMEM || rc == DLCA_ECONFIG || rc == DLCA_ENOMEM;
+    set_error(r, nofit ? ROW_NOFIT : ROW_FAILED, "trainer", rc);
+    goto out;
+  }
+  dlca_model_shape s;
+  dlca_model_get_shape(m, &s);
+  if (!(y = make_target(&cfg, s.channels)) || !(ms = malloc(sizeof *ms * (size_t)o->repeats))) {
+    set_error(r, ROW_FAILED, "host memory", DLCA_ENOMEM);
+    goto out;
+  }
+  if ((rc = dlca_trainer_set_target(t, y, 0))) {
+    set_error(r, ROW_FAILED, "target", rc);
+    goto out;
+  }
+  if (cfg.start == DLCA_START_UPLOAD && (rc = upload_input(t, &cfg, s.channels))) {
+    set_error(r, ROW_FAILED, "start grids", rc);
+    goto out;
+  }
+  if (ctx) dlca_context_set_profiling(ctx, 0);
+  progress(o, "%s, batch %d: %ld warm-up and %ld timed epochs", p.name, cfg.batch, o->warmup, o->repeats);
+  double dummy;
+  for (long i = 0; i < o->warmup; i++)
+    if ((rc = timed_epoch(t, &dummy))) {
+      set_error(r, ROW_FAILED, "warm-up epoch", rc);
+      goto out;
+    }
+  for (long i = 0; i < o->repeats; i++)
+    if ((rc = timed_epoch(t, &ms[i]))) {
+      set_error(r, ROW_FAILED, "timed epoch", rc);
+      goto out;
+    }
+  r->ms_med = median(ms, (int)o->repeats); /* sorts ms */
+  r->ms_min = ms[0];
+  r->samples_s = cfg.batch / (1e-3 * r->ms_med);
+  r->gate_evals_s = r->gate_evals / (1e-3 * r->ms_med);
+  r->efficiency = r->floor_ms / r->ms_med;
+  if (ctx) {
+    progress(o, "%s, batch %d: %ld profiled epochs", p.name, cfg.batch, o->repeats);
+    dlca_context_profile_reset(ctx);
+    dlca_context_set_profiling(ctx, 1);
+    for (long i = 0; i < o->repeats && !rc; i++) rc = timed_epoch(t, &dummy);
+    dlca_kernel_profile *prof = NULL;
+    size_t n = 0;
+    if (!rc) rc = dlca_context_profile(ctx, &prof, &n);
+    dlca_context_set_profiling(ctx, 0);
+    dlca_context_profile_reset(ctx);
+    if (rc) {
+      set_error(r, ROW_FAILED, "profiled epoch", rc);
+      goto out;
+    }
+    profile_into(r, prof, n, o->repeats);
+    free(prof);
+  }
+out:
+  free(ms);
+  free(y);
+  dlca_trainer_free(t);
+  dlca_model_free(m);
+}
+
+/* ---- output ---- */
+
+static void device_name(const options *o, dlca_context *ctx, char *buf, size_t n) {
+  if (o->backend_ref) {
+#ifdef _OPENMP
+    int threads = omp_get_max_threads();
+    snprintf(buf, n, "CPU reference (%d thread%s)", threads, threads == 1 ? "" : "s");
+#else
+    snprintf(buf, n, "CPU reference");
+#endif
+    return;
+  }
+  dlca_device_info info;
+  dlca_context_device(ctx, &info);
+  /* "OpenCL 3.0 PoCL 3.1+debian  Linux, ..." -> "PoCL 3.1+debian";
+   * "OpenCL 3.0 CUDA 12.4.131" -> "CUDA 12.4.131" */
+  char plat[128];
+  const char *v = info.platform_version;
+  if (!strncmp(v, "OpenCL ", 7) && strchr(v + 7, ' ')) v = strchr(v + 7, ' ') + 1;
+  snprintf(plat, sizeof plat, "%s", v);
+  plat[strcspn(plat, ",")] = 0;
+  char *dbl = strstr(plat, "  ");
+  if (dbl) *dbl = 0;
+  snprintf(buf, n, "%s (%s, %u CU)", info.name, plat[0] ? plat : info.platform, info.compute_units);
+}
+
+static void pick_peaks(const options *o, dlca_context *ctx, peaks *pk) {
+  int gpu = 0;
+  if (ctx) {
+    dlca_device_info info;
+    dlca_context_device(ctx, &info);
+    gpu = info.type != DLCA_DEVICE_CPU;
+  }
+  pk->gflops = o->peak_gflops > 0 ? o->peak_gflops : gpu ? GPU_GFLOPS : CPU_GFLOPS;
+  pk->gbs = o->peak_gbs > 0 ? o->peak_gbs : gpu ? GPU_GBS : CPU_GBS;
+  pk->launch_us = o->launch_us >= 0 ? o->launch_us : gpu ? GPU_LAUNCH_US : CPU_LAUNCH_US;
+  int flags = o->peak_gflops > 0 || o->peak_gbs > 0 || o->launch_us >= 0;
+  snprintf(pk->source, sizeof pk->source, "%sdefaults for %s", flags ? "--peak-*/--launch-us flags, else " : "",
+           gpu ? "a GPU or accelerator: H100" : "a CPU: PoCL on 2 cores");
+}
+
+static void print_header(void) {
+  printf("%-19s %6s %4s %-4s %11s %11s %11s %12s %9s %17s %7s\n", "preset", "batch", "T", "bknd", "ms/epoch",
+         "min ms", "samples/s", "gate-evals/s", "mem MiB", "floor ms (bound)", "eff");
+  fflush(stdout);
+}
+
+static void print_row(const row *r) {
+  if (r->status != ROW_OK) {
+    printf("%-19s %6d %4d %-4s %s\n", r->preset, r->batch, r->steps, r->backend_ref ? "ref" : "cl",
+           r->status == ROW_NOFIT ? "does not fit" : "FAILED");
+    printf("    %s\n", r->error);
+    fflush(stdout);
+    return;
+  }
+  char fl[32], mem[32] = "-";
+  snprintf(fl, sizeof fl, "%.3g (%s)", r->floor_ms, r->bound);
+  if (r->mem_mb > 0) snprintf(mem, sizeof mem, "%.1f", r->mem_mb);
+  printf("%-19s %6d %4d %-4s %11.3f %11.3f %11.4g %12.4g %9s %17s %6.2f%%\n", r->preset, r->batch, r->steps,
+         r->backend_ref ? "ref" : "cl", r->ms_med, r->ms_min, r->samples_s, r->gate_evals_s, mem, fl,
+         100 * r->efficiency);
+  printf("    floors per epoch: arith %.4g ms (%.4g GFLOP), bytes %.4g ms (%.4g GB), launches %.4g ms (%.0f)\n",
+         r->fl_arith, r->gflop, r->fl_bytes, r->gbytes, r->fl_launch, r->launches);
+  if (r->have_profile) {
+    printf("    device time per epoch: forward %.3f ms, backward (loss included) %.3f ms, optimizer %.3f ms",
+           r->ph_forward, r->ph_backward, r->ph_optimizer);
+    if (r->ph_other > 0) printf(", other %.3f ms", r->ph_other);
+    printf("; %.3f ms in kernels of %.3f ms wall\n     ", r->device_ms, r->ms_med);
+    for (int i = 0; i < r->n_kernels; i++)
+      printf(" %s %.3f ms x%.0f%s", r->kernels[i].name, r->kernels[i].ms, r->kernels[i].launches,
+             i + 1 < r->n_kernels ? "," : "\n");
+  }
+  fflush(stdout);
+}
+
+static void json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+    else if (ch == '\n') fputs("\\n", f);
+    else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
+    else fputc(ch, f);
+  }
+  fputc('"', f);
+}
+
+/* A number, or null when not finite (JSON has no NaN). */
+static void json_num(FILE *f, double v) {
+  if (isfinite(v)) fprintf(f, "%.6g", v);
+  else fputs("null", f);
+}
+
+static int write_json(const char *path, const row *rows, int n, const char *device, const peaks *pk,
+                      const char *command) {
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  fputs("[\n", f);
+  for (int i = 0; i < n; i++) {
+    const row *r = &rows[i];
+    int ok = r->status == ROW_OK;
+    fputs("  {\"preset\": ", f), json_string(f, r->preset);
+    fprintf(f, ", \"batch\": %d, \"steps\": %d, \"backend\": \"%s\", \"device\": ", r->batch, r->steps,
+            r->backend_ref ? "ref" : "cl");
+    json_string(f, device);
+    fprintf(f, ",\n   \"status\": \"%s\"", ok ? "ok" : r->status == ROW_NOFIT ? "does not fit" : "failed");
+    if (!ok) fputs(", \"error\": ", f), json_string(f, r->error);
+    fputs(",\n   \"ms_per_epoch_median\": ", f), json_num(f, ok ? r->ms_med : NAN);
+    fputs(", \"ms_per_epoch_min\": ", f), json_num(f, ok ? r->ms_min : NAN);
+    fputs(", \"samples_per_s\": ", f), json_num(f, ok ? r->samples_s : NAN);
+    fputs(", \"gate_evals_per_s\": ", f), json_num(f, ok ? r->gate_evals_s : NAN);
+    fputs(",\n   \"gate_evals_per_epoch\": ", f), json_num(f, r->gate_evals);
+    fputs(", \"gflop_per_epoch\": ", f), json_num(f, r->gflop);
+    fputs(", \"gbytes_per_epoch\": ", f), json_num(f, r->gbytes);
+    fputs(", \"launches_per_epoch\": ", f), json_num(f, r->launches);
+    fputs(", \"device_mem_mb\": ", f), json_num(f, r->mem_mb > 0 ? r->mem_mb : NAN);
+    fputs(", \"setup_s\": ", f), json_num(f, r->setup_s);
+    if (ok && r->have_profile) {
+      fputs(",\n   \"phases_ms\": {\"forward\": ", f), json_num(f, r->ph_forward);
+      fputs(", \"loss\": null, \"backward\": ", f), json_num(f, r->ph_backward);
+      fputs(", \"optimizer\": ", f), json_num(f, r->ph_optimizer);
+      fputs(", \"other\": ", f), json_num(f, r->ph_other);
+      fputs(", \"device_total\": ", f), json_num(f, r->device_ms);
+      fputs(", \"note\": \"loss is computed in the first backward launch and counted in backward\"}", f);
+      fputs(",\n   \"kernels_ms\": {", f);
+      for (int k = 0; k < r->n_kernels; k++) {
+        fputs(k ? ", " : "", f), json_string(f, r->kernels[k].name);
+        fputs(": ", f), json_num(f, r->kernels[k].ms);
+      }
+      fputs("}", f);
+    } else {
+      fputs(",\n   \"phases_ms\": null, \"kernels_ms\": null", f);
+    }
+    fputs(",\n   \"floors_ms\": {\"arith\": ", f), json_num(f, r->fl_arith);
+    fputs(", \"bytes\": ", f), json_num(f, r->fl_bytes);
+    fputs(", \"launches\": ", f), json_num(f, r->fl_launch);
+    fprintf(f, ", \"bound\": \"%s\"}", r->bound ? r->bound : "");
+    fputs(", \"efficiency\": ", f), json_num(f, ok ? r->efficiency : NAN);
+    fputs(",\n   \"peaks\": {\"gflops\": ", f), json_num(f, pk->gflops);
+    fputs(", \"gbs\": ", f), json_num(f, pk->gbs);
+    fputs(", \"launch_us\": ", f), json_num(f, pk->launch_us);
+    fputs("}, \"host_load\": ", f), json_num(f, r->load);
+    fputs(", \"date\": ", f), json_string(f, r->date);
+    fputs(", \"command\": ", f), json_string(f, command);
+    fputs(i + 1 < n ? "},\n" : "}\n", f);
+  }
+  fputs("]\n", f);
+  int bad = ferror(f);
+  return fclose(f) || bad ? -1 : 0;
+}
+
+static const char md_header[] =
+    "| date | preset | batch | T | backend | device | ms/epoch median (min) | samples/s | gate-evals/s "
+    "| device MiB | forward / backward / optimizer ms | floor ms: arith / bytes / launches | efficiency "
+    "| command |\n"
+    "|---|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
+
+/* Whether the file exists and is not empty, whether its last block of table
+ * lines (blank lines after it allowed) starts with our header, whether it
+ * lacks a final newline, and whether its last line is blank. */
+static void md_state(const char *path, int *exists, int *has_table, int *needs_nl, int *ends_blank) {
+  *exists = 0, *has_table = 0, *needs_nl = 0, *ends_blank = 0;
+  FILE *f = fopen(path, "r");
+  if (!f) return;
+  char line[8192], first[8192] = "";
+  int in_table = 0, last = '\n', any = 0;
+  while (fgets(line, sizeof line, f)) {
+    size_t len = strlen(line);
+    any = 1;
+    *ends_blank = line[0] == '\n' || line[0] == '\r';
+    last = len ? line[len - 1] : last;
+    if (line[0] == '|') {
+      if (!in_table) snprintf(first, sizeof first, "%s", line);
+      in_table = 1;
+    } else if (line[0] != '\n' && line[0] != '\r') {
+      in_table = 0;
+    }
+    if (len && line[len - 1] != '\n') {
+      /* a long line: skip its rest */
+      int ch;
+      while ((ch = fgetc(f)) != EOF && ch != '\n') last = ch;
+      if (ch == '\n') last = '\n';
+    }
+  }
+  fclose(f);
+  size_t hl = strchr(md_header, '\n') - md_header + 1;
+  *has_table = in_table && strlen(first) == hl && !strncmp(first, md_header, hl);
+  *exists = any;
+  *needs_nl = any && last != '\n';
+}
+
+/* Table cells must not hold '|' or newlines. */
+static void md_cell(FILE *f, const char *s) {
+  for (; *s; s++) {
+    if (*s == '|') fputs("\\|", f);
+    else fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+  }
+}
+
+static int append_markdown(const char *path, const row *rows, int n, const char *device, const char *command) {
+  int exists, has_table, needs_nl, ends_blank;
+  md_state(path, &exists, &has_table, &needs_nl, &ends_blank);
+  FILE *f = fopen(path, "a");
+  if (!f) return -1;
+  if (needs_nl) fputc('\n', f);
+  if (!has_table) fputs(exists && !ends_blank ? "\n" : "", f), fputs(md_header, f);
+  for (int i = 0; i < n; i++) {
+    const row *r = &rows[i];
+    fprintf(f, "| %.10s | %s | %d | %d | %s | ", r->date, r->preset, r->batch, r->steps,
+            r->backend_ref ? "ref" : "cl");
+    md_cell(f, device);
+    if (r->status != ROW_OK) {
+      fprintf(f, " | %s: ", r->status == ROW_NOFIT ? "does not fit" : "failed");
+      md_cell(f, r->error);
+      fputs(" | | | ", f);
+      if (r->mem_mb > 0) fprintf(f, "%.1f", r->mem_mb);
+      else fputs("-", f);
+      fprintf(f, " | | %.3g / %.3g / %.3g | | `", r->fl_arith, r->fl_bytes, r->fl_launch);
+    } else {
+      fprintf(f, " | %.4g (%.4g) | %.4g | %.3g | ", r->ms_med, r->ms_min, r->samples_s, r->gate_evals_s);
+      if (r->mem_mb > 0) fprintf(f, "%.1f | ", r->mem_mb);
+      else fputs("- | ", f);
+      if (r->have_profile) fprintf(f, "%.4g / %.4g / %.3g", r->ph_forward, r->ph_backward, r->ph_optimizer);
+      else fputs("-", f);
+      fprintf(f, " | %.3g / %.3g / %.3g | %.2f%% | `", r->fl_arith, r->fl_bytes, r->fl_launch, 100 * r->efficiency);
+    }
+    md_cell(f, command);
+    fputs("` |\n", f);
+  }
+  int bad = ferror(f);
+  return fclose(f) || bad ? -1 : 0;
+}
+
+/* The command line, with arguments that need it in single quotes. */
+static void command_line(int argc, char **argv, char *buf, size_t n) {
+  size_t len = 0;
+  buf[0] = 0;
+  for (int i = 0; i < argc && len + 1 < n; i++) {
+    const char *a = i == 0 ? PROG : argv[i];
+    int quote = a[0] == 0 || strpbrk(a, " \t'\"$`\\|;&<>()*?") != NULL;
+    len += (size_t)snprintf(buf + len, n - len, "%s%s%s%s", i ? " " : "", quote ? "'" : "", a, quote ? "'" : "");
+  }
+}
+
+int main(int argc, char **argv) {
+  options o;
+  int rc = parse_options(argc, argv, &o);
+  if (rc) return rc < 0 ? 0 : rc;
+  char command[2048], device[512];
+  command_line(argc, argv, command, sizeof command);
+  dlca_context *ctx = NULL;
+  if (!o.backend_ref) {
+    if ((rc = dlca_context_new(o.device, &ctx))) {
+      const char *why = dlca_last_error();
+      fprintf(stderr, "%s: %s: %s%s\n", PROG, o.device ? "--device" : "OpenCL device (default)",
+              why[0] ? why : dlca_strerror(rc), rc == DLCA_ENOPLATFORM ? " (use --backend ref for the CPU reference)" : "");
+      return rc == DLCA_ENODEVICE || rc == DLCA_EINVAL ? CLI_USAGE : CLI_FAIL;
+    }
+  }
+  device_name(&o, ctx, device, sizeof device);
+  peaks pk;
+  pick_peaks(&o, ctx, &pk);
+  printf("device: %s\n", device);
+  printf("peaks for the floors: %g GFLOP/s, %g GB/s, %g us per dependent launch; from %s\n", pk.gflops,
+         pk.gbs, pk.launch_us, pk.source);
+  printf("timing: %ld warm-up epochs, median of %ld (wall clock, profiling off)%s\n", o.warmup, o.repeats,
+         ctx ? "; device profile from as many more epochs" : "");
+  double load = host_load();
+  if (isfinite(load)) printf("host load average (1 min): %.2f\n", load);
+  print_header();
+  int n_batches = o.n_batches ? o.n_batches : 1;
+  int n_rows = o.n_presets * n_batches;
+  row *rows = calloc((size_t)n_rows, sizeof *rows);
+  if (!rows) {
+    fprintf(stderr, "%s: out of memory\n", PROG);
+    dlca_context_free(ctx);
+    return CLI_FAIL;
+  }
+  int failed = 0, k = 0;
+  for (int i = 0; i < o.n_presets; i++)
+    for (int j = 0; j < n_batches; j++, k++) {
+      run_workload(&o, ctx, &pk, o.presets[i], o.n_batches ? o.batches[j] : -1, &rows[k]);
+      if (rows[k].status == ROW_FAILED) {
+        failed = 1;
+        fprintf(stderr, "%s: %s, batch %d: %s\n", PROG, rows[k].preset, rows[k].batch, rows[k].error);
+      }
+      print_row(&rows[k]);
+    }
+  rc = failed ? CLI_FAIL : CLI_OK;
+  if (o.json && write_json(o.json, rows, n_rows, device, &pk, command)) {
+    fprintf(stderr, "%s: --json %s: write failed\n", PROG, o.json);
+    rc = CLI_FAIL;
+  }
+  if (o.markdown && append_markdown(o.markdown, rows, n_rows, device, command)) {
+    fprintf(stderr, "%s: --markdown %s: write failed\n", PROG, o.markdown);
+    rc = CLI_FAIL;
+  }
+  free(rows);
+  dlca_context_free(ctx);
+  return rc;
+}

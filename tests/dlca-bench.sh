@@ -1,0 +1,63 @@
+#!/bin/sh
+# Smoke test of bench/dlca-bench on the CPU reference, a few seconds on 2
+# cores: help and version, one tiny workload with JSON and markdown output,
+# and exit 2 on bad input. Exit 77 (automake's "skipped") when not built.
+
+prog="${DLCA_TOP_BUILDDIR:-.}/bench/dlca-bench"
+if [ ! -x "$prog" ]; then
+  echo "SKIP: $prog not built"
+  exit 77
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/dlca-bench-test.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 99
+
+failures=0
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+# expect CODE DESCRIPTION -- COMMAND...: runs the command and checks its exit status.
+expect() {
+  want=$1 what=$2
+  shift 3
+  "$@" >out.txt 2>err.txt
+  got=$?
+  if [ "$got" -ne "$want" ]; then
+    fail "$what: exit $got, expected $want"
+    sed 's/^/  | /' out.txt err.txt
+  else
+    echo "ok: $what (exit $got)"
+  fi
+}
+
+expect 0 "--help" -- "$prog" --help
+grep -q -- "--batch" out.txt || fail "--help does not describe --batch"
+expect 0 "--version" -- "$prog" --version
+grep -q '[0-9]\.[0-9]' out.txt || fail "--version prints no version: $(cat out.txt)"
+
+expect 0 "checkerboard, batch 1, 2 steps, ref" -- "$prog" --quiet --preset checkerboard --batch 1 --steps 2 \
+  --warmup 1 --repeats 1 --backend ref --json x.json --markdown x.md
+grep -q '^checkerboard  *1  *2 ref' out.txt || fail "no result row on stdout: $(cat out.txt)"
+grep -q '"ms_per_epoch_median": [0-9]' x.json || fail "x.json has no ms_per_epoch_median"
+grep -q '"floors_ms": {"arith": ' x.json || fail "x.json has no floors"
+[ "$(head -c 1 x.json)" = "[" ] || fail "x.json is not an array"
+grep -q '^| date | preset |' x.md || fail "x.md has no table header"
+grep -q '^| [0-9-]* | checkerboard | 1 | 2 | ref |' x.md || fail "x.md has no row: $(cat x.md)"
+# a second run appends a row under the same header
+"$prog" --quiet --preset checkerboard --batch 1 --steps 2 --warmup 0 --repeats 1 --backend ref --markdown x.md \
+  >/dev/null 2>&1 || fail "second markdown run"
+[ "$(grep -c '^| date |' x.md)" -eq 1 ] || fail "x.md has more than one header"
+[ "$(grep -c '| checkerboard |' x.md)" -eq 2 ] || fail "x.md does not have 2 rows"
+
+expect 2 "unknown preset" -- "$prog" --preset nosuch --backend ref
+expect 2 "bad batch list" -- "$prog" --batch 1,x --backend ref
+expect 2 "unknown option" -- "$prog" --frobnicate
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+exit 0

@@ -1,0 +1,109 @@
+#!/bin/sh
+# Smoke test of bench/dlca-tune on the default OpenCL device (PoCL in CI),
+# under a minute on 2 cores even with a cold binary cache: help and version,
+# exit 2 on bad input, a --quick run of selftest.cl that merges into a table
+# holding another device's entry, a --quick run of trainer.cl capped at two
+# configurations (each is a program build of several seconds on PoCL), and
+# the written table loaded by dlca-info and by one epoch of dlca-train.
+# Exit 77 (automake's "skipped") when the tool was not built or there is no
+# OpenCL platform at all.
+
+top="${DLCA_TOP_BUILDDIR:-.}"
+prog="$top/bench/dlca-tune"
+if [ ! -x "$prog" ]; then
+  echo "SKIP: $prog not built"
+  exit 77
+fi
+case "$prog" in /*) ;; *) prog="$PWD/$prog" top="$PWD/$top" ;; esac
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/dlca-tune-test.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 99
+
+failures=0
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+# expect CODE DESCRIPTION -- COMMAND...: runs the command and checks its exit status.
+expect() {
+  want=$1 what=$2
+  shift 3
+  "$@" >out.txt 2>err.txt
+  got=$?
+  if [ "$got" -ne "$want" ]; then
+    fail "$what: exit $got, expected $want"
+    sed 's/^/  | /' out.txt err.txt
+  else
+    echo "ok: $what (exit $got)"
+  fi
+  return 0
+}
+
+expect 0 "--help" -- "$prog" --help
+grep -q -- "--quick" out.txt || fail "--help does not describe --quick"
+grep -q "one parameter at a time" out.txt || fail "--help does not say how it searches"
+expect 0 "--version" -- "$prog" --version
+grep -q '[0-9]\.[0-9]' out.txt || fail "--version prints no version: $(cat out.txt)"
+
+expect 2 "unknown option" -- "$prog" --frobnicate
+expect 2 "--repeats 0" -- "$prog" --repeats 0
+expect 2 "unknown preset" -- "$prog" --preset nosuch
+expect 2 "bad --only" -- "$prog" --only WG
+expect 2 "bad --search" -- "$prog" --search sideways
+
+# The first run that needs a device: skip if there is no OpenCL at all.
+cat >t.json <<'EOF'
+{"format": "dlca-tuning", "version": 1, "device": "Other GPU", "driver": "1.0",
+ "entries": [{"device": "Other GPU", "driver": "1.0", "params": {"trainer": {"WG": 64}}}]}
+EOF
+"$prog" --quick --kernel selftest.cl --output t.json >out.txt 2>err.txt
+got=$?
+if [ "$got" -ne 0 ] && grep -q "no OpenCL platform" err.txt; then
+  echo "SKIP: no OpenCL platform: $(cat err.txt)"
+  exit 77
+fi
+if [ "$got" -ne 0 ]; then
+  fail "--quick --kernel selftest.cl: exit $got"
+  sed 's/^/  | /' out.txt err.txt
+else
+  echo "ok: --quick --kernel selftest.cl (exit 0)"
+  grep -q '^selftest.cl .*ok (reference)' out.txt || fail "no reference row: $(cat out.txt)"
+  grep -q '^winner selftest.cl' out.txt || fail "no winner line: $(cat out.txt)"
+  grep -q '"Other GPU"' t.json || fail "the other device's entry was dropped: $(cat t.json)"
+  grep -q '"selftest"' t.json || fail "t.json has no selftest params: $(cat t.json)"
+fi
+
+expect 2 "--kernel nosuch.cl" -- "$prog" --kernel nosuch.cl
+expect 2 "--kernel rng.cl (no tunables)" -- "$prog" --kernel rng.cl
+expect 2 "--only a tunable nobody declares" -- "$prog" --kernel selftest.cl --only NO_SUCH=1
+
+expect 0 "--quick --kernel trainer.cl, 2 configurations" -- "$prog" --quick --kernel trainer.cl --max-configs 2 \
+  --output t.json
+grep -q '^trainer.cl .*ok (reference)' out.txt || fail "no trainer reference row: $(cat out.txt)"
+[ "$(grep -c '^trainer.cl ' out.txt)" -eq 2 ] || fail "not 2 trainer rows: $(cat out.txt)"
+grep -q '^winner trainer.cl' out.txt || fail "no trainer winner line"
+# this device's entry now holds both files (each with its measurements)
+[ "$(grep -c '"reference_ms_per_epoch"' t.json)" -eq 2 ] || fail "t.json lacks a kernel file: $(cat t.json)"
+grep -q '"Other GPU"' t.json || fail "the other device's entry was dropped"
+
+# The table loads, is not ignored as another device's, and trains.
+expect 0 "dlca-info --build with the table" -- env DLCA_CL_TUNING="$tmp/t.json" "$top/tools/dlca-info" \
+  --build selftest.cl
+grep -q "ignored" err.txt && fail "the table was ignored: $(cat err.txt)"
+expect 0 "dlca-train, 1 epoch with the table" -- env DLCA_CL_TUNING="$tmp/t.json" "$top/tools/dlca-train" \
+  --preset checkerboard --backend cl --epochs 1 --batch 1 --steps 4 --quiet
+
+# --print-entry: one JSON object on stdout, and no table written.
+expect 0 "--print-entry" -- env DLCA_CL_CACHE_DIR="$tmp/cache" "$prog" --quick --kernel selftest.cl --print-entry
+grep -q '^{"device": ".*", "driver": ".*", "params": {"selftest": {"WG_SIZE": [0-9]*}}}$' out.txt ||
+  fail "--print-entry printed: $(cat out.txt)"
+[ -e "$tmp/cache/tuning.json" ] && fail "--print-entry wrote $tmp/cache/tuning.json"
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "all passed"
+exit 0
