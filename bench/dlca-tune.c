@@ -1111,6 +1111,11 @@ int main(int argc, char **argv) {
     if (*p) p++;
   }
 
+  const char *extra = getenv("DLCA_CL_BUILD_OPTIONS");
+  if (extra && *extra)
+    fprintf(stderr, "%s: note: DLCA_CL_BUILD_OPTIONS=\"%s\" is set: every configuration is built with it, so the "
+                    "timings are those of such builds\n", PROG, extra);
+
   int n_names = 0;
   if (o->kernel) {
     kernel_file_name(o->kernel, names[0], sizeof names[0]);

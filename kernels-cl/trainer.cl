@@ -7,7 +7,8 @@
  *   C, K, S, NP, P_SIZES (NP+1 widths), NU, U_SIZES (NU+1 widths), PERIODIC,
  *   ASYNC, NLOSS, LOSS_CH (NLOSS channels), PTOT (sum of P_SIZES),
  *   UTOTAL (sum of U_SIZES), PG1 (gates of one perception stack),
- *   NGP (perception gates, K*PG1), NGU (update gates), and P_WIRES: the
+ *   NGP (perception gates, K*PG1), NGU (update gates), DW (widest update
+ *   vector), and P_WIRES: the
  *   perception wires (wa then wb of each layer). Baking them in lets the
  *   compiler unroll each perception stack into registers.
  * Tuned values are injected by the kernel loader as #define lines. */
@@ -259,10 +260,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
     const float fired = fires(masks, use_masks, mask_key, rate, t, cells, cell) ? 1.0f : 0.0f;
     /* 3. recompute the forward pass of this cell at step t */
     load_patch(state_t + (size_t)b * H * W * C, H, W, r, q, patch);
-    for (int i = tid; i < UTOTAL - C; i += WG) dact[i] = 0.0f;
     barrier(CLK_LOCAL_MEM_FENCE);
     cell_forward(coef, wires, patch, act);
-    for (int c = tid; c < C; c += WG) dact[UTOTAL - C + c] = dout[c] * fired;
+    /* dact ping-pongs between two rows of DW floats: layer l's output
+     * gradients are in row (l + 1) & 1, its input gradients go to row l & 1,
+     * so the update input's gradient ends in row 0. */
+    for (int c = tid; c < C; c += WG) dact[(NU & 1) * DW + c] = dout[c] * fired;
     barrier(CLK_LOCAL_MEM_FENCE);
     /* 4. update layers, last to first, in two phases per layer:
      *  A. each gate adds its 4 sums and leaves d*(c1 + c3 b) and d*(c2 + c3 a),
@@ -296,7 +299,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
           if (g < G) {
             const int ia = i ? wires[wo + g] : wa0, ib = i ? wires[wo + G + g] : wb0;
             const float4 cf = i ? coef[go + g] : c0;
-            float d = dact[ao + n + g], a = act[ao + ia], bb = act[ao + ib];
+            float d = dact[((l + 1) & 1) * DW + g], a = act[ao + ia], bb = act[ao + ib];
             accU[slot + i][0] += d, accU[slot + i][1] += d * a, accU[slot + i][2] += d * bb;
             accU[slot + i][3] += d * a * bb;
             ga[g] = d * (cf.y + cf.w * bb);
@@ -311,7 +314,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
             const int ent = rev[e];
             sum += (ent & 1) ? gb[ent >> 1] : ga[ent >> 1];
           }
-          dact[ao + i] = sum;
+          dact[(l & 1) * DW + i] = sum;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
       }

@@ -1,12 +1,11 @@
 #!/bin/sh
 # Smoke test of bench/dlca-tune on the default OpenCL device (PoCL in CI),
-# under a minute on 2 cores even with a cold binary cache: help and version,
-# exit 2 on bad input, a --quick run of selftest.cl that merges into a table
-# holding another device's entry, a --quick run of trainer.cl capped at two
-# configurations (each is a program build of several seconds on PoCL), and
-# the written table loaded by dlca-info and by one epoch of dlca-train.
-# Exit 77 (automake's "skipped") when the tool was not built or there is no
-# OpenCL platform at all.
+# about 15 s on 2 cores with cold caches: help and version, exit 2 on bad
+# input, a --quick run of selftest.cl that merges into a table holding
+# another device's entry, a --quick run of trainer.cl capped at two
+# configurations, and the written table loaded by dlca-info and by one epoch
+# of dlca-train. Exit 77 (automake's "skipped") when the tool was not built
+# or there is no OpenCL platform at all.
 
 top="${DLCA_TOP_BUILDDIR:-.}"
 prog="$top/bench/dlca-tune"
@@ -15,6 +14,11 @@ if [ ! -x "$prog" ]; then
   exit 77
 fi
 case "$prog" in /*) ;; *) prog="$PWD/$prog" top="$PWD/$top" ;; esac
+# An optimised trainer.cl takes PoCL about 25 s to compile, once per
+# configuration; unoptimised, 2 s. This test checks the tool, not the
+# timings, and the gate compares configurations built alike.
+DLCA_CL_BUILD_OPTIONS=-cl-opt-disable
+export DLCA_CL_BUILD_OPTIONS
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dlca-tune-test.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
@@ -91,7 +95,7 @@ grep -q '"Other GPU"' t.json || fail "the other device's entry was dropped"
 # The table loads, is not ignored as another device's, and trains.
 expect 0 "dlca-info --build with the table" -- env DLCA_CL_TUNING="$tmp/t.json" "$top/tools/dlca-info" \
   --build selftest.cl
-grep -q "ignored" err.txt && fail "the table was ignored: $(cat err.txt)"
+grep -q "tuning table .*ignored" err.txt && fail "the table was ignored: $(cat err.txt)"
 expect 0 "dlca-train, 1 epoch with the table" -- env DLCA_CL_TUNING="$tmp/t.json" "$top/tools/dlca-train" \
   --preset checkerboard --backend cl --epochs 1 --batch 1 --steps 4 --quiet
 

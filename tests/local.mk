@@ -29,3 +29,4 @@ EXTRA_DIST += tests/dlca-bench.sh
 # Smoke test of bench/dlca-tune on the default OpenCL device (PoCL in CI).
 TESTS += tests/dlca-tune.sh
 EXTRA_DIST += tests/dlca-tune.sh
+tests_main_SOURCES += tests/test_trainer.c

@@ -7,4 +7,5 @@
   X(wiring) \
   X(model) \
   X(loader) \
-  X(gradcheck)
+  X(gradcheck) \
+  X(trainer)

@@ -14,7 +14,8 @@
 /* The shape of the compiled kernels and the local memory they need. */
 typedef struct cl_shape {
   int C, K, S, NP, NU, PTOT, UTOTAL, PG1, NGP, NGU, wg;
-  int gmax;                    /* widest update layer */
+  int gmax;                    /* widest update layer (gates) */
+  int dw;                      /* widest update vector, input included */
   size_t n_wires, n_rev_off, n_rev;
   size_t act_floats;           /* max(UTOTAL, C*K*9) */
   size_t acc_stride;           /* floats of one work-group's partial sums */
@@ -38,7 +39,10 @@ static void shape_of(const dlca_model *m, cl_shape *s) {
   s->C = m->shape.channels, s->K = m->shape.n_kernels, s->S = dlca__model_S(m);
   s->NP = m->n_perceive, s->NU = m->n_update;
   for (int l = 0; l <= s->NP; l++) s->PTOT += m->shape.perceive_layers[l];
-  for (int l = 0; l <= s->NU; l++) s->UTOTAL += m->shape.update_layers[l];
+  for (int l = 0; l <= s->NU; l++) {
+    s->UTOTAL += m->shape.update_layers[l];
+    if (m->shape.update_layers[l] > s->dw) s->dw = m->shape.update_layers[l];
+  }
   for (int l = 0; l < s->NP; l++) s->PG1 += m->perceive[l].n_gates, s->n_wires += 2 * (size_t)m->perceive[l].n_gates;
   for (int l = 0; l < s->NU; l++) {
     s->NGU += m->update[l].n_gates;
@@ -89,9 +93,9 @@ static int build(dlca_trainer *t, cl_state *st, cl_program *prog) {
   char opts[16384];
   snprintf(opts, sizeof opts,
            "-cl-std=CL1.2 -DC=%d -DK=%d -DS=%d -DNP=%d -DNU=%d -DPERIODIC=%d -DASYNC=%d -DNLOSS=%d -DPTOT=%d "
-           "-DUTOTAL=%d -DPG1=%d -DNGP=%d -DNGU=%d",
+           "-DUTOTAL=%d -DPG1=%d -DNGP=%d -DNGU=%d -DDW=%d",
            s->C, s->K, s->S, s->NP, s->NU, m->shape.periodic ? 1 : 0, t->cfg.async ? 1 : 0, t->cfg.n_loss_channels,
-           s->PTOT, s->UTOTAL, s->PG1, s->NGP, s->NGU);
+           s->PTOT, s->UTOTAL, s->PG1, s->NGP, s->NGU, s->dw);
   append_list(opts, sizeof opts, "P_SIZES", m->shape.perceive_layers, m->shape.n_perceive_layers);
   append_list(opts, sizeof opts, "U_SIZES", m->shape.update_layers, m->shape.n_update_layers);
   append_list(opts, sizeof opts, "LOSS_CH", t->cfg.loss_channels, t->cfg.n_loss_channels);
@@ -197,7 +201,7 @@ static int cl_init(dlca_trainer *t) {
   s->nwg = (int)backward_groups(&t->cfg, ctx->info.compute_units, per_cu);
   s->nwg_fwd = (int)backward_groups(&t->cfg, ctx->info.compute_units, fwd_per_cu);
   /* local memory of the backward kernel: act, dact, patch, dout */
-  size_t local = (s->act_floats + (size_t)s->UTOTAL + 9 * (size_t)s->C + (size_t)(s->C > s->wg ? s->C : s->wg) +
+  size_t local = (s->act_floats + 2 * (size_t)s->dw + 9 * (size_t)s->C + (size_t)(s->C > s->wg ? s->C : s->wg) +
                   2 * (size_t)s->gmax) *
                  sizeof(float);
   if (local > ctx->info.local_mem)
@@ -353,7 +357,7 @@ static int enqueue_backward(dlca_trainer *t, int step) {
   ARG(&a, dP_next), ARG(&a, dP_cur), ARG(&a, st->coef), ARG(&a, st->wires), ARG(&a, st->rev_off), ARG(&a, st->rev);
   ARG(&a, st->partial), ARG(&a, st->loss_partial), ARG(&a, st->masks), ARG(&a, use_masks), ARG(&a, key);
   ARG(&a, rate), ARG(&a, ti), ARG(&a, top), ARG(&a, B), ARG(&a, H), ARG(&a, W);
-  LOCAL(&a, s->act_floats), LOCAL(&a, (size_t)s->UTOTAL), LOCAL(&a, 9 * (size_t)s->C);
+  LOCAL(&a, s->act_floats), LOCAL(&a, 2 * (size_t)s->dw), LOCAL(&a, 9 * (size_t)s->C);
   LOCAL(&a, (size_t)(s->C > s->wg ? s->C : s->wg));
   LOCAL(&a, (size_t)s->gmax), LOCAL(&a, (size_t)s->gmax);
   int rc = arg_done(&a, "dlca_backward");

@@ -1,0 +1,191 @@
+/* The device trainer on PoCL: the JAX vectors through dlca_parity_vector,
+ * fresh random cases against the CPU reference (sync, async, periodic),
+ * bitwise determinism, bit-for-bit resume, and the memory and configuration
+ * errors. Both backends run through the same trainer API. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cl_util.h"
+
+static const char *const cases[] = {"tiny_sync.json", "tiny_periodic.json", "tiny_async.json",
+                                    "checkerboard_init.json", "checkerboard_mixed.json"};
+
+static void print_report(const dlca_parity_report *r) {
+  fprintf(stderr, "%-20s", r->case_name);
+  for (int q = 0; q < DLCA_Q_COUNT; q++) fprintf(stderr, " %s %.2e", dlca_quantity_name(q), r->max_abs[q]);
+  fprintf(stderr, " %s\n", r->all_pass ? "PASS" : "FAIL");
+}
+
+START_TEST(test_cl_vector) {
+  const char *path = tu_vector_path(cases[_i]);
+  if (!path || !tcl_platform()) return;
+  dlca_context *ctx = tcl_context();
+  dlca_parity_report r;
+  ck_assert_msg(dlca_parity_vector(ctx, path, &r) == DLCA_OK, "%s", dlca_last_error());
+  print_report(&r);
+  for (int q = 0; q < DLCA_Q_COUNT; q++)
+    ck_assert_msg(r.pass[q], "%s: %s error %g > tolerance %g", cases[_i], dlca_quantity_name(q), r.max_abs[q],
+                  r.tolerance[q]);
+  dlca_context_free(ctx);
+}
+END_TEST
+
+/* A small model: C channels, perception [9,8,4,2(,1)], update [.., 24, 12, 6, C]. */
+static dlca_model *small_model(int C, int K, int with_one, int periodic, uint64_t seed) {
+  dlca_model_shape s;
+  memset(&s, 0, sizeof s);
+  s.channels = C, s.periodic = periodic, s.n_kernels = K;
+  int pl[] = {9, 8, 4, 2, 1};
+  s.n_perceive_layers = with_one ? 5 : 4;
+  memcpy(s.perceive_layers, pl, sizeof(int) * (size_t)s.n_perceive_layers);
+  int S = with_one ? 1 : 2;
+  int ul[] = {C * (1 + S * K), 24, 12, 6, C};
+  s.n_update_layers = 5;
+  memcpy(s.update_layers, ul, sizeof ul);
+  s.perceive_first_wiring = DLCA_WIRING_FIRST_KERNEL;
+  s.wiring = DLCA_WIRING_UNIQUE;
+  dlca_model *m;
+  ck_assert_msg(dlca_model_new(&s, seed, &m) == DLCA_OK, "%s", dlca_last_error());
+  return m;
+}
+
+START_TEST(test_cl_random) {
+  if (!tcl_platform()) return;
+  dlca_context *ctx = tcl_context();
+  /* each kernel build costs PoCL 10-25 s, so three shapes cover the features:
+   * sync zero-padded [9,8,4,2]; async periodic [9,8,4,2]; sync periodic [9,8,4,2,1] */
+  static const int shapes[3][3] = {{0, 0, 0}, {1, 1, 0}, {0, 1, 1}};
+  int async = shapes[_i][0], periodic = shapes[_i][1], one = shapes[_i][2];
+  dlca_model *m = small_model(3, 3, one, periodic, 100 + (uint64_t)_i);
+  dlca_run run = dlca_run_default(2, 6, 5, 4);
+  run.async = async;
+  run.n_loss_channels = 2, run.loss_channels[0] = 0, run.loss_channels[1] = 2;
+  dlca_parity_report r;
+  ck_assert_msg(dlca_parity_random(ctx, m, &run, 2, 7 + (uint64_t)_i, &r) == DLCA_OK, "%s", dlca_last_error());
+  print_report(&r);
+  for (int q = 0; q < DLCA_Q_COUNT; q++)
+    ck_assert_msg(r.pass[q], "case %d: %s error %g > tolerance %g", _i, dlca_quantity_name(q), r.max_abs[q],
+                  r.tolerance[q]);
+  dlca_model_free(m);
+  dlca_context_free(ctx);
+}
+END_TEST
+
+/* A checkerboard-like trainer on a small model; fills losses[epochs]. */
+static dlca_trainer *make_trainer(dlca_context *ctx, const dlca_model *m, int async) {
+  dlca_train_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.batch = 2, cfg.height = 6, cfg.width = 6, cfg.steps = 5, cfg.async = async, cfg.fire_rate = 0.6f;
+  cfg.n_loss_channels = 1;
+  cfg.start = DLCA_START_RANDOM;
+  cfg.seed = 99;
+  cfg.optim = dlca_optim_default();
+  dlca_trainer *t;
+  ck_assert_msg(dlca_trainer_new(ctx, m, &cfg, &t) == DLCA_OK, "%s", dlca_last_error());
+  float y[6 * 6 * 3];
+  for (int i = 0; i < 36; i++)
+    for (int c = 0; c < 3; c++) y[i * 3 + c] = c == 0 ? (float)(((i / 6) / 2 + (i % 6) / 2) & 1) : 0.0f;
+  ck_assert_int_eq(dlca_trainer_set_target(t, y, 0), DLCA_OK);
+  return t;
+}
+
+static void run_epochs(dlca_trainer *t, int n, double *losses) {
+  for (int e = 0; e < n; e++) {
+    ck_assert_msg(dlca_trainer_step(t) == DLCA_OK, "%s", dlca_last_error());
+    ck_assert_int_eq(dlca_trainer_loss(t, &losses[e]), DLCA_OK);
+  }
+}
+
+START_TEST(test_cl_determinism) {
+  if (!tcl_platform()) return;
+  dlca_context *ctx = tcl_context();
+  dlca_model *m = small_model(3, 4, 0, 0, 5);
+  double a[20], b[20];
+  for (int pass = 0; pass < 2; pass++) {
+    dlca_trainer *t = make_trainer(ctx, m, _i);
+    run_epochs(t, 20, pass ? b : a);
+    dlca_trainer_free(t);
+  }
+  for (int e = 0; e < 20; e++) ck_assert_msg(a[e] == b[e], "epoch %d: %.17g != %.17g", e, a[e], b[e]);
+  if (!_i) ck_assert_msg(a[19] < a[0], "the loss did not fall: %g -> %g", a[0], a[19]);
+  dlca_model_free(m);
+  dlca_context_free(ctx);
+}
+END_TEST
+
+START_TEST(test_cl_resume) {
+  if (!tcl_platform()) return;
+  dlca_context *ctx = tcl_context();
+  dlca_model *m = small_model(3, 4, 0, 1, 6);
+  double straight[20], resumed[20];
+  dlca_trainer *t = make_trainer(ctx, m, _i);
+  run_epochs(t, 20, straight);
+  dlca_trainer_free(t);
+  const char *dir = tu_tmpdir("resume");
+  char path[1200];
+  snprintf(path, sizeof path, "%s/t.ckpt", dir);
+  t = make_trainer(ctx, m, _i);
+  run_epochs(t, 10, resumed);
+  ck_assert_msg(dlca_trainer_save_checkpoint(t, path) == DLCA_OK, "%s", dlca_last_error());
+  dlca_trainer_free(t);
+  t = make_trainer(ctx, m, _i);
+  ck_assert_msg(dlca_trainer_load_checkpoint(t, path) == DLCA_OK, "%s", dlca_last_error());
+  ck_assert_int_eq((int)dlca_trainer_epoch(t), 10);
+  run_epochs(t, 10, resumed + 10);
+  dlca_trainer_free(t);
+  for (int e = 0; e < 20; e++) ck_assert_msg(straight[e] == resumed[e], "epoch %d: %.17g != %.17g", e, straight[e], resumed[e]);
+  /* a truncated checkpoint is refused by name, and the trainer is untouched */
+  FILE *f = fopen(path, "r+b");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_int_eq(ftruncate(fileno(f), 100), 0);
+  fclose(f);
+  t = make_trainer(ctx, m, _i);
+  ck_assert_int_eq(dlca_trainer_load_checkpoint(t, path), DLCA_ECHECKPOINT);
+  ck_assert_msg(strstr(dlca_last_error(), "t.ckpt") && strstr(dlca_last_error(), "truncated"), "%s", dlca_last_error());
+  ck_assert_int_eq((int)dlca_trainer_epoch(t), 0);
+  dlca_trainer_free(t);
+  dlca_model_free(m);
+  dlca_context_free(ctx);
+}
+END_TEST
+
+START_TEST(test_cl_out_of_memory) {
+  if (!tcl_platform()) return;
+  dlca_context *ctx = tcl_context();
+  dlca_model *m;
+  ck_assert_int_eq(dlca_model_new_preset("checkerboard", 1, &m), DLCA_OK);
+  dlca_preset p;
+  ck_assert_int_eq(dlca_preset_get("checkerboard", &p), DLCA_OK);
+  dlca_train_config cfg;
+  dlca_train_config_from_preset(&p, &cfg);
+  cfg.batch = 1 << 19; /* about 90 GiB of states: more than any device here */
+  dlca_trainer *t = NULL;
+  ck_assert_int_eq(dlca_trainer_new(ctx, m, &cfg, &t), DLCA_EDEVMEM);
+  ck_assert_ptr_null(t);
+  const char *e = dlca_last_error();
+  ck_assert_msg(strstr(e, "MiB") && strstr(e, "would fit"), "%s", e);
+  fprintf(stderr, "out of memory message: %s\n", e);
+  /* an impossible configuration: a loss channel the model lacks */
+  dlca_train_config_from_preset(&p, &cfg);
+  cfg.loss_channels[0] = 8;
+  ck_assert_int_eq(dlca_trainer_new(ctx, m, &cfg, &t), DLCA_ECONFIG);
+  ck_assert_msg(strstr(dlca_last_error(), "loss_channels"), "%s", dlca_last_error());
+  dlca_model_free(m);
+  dlca_context_free(ctx);
+}
+END_TEST
+
+Suite *suite_trainer(void) {
+  Suite *s = suite_create("trainer");
+  TCase *tc = tcase_create("cl");
+  tcase_set_timeout(tc, 600);
+  tcase_add_loop_test(tc, test_cl_vector, 0, 5);
+  tcase_add_loop_test(tc, test_cl_random, 0, 3);
+  tcase_add_loop_test(tc, test_cl_determinism, 0, 2);
+  tcase_add_loop_test(tc, test_cl_resume, 0, 1);
+  tcase_add_test(tc, test_cl_out_of_memory);
+  suite_add_tcase(s, tc);
+  return s;
+}
