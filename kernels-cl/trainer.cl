@@ -89,7 +89,7 @@ inline void load_patch(__global const float *grid, int H, int W, int r, int q, _
 
 /* One perception stack (kernel k on channel c) in private memory; x[PTOT].
  * Every loop bound and wire is a compile-time constant: x stays in registers. */
-inline void perceive_forward(__global const float4 *coef, __local const float *patch, int c, int k, float *x) {
+inline void perceive_forward(__local const float4 *coef, __local const float *patch, int c, int k, float *x) {
 #pragma unroll
   for (int f = 0; f < 9; f++) x[f] = patch[f * C + c];
   int xo = 0, wo = 0, go = 0;
@@ -107,14 +107,14 @@ inline void perceive_forward(__global const float4 *coef, __local const float *p
 
 /* The whole circuit of one cell: patch -> act[UTOTAL] (update input and every
  * update layer's outputs). Ends with a barrier. */
-inline void cell_forward(__global const float4 *coef, __global const int *wires, __local const float *patch,
-                         __local float *act) {
+inline void cell_forward(__global const float4 *coef, __local const float4 *pcoef, __global const int *wires,
+                         __local const float *patch, __local float *act) {
   const int tid = get_local_id(0);
   for (int c = tid; c < C; c += WG) act[c] = patch[4 * C + c];
   for (int p = tid; p < C * K; p += WG) {
     int c = p / K, k = p - c * K;
     float x[PTOT];
-    perceive_forward(coef, patch, c, k, x);
+    perceive_forward(pcoef, patch, c, k, x);
     /* spec section 3.2: output s of kernel k on channel c at C + c*(S*K) + s*K + k */
     for (int s = 0; s < S; s++) act[C + c * S * K + s * K + k] = x[PTOT - S + s];
   }
@@ -190,8 +190,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_forward(
     __global const float *cur_base, ulong cur_off, __global float *nxt_base, ulong nxt_off,
     __global const float4 *coef, __global const int *wires,
     __global const uchar *masks, int use_masks, ulong mask_key, float rate, int t, int B, int H, int W,
-    __local float *act, __local float *patch) {
+    __local float *act, __local float *patch, __local float4 *pcoef) {
   const int tid = get_local_id(0), cells = B * H * W;
+  /* the perception coefficients are read by every stack of every cell: stage them once */
+  for (int i = tid; i < NGP; i += WG) pcoef[i] = coef[i];
   __global const float *cur = cur_base + cur_off;
   __global float *nxt = nxt_base + nxt_off;
   for (int cell = get_group_id(0); cell < cells; cell += get_num_groups(0)) {
@@ -199,7 +201,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_forward(
     const int fired = fires(masks, use_masks, mask_key, rate, t, cells, cell);
     load_patch(cur + (size_t)b * H * W * C, H, W, r, q, patch);
     barrier(CLK_LOCAL_MEM_FENCE);
-    cell_forward(coef, wires, patch, act);
+    cell_forward(coef, pcoef, wires, patch, act);
     /* an async cell that did not fire keeps its state (spec section 3) */
     for (int c = tid; c < C; c += WG) nxt[(size_t)cell * C + c] = fired ? act[UTOTAL - C + c] : patch[4 * C + c];
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -219,9 +221,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
     __global const float4 *coef, __global const int *wires, __global const int *rev_off, __global const int *rev,
     __global float *partial, __global float *loss_partial, __global const uchar *masks, int use_masks,
     ulong mask_key, float rate, int t, int top, int B, int H, int W, __local float *act, __local float *dact,
-    __local float *patch, __local float *dout, __local float *ga, __local float *gb) {
+    __local float *patch, __local float *dout, __local float *ga, __local float *gb, __local float4 *pcoef) {
   const int tid = get_local_id(0), grp = get_group_id(0), nwg = get_num_groups(0), cells = B * H * W;
   __global const float *state_t = states + t_off, *state_T = states + T_off;
+  for (int i = tid; i < NGP; i += WG) pcoef[i] = coef[i];
   float accP[PAIR_SLOTS][PG1 * 4];
   float accU[NGU / WG + NU][4];
   for (int i = 0; i < PAIR_SLOTS; i++)
@@ -261,7 +264,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
     /* 3. recompute the forward pass of this cell at step t */
     load_patch(state_t + (size_t)b * H * W * C, H, W, r, q, patch);
     barrier(CLK_LOCAL_MEM_FENCE);
-    cell_forward(coef, wires, patch, act);
+    cell_forward(coef, pcoef, wires, patch, act);
     /* dact ping-pongs between two rows of DW floats: layer l's output
      * gradients are in row (l + 1) & 1, its input gradients go to row l & 1,
      * so the update input's gradient ends in row 0. */
@@ -327,7 +330,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
       if (p < C * K) {
         int c = p / K, k = p - c * K;
         float x[PTOT], dx[PTOT];
-        perceive_forward(coef, patch, c, k, x);
+        perceive_forward(pcoef, patch, c, k, x);
 #pragma unroll
         for (int i = 0; i < PTOT; i++) dx[i] = 0.0f;
 #pragma unroll
@@ -341,7 +344,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
           for (int g = 0; g < G; g++) {
             const int ia = xo + PW[wo + g], ib = xo + PW[wo + G + g];
             float d = dx[xo + n + g], a = x[ia], bb = x[ib];
-            float4 cf = coef[go + k * G + g];
+            float4 cf = pcoef[go + k * G + g];
             float *A = &accP[ps][(qo + g) * 4];
             A[0] += d, A[1] += d * a, A[2] += d * bb, A[3] += d * a * bb;
             dx[ia] += d * (cf.y + cf.w * bb);

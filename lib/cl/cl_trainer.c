@@ -202,7 +202,7 @@ static int cl_init(dlca_trainer *t) {
   s->nwg_fwd = (int)backward_groups(&t->cfg, ctx->info.compute_units, fwd_per_cu);
   /* local memory of the backward kernel: act, dact, patch, dout */
   size_t local = (s->act_floats + 2 * (size_t)s->dw + 9 * (size_t)s->C + (size_t)(s->C > s->wg ? s->C : s->wg) +
-                  2 * (size_t)s->gmax) *
+                  2 * (size_t)s->gmax + 4 * (size_t)s->NGP) *
                  sizeof(float);
   if (local > ctx->info.local_mem)
     return dlca__fail(DLCA_ECONFIG,
@@ -334,7 +334,7 @@ static int enqueue_forward(dlca_trainer *t, uint64_t epoch, cl_mem cur, size_t c
   argset a = {st->k_fwd, 0, 0};
   ARG(&a, cur), ARG(&a, co), ARG(&a, nxt), ARG(&a, no), ARG(&a, coef), ARG(&a, st->wires), ARG(&a, st->masks);
   ARG(&a, use_masks), ARG(&a, key), ARG(&a, rate), ARG(&a, ti), ARG(&a, B), ARG(&a, H), ARG(&a, W);
-  LOCAL(&a, (size_t)s->UTOTAL), LOCAL(&a, 9 * (size_t)s->C);
+  LOCAL(&a, (size_t)s->UTOTAL), LOCAL(&a, 9 * (size_t)s->C), LOCAL(&a, 4 * (size_t)s->NGP);
   int rc = arg_done(&a, "dlca_forward");
   size_t lws = (size_t)s->wg, gws = (size_t)s->nwg_fwd * lws;
   return rc ? rc : dlca__launch(t->ctx, st->k_fwd, "forward", 1, &gws, &lws);
@@ -359,7 +359,7 @@ static int enqueue_backward(dlca_trainer *t, int step) {
   ARG(&a, rate), ARG(&a, ti), ARG(&a, top), ARG(&a, B), ARG(&a, H), ARG(&a, W);
   LOCAL(&a, s->act_floats), LOCAL(&a, 2 * (size_t)s->dw), LOCAL(&a, 9 * (size_t)s->C);
   LOCAL(&a, (size_t)(s->C > s->wg ? s->C : s->wg));
-  LOCAL(&a, (size_t)s->gmax), LOCAL(&a, (size_t)s->gmax);
+  LOCAL(&a, (size_t)s->gmax), LOCAL(&a, (size_t)s->gmax), LOCAL(&a, 4 * (size_t)s->NGP);
   int rc = arg_done(&a, "dlca_backward");
   size_t lws = (size_t)s->wg, gws = (size_t)s->nwg * lws;
   return rc ? rc : dlca__launch(t->ctx, st->k_bwd, "backward", 1, &gws, &lws);
