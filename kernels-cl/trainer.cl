@@ -36,6 +36,18 @@ typedef float real_t;
 #ifndef FWD_GROUPS_PER_CU
 #define FWD_GROUPS_PER_CU 8
 #endif
+/* 1: fully unroll the layer loops, so that per-gate sums and perception
+ * stacks get compile-time indices and live in registers (GPUs). 0: leave the
+ * loops rolled; PoCL compiles that 3x faster and runs it faster too. */
+// @tunable UNROLL 1 0
+#ifndef UNROLL
+#define UNROLL 1
+#endif
+#if UNROLL
+#define DLCA_UNROLL _Pragma("unroll")
+#else
+#define DLCA_UNROLL
+#endif
 // @tunable BWD_GROUPS_PER_CU 2 1 4 8 16
 #ifndef BWD_GROUPS_PER_CU
 #define BWD_GROUPS_PER_CU 2
@@ -90,13 +102,13 @@ inline void load_patch(__global const float *grid, int H, int W, int r, int q, _
 /* One perception stack (kernel k on channel c) in private memory; x[PTOT].
  * Every loop bound and wire is a compile-time constant: x stays in registers. */
 inline void perceive_forward(__local const float4 *coef, __local const float *patch, int c, int k, float *x) {
-#pragma unroll
+DLCA_UNROLL
   for (int f = 0; f < 9; f++) x[f] = patch[f * C + c];
   int xo = 0, wo = 0, go = 0;
-#pragma unroll
+DLCA_UNROLL
   for (int l = 0; l < NP; l++) {
     const int n = PS[l], G = PS[l + 1];
-#pragma unroll
+DLCA_UNROLL
     for (int g = 0; g < G; g++) {
       float a = x[xo + PW[wo + g]], b = x[xo + PW[wo + G + g]];
       x[xo + n + g] = gate_eval(coef[go + k * G + g], a, b);
@@ -286,7 +298,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
         const int G = US[NU];
         if (tid < G) pa = wires[wo - 2 * G + tid], pb = wires[wo - G + tid], pc = coef[go - G + tid];
       }
-#pragma unroll
+DLCA_UNROLL
       for (int l = NU - 1; l >= 0; l--) {
         const int n = US[l], G = US[l + 1];
         ao -= n, go -= G, wo -= 2 * G, ro -= n + 1, slot -= (G + WG - 1) / WG;
@@ -296,7 +308,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
           const int G1 = US[l];
           if (tid < G1) pa = wires[wo - 2 * G1 + tid], pb = wires[wo - G1 + tid], pc = coef[go - G1 + tid];
         }
-#pragma unroll
+DLCA_UNROLL
         for (int i = 0; i < (G + WG - 1) / WG; i++) {
           const int g = tid + i * WG;
           if (g < G) {
@@ -324,23 +336,23 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
     }
     /* 5. perception stacks: recompute privately, backprop, and leave each
      * pair's dL/dpatch column in act (no longer needed) */
-#pragma unroll
+DLCA_UNROLL
     for (int ps = 0; ps < PAIR_SLOTS; ps++) {
       const int p = tid + ps * WG;
       if (p < C * K) {
         int c = p / K, k = p - c * K;
         float x[PTOT], dx[PTOT];
         perceive_forward(pcoef, patch, c, k, x);
-#pragma unroll
+DLCA_UNROLL
         for (int i = 0; i < PTOT; i++) dx[i] = 0.0f;
-#pragma unroll
+DLCA_UNROLL
         for (int s = 0; s < S; s++) dx[PTOT - S + s] = dact[C + c * S * K + s * K + k];
         int xo = PTOT - S, wo = 2 * PG1, go = NGP, qo = PG1;
-#pragma unroll
+DLCA_UNROLL
         for (int l = NP - 1; l >= 0; l--) {
           const int n = PS[l], G = PS[l + 1];
           xo -= n, wo -= 2 * G, go -= K * G, qo -= G;
-#pragma unroll
+DLCA_UNROLL
           for (int g = 0; g < G; g++) {
             const int ia = xo + PW[wo + g], ib = xo + PW[wo + G + g];
             float d = dx[xo + n + g], a = x[ia], bb = x[ib];
@@ -351,7 +363,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
             dx[ib] += d * (cf.z + cf.w * a);
           }
         }
-#pragma unroll
+DLCA_UNROLL
         for (int f = 0; f < 9; f++) act[p * 9 + f] = dx[f];
       }
     }
@@ -368,10 +380,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
   /* 6. add this work-group's sums to its own slot. Perception sums are first
    * summed over channels, in channel order, through local memory. */
   __global float *mine = partial + (size_t)grp * ACC_STRIDE;
-#pragma unroll
+DLCA_UNROLL
   for (int q = 0; q < PG1; q++) {
     barrier(CLK_LOCAL_MEM_FENCE);
-#pragma unroll
+DLCA_UNROLL
     for (int ps = 0; ps < PAIR_SLOTS; ps++) {
       const int p = tid + ps * WG;
       if (p < C * K) {
@@ -389,10 +401,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
   }
   {
     int go = 0, slot = 0;
-#pragma unroll
+DLCA_UNROLL
     for (int l = 0; l < NU; l++) {
       const int G = US[l + 1];
-#pragma unroll
+DLCA_UNROLL
       for (int i = 0; i < (G + WG - 1) / WG; i++) {
         const int g = tid + i * WG;
         if (g < G)
