@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <unistd.h>
 #include "cl/runtime.h"
+#include "core/json_util.h"
 
 #define BAD(...) dlca__fail(DLCA_ETUNING, __VA_ARGS__)
 
@@ -36,19 +37,6 @@ void dlca__normalise_name(const char *in, char *out, size_t n) {
   out[o] = 0;
 }
 
-static const char *type_name(const json_t *j) {
-  switch (json_typeof(j)) {
-  case JSON_OBJECT: return "an object";
-  case JSON_ARRAY: return "an array";
-  case JSON_STRING: return "a string";
-  case JSON_INTEGER: return "an integer";
-  case JSON_REAL: return "a real number";
-  case JSON_TRUE:
-  case JSON_FALSE: return "a boolean";
-  case JSON_NULL: return "null";
-  }
-  return "?";
-}
 
 static int ident_ok(const char *s) {
   if (!isalpha((unsigned char)*s) && *s != '_') return 0;
@@ -64,7 +52,7 @@ static int opt_string(json_t *obj, const char *key, const char *path, const char
   json_t *j = json_object_get(obj, key);
   if (!j) return DLCA_OK;
   if (!json_is_string(j))
-    return BAD("%s: %s%s: expected a string, found %s", path, where, key, type_name(j));
+    return BAD("%s: %s%s: expected a string, found %s", path, where, key, dlca__json_type(j));
   if (normalise) dlca__normalise_name(json_string_value(j), out, n);
   else {
     /* Drivers are compared as written, but stray blanks are not significant. */
@@ -78,14 +66,14 @@ static int opt_string(json_t *obj, const char *key, const char *path, const char
 
 static int read_params(json_t *params, const char *path, size_t ei, dlca__tuning_entry *e) {
   if (!json_is_object(params))
-    return BAD("%s: entries[%zu].params: expected an object, found %s", path, ei, type_name(params));
+    return BAD("%s: entries[%zu].params: expected an object, found %s", path, ei, dlca__json_type(params));
   size_t total = 0;
   const char *stem;
   json_t *kv;
   json_object_foreach(params, stem, kv) {
     if (!json_is_object(kv))
       return BAD("%s: entries[%zu].params.%s: expected an object of NAME: integer, found %s", path,
-                 ei, stem, type_name(kv));
+                 ei, stem, dlca__json_type(kv));
     total += json_object_size(kv);
   }
   e->params = calloc(total ? total : 1, sizeof *e->params);
@@ -102,7 +90,7 @@ static int read_params(json_t *params, const char *path, size_t ei, dlca__tuning
         return BAD("%s: entries[%zu].params.%s: \"%s\" is not a macro name", path, ei, stem, name);
       if (!json_is_integer(v))
         return BAD("%s: entries[%zu].params.%s.%s: expected an integer, found %s", path, ei, stem,
-                   name, type_name(v));
+                   name, dlca__json_type(v));
       json_int_t x = json_integer_value(v);
       if (x < -2147483647LL || x > 2147483647LL)
         return BAD("%s: entries[%zu].params.%s.%s: %lld does not fit an int", path, ei, stem, name,
@@ -117,7 +105,7 @@ static int read_params(json_t *params, const char *path, size_t ei, dlca__tuning
 }
 
 static int read_table(json_t *root, const char *path, dlca__tuning_table *t) {
-  if (!json_is_object(root)) return BAD("%s: expected a JSON object, found %s", path, type_name(root));
+  if (!json_is_object(root)) return BAD("%s: expected a JSON object, found %s", path, dlca__json_type(root));
   json_t *fmt = json_object_get(root, "format");
   if (!json_is_string(fmt) || strcmp(json_string_value(fmt), "dlca-tuning") != 0)
     return BAD("%s: format: expected \"dlca-tuning\"", path);
@@ -132,7 +120,7 @@ static int read_table(json_t *root, const char *path, dlca__tuning_table *t) {
   json_t *entries = json_object_get(root, "entries");
   if (!entries) return BAD("%s: entries: missing", path);
   if (!json_is_array(entries))
-    return BAD("%s: entries: expected an array, found %s", path, type_name(entries));
+    return BAD("%s: entries: expected an array, found %s", path, dlca__json_type(entries));
   size_t n = json_array_size(entries);
   t->entries = calloc(n ? n : 1, sizeof *t->entries);
   if (!t->entries) return BAD("%s: out of memory", path);
@@ -141,7 +129,7 @@ static int read_table(json_t *root, const char *path, dlca__tuning_table *t) {
     dlca__tuning_entry *te = &t->entries[i];
     t->n_entries = i + 1;
     if (!json_is_object(e))
-      return BAD("%s: entries[%zu]: expected an object, found %s", path, i, type_name(e));
+      return BAD("%s: entries[%zu]: expected an object, found %s", path, i, dlca__json_type(e));
     char where[32];
     snprintf(where, sizeof where, "entries[%zu].", i);
     if ((rc = opt_string(e, "device", path, where, te->device, sizeof te->device, 1))) return rc;

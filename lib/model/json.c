@@ -7,28 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model/model_impl.h"
+#include "core/json_util.h"
 
 #define BAD(...) dlca__fail(DLCA_EMODEL, __VA_ARGS__)
 
-static const char *type_name(const json_t *j) {
-  switch (json_typeof(j)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a real number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
-  }
-  return "?";
-}
 
 static int get_int(json_t *obj, const char *key, const char *where, const char *path, long lo, long hi,
                    int *out) {
   json_t *j = json_object_get(obj, key);
   if (!j) return BAD("%s: %s%s: missing", where, path, key);
-  if (!json_is_integer(j)) return BAD("%s: %s%s: expected an integer, found %s", where, path, key, type_name(j));
+  if (!json_is_integer(j)) return BAD("%s: %s%s: expected an integer, found %s", where, path, key, dlca__json_type(j));
   json_int_t v = json_integer_value(j);
   if (v < lo || v > hi)
     return BAD("%s: %s%s: %lld is not in [%ld, %ld]", where, path, key, (long long)v, lo, hi);
@@ -39,7 +27,7 @@ static int get_int(json_t *obj, const char *key, const char *where, const char *
 static int get_array(json_t *obj, const char *key, const char *where, const char *path, json_t **out) {
   json_t *j = json_object_get(obj, key);
   if (!j) return BAD("%s: %s%s: missing", where, path, key);
-  if (!json_is_array(j)) return BAD("%s: %s%s: expected an array, found %s", where, path, key, type_name(j));
+  if (!json_is_array(j)) return BAD("%s: %s%s: expected an array, found %s", where, path, key, dlca__json_type(j));
   *out = j;
   return DLCA_OK;
 }
@@ -51,7 +39,7 @@ static int read_layers(json_t *arr, const char *where, const char *path, int *n,
   for (size_t i = 0; i < len; i++) {
     json_t *v = json_array_get(arr, i);
     if (!json_is_integer(v))
-      return BAD("%s: %s[%zu]: expected an integer, found %s", where, path, i, type_name(v));
+      return BAD("%s: %s[%zu]: expected an integer, found %s", where, path, i, dlca__json_type(v));
     json_int_t x = json_integer_value(v);
     if (x < 1 || x > 65536) return BAD("%s: %s[%zu]: %lld is not in [1, 65536]", where, path, i, (long long)x);
     layers[i] = (int)x;
@@ -65,11 +53,11 @@ static int check_wires(json_t *wires, int l, int n_gates, const char *where, con
   json_t *lw = json_array_get(wires, (size_t)l);
   if (!json_is_array(lw) || json_array_size(lw) != 2)
     return BAD("%s: %s[%d]: expected [[wa...], [wb...]], found %s", where, path, l,
-               lw ? (json_is_array(lw) ? "an array of the wrong length" : type_name(lw)) : "nothing");
+               lw ? (json_is_array(lw) ? "an array of the wrong length" : dlca__json_type(lw)) : "nothing");
   for (int side = 0; side < 2; side++) {
     json_t *v = json_array_get(lw, (size_t)side);
     if (!json_is_array(v))
-      return BAD("%s: %s[%d][%d]: expected an array, found %s", where, path, l, side, type_name(v));
+      return BAD("%s: %s[%d][%d]: expected an array, found %s", where, path, l, side, dlca__json_type(v));
     if (json_array_size(v) != (size_t)n_gates)
       return BAD("%s: %s[%d][%d]: %zu wires, but the layer has %d gates", where, path, l, side,
                  json_array_size(v), n_gates);
@@ -88,7 +76,7 @@ static int read_wires(json_t *wires, int l, dlca_layer *L, const char *where, co
     for (int g = 0; g < L->n_gates; g++) {
       json_t *x = json_array_get(v, (size_t)g);
       if (!json_is_integer(x))
-        return BAD("%s: %s[%d][%d][%d]: expected an integer, found %s", where, path, l, side, g, type_name(x));
+        return BAD("%s: %s[%d][%d][%d]: expected an integer, found %s", where, path, l, side, g, dlca__json_type(x));
       json_int_t idx = json_integer_value(x);
       if (idx < 0 || idx >= L->n_in)
         return BAD("%s: %s[%d][%d][%d]: index %lld %s layer input %d", where, path, l, side, g,
@@ -103,10 +91,10 @@ static int read_wires(json_t *wires, int l, dlca_layer *L, const char *where, co
 static int read_gate(json_t *v, float *dst, const char *where, const char *path) {
   if (!json_is_array(v) || json_array_size(v) != 16)
     return BAD("%s: %s: expected 16 logits, found %s", where, path,
-               json_is_array(v) ? "an array of the wrong length" : (v ? type_name(v) : "nothing"));
+               json_is_array(v) ? "an array of the wrong length" : (v ? dlca__json_type(v) : "nothing"));
   for (int i = 0; i < 16; i++) {
     json_t *x = json_array_get(v, (size_t)i);
-    if (!json_is_number(x)) return BAD("%s: %s[%d]: expected a number, found %s", where, path, i, type_name(x));
+    if (!json_is_number(x)) return BAD("%s: %s[%d]: expected a number, found %s", where, path, i, dlca__json_type(x));
     double d = json_number_value(x);
     float f = (float)d;
     if (!isfinite(d) || !isfinite(f)) return BAD("%s: %s[%d]: logit %g is not finite in float32", where, path, i, d);
@@ -116,14 +104,14 @@ static int read_gate(json_t *v, float *dst, const char *where, const char *path)
 }
 
 static int read_sized(json_t *v, size_t n, const char *where, const char *path, const char *what) {
-  if (!json_is_array(v)) return BAD("%s: %s: expected an array, found %s", where, path, v ? type_name(v) : "nothing");
+  if (!json_is_array(v)) return BAD("%s: %s: expected an array, found %s", where, path, v ? dlca__json_type(v) : "nothing");
   if (json_array_size(v) != n) return BAD("%s: %s: %zu entries, but the layer has %zu %s", where, path, json_array_size(v), n, what);
   return DLCA_OK;
 }
 
 int dlca__model_from_json(json_t *root, const char *where, dlca_model **out) {
   *out = NULL;
-  if (!json_is_object(root)) return BAD("%s: expected a dlca-model object, found %s", where, type_name(root));
+  if (!json_is_object(root)) return BAD("%s: expected a dlca-model object, found %s", where, dlca__json_type(root));
   json_t *fmt = json_object_get(root, "format");
   if (!json_is_string(fmt) || strcmp(json_string_value(fmt), "dlca-model") != 0)
     return BAD("%s: format: expected \"dlca-model\"", where);
@@ -134,11 +122,11 @@ int dlca__model_from_json(json_t *root, const char *where, dlca_model **out) {
   if ((rc = get_int(root, "channels", where, "", 1, 4096, &s.channels))) return rc;
   json_t *per = json_object_get(root, "periodic");
   if (!json_is_boolean(per))
-    return BAD("%s: periodic: expected true or false, found %s", where, per ? type_name(per) : "nothing");
+    return BAD("%s: periodic: expected true or false, found %s", where, per ? dlca__json_type(per) : "nothing");
   s.periodic = json_is_true(per);
   json_t *P = json_object_get(root, "perceive"), *U = json_object_get(root, "update");
-  if (!json_is_object(P)) return BAD("%s: perceive: expected an object, found %s", where, P ? type_name(P) : "nothing");
-  if (!json_is_object(U)) return BAD("%s: update: expected an object, found %s", where, U ? type_name(U) : "nothing");
+  if (!json_is_object(P)) return BAD("%s: perceive: expected an object, found %s", where, P ? dlca__json_type(P) : "nothing");
+  if (!json_is_object(U)) return BAD("%s: update: expected an object, found %s", where, U ? dlca__json_type(U) : "nothing");
   if ((rc = get_int(P, "n_kernels", where, "perceive.", 1, 4096, &s.n_kernels))) return rc;
   json_t *pl, *ul, *pw, *uw, *plg, *ulg;
   if ((rc = get_array(P, "layers", where, "perceive.", &pl)) || (rc = get_array(P, "wires", where, "perceive.", &pw)) ||
