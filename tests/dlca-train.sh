@@ -91,6 +91,24 @@ got=$?
 grep -q 'checkpoint saved to int.ckpt' int.err || fail "SIGTERM: no notice: $(cat int.err)"
 expect 0 "resume after SIGTERM" -- cb --seed 7 --epochs 6 --resume int.ckpt
 
+# Issue 6: a cooldown schedule with early stop, --keep-best and a fresh
+# evaluation; the summary describes the saved model's circuit.
+expect 0 "cooldown, early stop, keep-best, eval-fresh" -- "$prog" --backend ref --preset gol --seed 3 --epochs 20 \
+  --eval-every 5 --lr-schedule cooldown --early-stop 2 --keep-best --eval-fresh 2 --save best.json
+grep -q '^active gates: *[0-9][0-9]* of [0-9]' out.txt || fail "no active-gate count in the summary: $(cat out.txt)"
+grep -q '^gate histogram:' out.txt || fail "no gate histogram in the summary"
+grep -q '^fresh accuracy:' out.txt || fail "no fresh accuracy in the summary"
+grep -q 'keep-best' out.txt || fail "the summary does not say the best logits were saved"
+[ -s best.json ] || fail "--keep-best --save wrote no model"
+# --reference-protocol is the default, said explicitly: the same losses.
+expect 0 "reference protocol" -- cb --seed 7 --epochs 6 --log p.csv --reference-protocol
+losses p.csv | cmp -s - a.loss || fail "--reference-protocol differs from the default run"
+expect 2 "reference protocol with a schedule" -- cb --epochs 1 --reference-protocol --lr-schedule cosine
+expect 2 "cooldown option without cooldown" -- cb --epochs 1 --plateau 5
+expect 2 "unknown schedule" -- cb --epochs 1 --lr-schedule linear
+expect 0 "warmup-cosine" -- cb --seed 7 --epochs 6 --log w.csv --lr-schedule warmup-cosine --warmup 3
+losses w.csv | cmp -s - a.loss && fail "warmup-cosine gives the constant-lr losses"
+
 # (d) bad input exits 2
 expect 2 "unknown preset" -- "$prog" --backend ref --preset nosuch
 expect 2 "unknown option" -- "$prog" --backend ref --preset gol --nosuch

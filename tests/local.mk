@@ -30,3 +30,4 @@ EXTRA_DIST += tests/dlca-bench.sh
 TESTS += tests/dlca-tune.sh
 EXTRA_DIST += tests/dlca-tune.sh
 tests_main_SOURCES += tests/test_trainer.c
+tests_main_SOURCES += tests/test_schedule.c

@@ -8,4 +8,5 @@
   X(model) \
   X(loader) \
   X(gradcheck) \
-  X(trainer)
+  X(trainer) \
+  X(schedule)

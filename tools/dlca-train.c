@@ -74,6 +74,7 @@ typedef struct run {
   float *target;              /* non-gol: [H][W][C] */
   float *gol_x, *gol_y;       /* gol: one epoch's boards and successors */
   float *params;              /* gol: the logits copied into gol_eval */
+  float *best;                /* --keep-best: the logits of the lowest hard loss */
   int gol_order[GOL_BOARDS];
   char device[512];
   csvlog log;
@@ -219,7 +220,87 @@ typedef struct outcome {
   uint64_t hard_epoch;     /* the epoch after which `hard` was measured */
   double train_s;
   int interrupted;         /* a signal cut the run short (not one during its last epoch) */
+  /* schedules and stopping (issue 6) */
+  int scheduled;           /* the lr changes during the run (set_lr is called) */
+  double base_lr, cur_lr;  /* the configured lr; cooldown's current lr before warm-up */
+  int cooldowns;
+  /* cooldown's plateau test: the soft loss of one epoch is one batch's, so
+   * noisy; it compares means over windows of --plateau epochs instead */
+  double best_window;      /* the lowest window mean so far */
+  double window_sum;
+  uint64_t window_n;
+  double last_hard;        /* the previous evaluation's hard loss (NAN before one) */
+  long zero_streak;        /* evaluations in a row with hard loss 0 */
+  int stopped_early;
+  int have_best;
+  double best_hard;
+  uint64_t best_epoch;
+  /* the saved model's circuit */
+  int have_gates;
+  size_t gates[16], active, n_gates;
+  int have_fresh;
+  dlca_eval fresh;
 } outcome;
+
+static const char *const op_names[16] = {"FALSE", "AND",    "A AND NOT B", "A",     "NOT A AND B", "B",
+                                         "XOR",   "OR",     "NOR",         "XNOR",  "NOT B",       "A OR NOT B",
+                                         "NOT A", "NOT A OR B", "NAND",    "TRUE"};
+
+static long warmup_epochs(const run *r) {
+  const train_options *o = &r->opt;
+  if (o->warmup >= 0) return o->warmup;
+  return o->lr_schedule == TRAIN_LR_WARMUP_COSINE ? o->epochs / 20 : 0;
+}
+
+/* The lr of the epoch with 0-based index e (the one about to run). */
+static float schedule_lr(const run *r, const outcome *w, uint64_t e) {
+  const train_options *o = &r->opt;
+  const long W = warmup_epochs(r);
+  double lr = w->base_lr;
+  if (o->lr_schedule == TRAIN_LR_COSINE || o->lr_schedule == TRAIN_LR_WARMUP_COSINE) {
+    double span = (double)o->epochs - (double)W, p = span > 0 ? ((double)e - (double)W) / span : 1;
+    p = p < 0 ? 0 : p > 1 ? 1 : p;
+    lr = o->min_lr + (w->base_lr - o->min_lr) * 0.5 * (1 + cos(3.14159265358979323846 * p));
+  } else if (o->lr_schedule == TRAIN_LR_COOLDOWN) {
+    lr = w->cur_lr;
+  }
+  if (W > 0 && e < (uint64_t)W) lr *= (double)(e + 1) / (double)W;
+  float f = (float)lr;
+  return f > 0 ? f : 1e-30f; /* a cosine's last epochs may round to 0; set_lr wants > 0 */
+}
+
+/* Cooldown: lr *= factor, at most max_cooldowns times, never below min_lr. */
+static void cool_down(run *r, outcome *w, uint64_t e, const char *why) {
+  const train_options *o = &r->opt;
+  if (o->lr_schedule != TRAIN_LR_COOLDOWN || w->cooldowns >= o->max_cooldowns) return;
+  double old = w->cur_lr;
+  w->cur_lr *= o->cooldown_factor;
+  if (w->cur_lr < o->min_lr) w->cur_lr = o->min_lr;
+  w->cooldowns++;
+  w->window_sum = 0, w->window_n = 0; /* the next window starts at the new lr */
+  if (!o->quiet) {
+    progress_break(&r->prog);
+    fprintf(stderr, "%s: epoch %llu: %s; lr %g -> %g (cooldown %d of %ld)\n", TRAIN_PROG, (unsigned long long)e, why,
+            old, w->cur_lr, w->cooldowns, o->max_cooldowns);
+  }
+}
+
+/* After each hard evaluation at epoch e: --keep-best, cooldown on a hard loss
+ * that reaches 0, and the --early-stop streak. */
+static int after_eval(run *r, outcome *w, uint64_t e) {
+  const train_options *o = &r->opt;
+  double h = w->hard.hard_loss;
+  if (o->keep_best && (!w->have_best || h <= w->best_hard)) {
+    int rc = dlca_trainer_get_params(r->t, r->best);
+    if (rc) return fail_lib(CLI_FAIL, rc, "--keep-best: logits after epoch %llu", (unsigned long long)e);
+    w->have_best = 1, w->best_hard = h, w->best_epoch = e;
+  }
+  if (h == 0 && !(w->last_hard == 0)) cool_down(r, w, e, "hard loss 0");
+  w->zero_streak = h == 0 ? w->zero_streak + 1 : 0;
+  w->last_hard = h;
+  if (o->early_stop > 0 && w->zero_streak >= o->early_stop) w->stopped_early = 1;
+  return 0;
+}
 
 static int train(run *r, outcome *out) {
   const train_options *o = &r->opt;
@@ -229,14 +310,29 @@ static int train(run *r, outcome *out) {
   int rc;
   out->first = e;
   out->soft = NAN;
+  out->last_hard = NAN;
+  out->base_lr = out->cur_lr = r->cfg.optim.lr;
+  out->best_window = INFINITY;
+  out->scheduled = o->lr_schedule != TRAIN_LR_CONSTANT || warmup_epochs(r) > 0;
   progress_init(&r->prog, stderr, o->quiet, e, total);
   shown_progress = &r->prog;
   while (e < total && !stop_signal) {
     if (r->gol_eval && (rc = feed_gol(r, e))) return rc;
+    if (out->scheduled && (rc = dlca_trainer_set_lr(r->t, schedule_lr(r, out, e))))
+      return fail_lib(CLI_FAIL, rc, "lr of epoch %llu", (unsigned long long)e + 1);
     if ((rc = dlca_trainer_step(r->t))) return fail_lib(CLI_FAIL, rc, "epoch %llu", (unsigned long long)e + 1);
     if ((rc = dlca_trainer_loss(r->t, &out->soft))) return fail_lib(CLI_FAIL, rc, "loss of epoch %llu",
                                                                     (unsigned long long)e + 1);
     e = dlca_trainer_epoch(r->t);
+    if (o->lr_schedule == TRAIN_LR_COOLDOWN) {
+      out->window_sum += out->soft;
+      if (++out->window_n == (uint64_t)o->plateau) {
+        double mean = out->window_sum / (double)out->window_n;
+        out->window_sum = 0, out->window_n = 0;
+        if (mean < out->best_window) out->best_window = mean;
+        else cool_down(r, out, e, "mean soft loss on a plateau");
+      }
+    }
     if (e % (uint64_t)o->eval_every == 0 || e == total) {
       if ((rc = evaluate(r, &out->hard))) return rc;
       out->have_hard = 1, out->hard_epoch = e;
@@ -247,12 +343,14 @@ static int train(run *r, outcome *out) {
         return CLI_FAIL;
       }
       row_epoch = e, row_time = now;
+      if ((rc = after_eval(r, out, e))) return rc;
     }
     /* The last epoch's checkpoint is written by finish(), after training. */
     if (o->checkpoint && e % (uint64_t)o->checkpoint_every == 0 && e < total &&
         (rc = save_checkpoint(r, o->checkpoint)))
       return rc;
     progress_update(&r->prog, e, out->soft, out->have_hard ? &out->hard : NULL);
+    if (out->stopped_early) break;
   }
   progress_break(&r->prog);
   out->epochs = e;
@@ -280,12 +378,40 @@ static void print_summary(const run *r, const outcome *w) {
   } else {
     printf("hard loss:      -\nhard accuracy:  -\n");
   }
+  if (w->stopped_early)
+    printf("stopped early:  hard loss 0 at %ld evaluations in a row\n", r->opt.early_stop);
+  if (w->scheduled)
+    printf("lr:             %s from %g, last %g\n", train_lr_schedule_names[r->opt.lr_schedule], w->base_lr,
+           dlca_trainer_lr(r->t));
+  if (r->opt.lr_schedule == TRAIN_LR_COOLDOWN) printf("cooldowns:      %d of at most %ld\n", w->cooldowns,
+                                                      r->opt.max_cooldowns);
+  if (w->have_best)
+    printf("best hard loss: %.9g at epoch %llu%s\n", w->best_hard, (unsigned long long)w->best_epoch,
+           w->have_gates ? " (the model below)" : "");
+  if (w->have_gates) {
+    printf("active gates:   %zu of %zu (not pass-through A or B)\n", w->active, w->n_gates);
+    printf("gate histogram:");
+    const char *sep = " ";
+    for (int i = 0; i < 16; i++)
+      if (w->gates[i]) printf("%s%s %zu", sep, op_names[i], w->gates[i]), sep = ", ";
+    printf("\n");
+  }
+  if (w->have_fresh) { /* fewer batches than asked where nothing is random (gol's 512 boards) */
+    size_t batches = w->hard.total ? w->fresh.total / w->hard.total : 0;
+    printf("fresh accuracy: %.4f%% (%zu of %zu values wrong, %zu fresh batch%s), hard loss %.9g\n",
+           100 * w->fresh.accuracy, w->fresh.errors, w->fresh.total, batches, batches == 1 ? "" : "es",
+           w->fresh.hard_loss);
+  }
   if (total_s < 60) printf("wall time:      %.2f s", total_s);
   else printf("wall time:      %s (%.1f s)", cli_duration(total_s, wall, sizeof wall), total_s);
   if (w->epochs > w->first && w->train_s > 0)
     printf(", %.3g epochs/s", (double)(w->epochs - w->first) / w->train_s);
   printf("\n");
-  if (r->opt.save && !w->interrupted) printf("model:          %s\n", r->opt.save);
+  if (r->opt.save && !w->interrupted) {
+    printf("model:          %s", r->opt.save);
+    if (w->have_best) printf(" (--keep-best: the logits of epoch %llu)", (unsigned long long)w->best_epoch);
+    printf("\n");
+  }
   if (r->opt.log) printf("log:            %s\n", r->opt.log);
 }
 
@@ -304,14 +430,34 @@ static int finish(run *r, outcome *w) {
   if (!w->have_hard) {
     if ((rc = evaluate(r, &w->hard))) return rc;
     w->have_hard = 1, w->hard_epoch = w->epochs;
+    if ((rc = after_eval(r, w, w->epochs))) return rc;
   }
+  /* The checkpoint holds the last state, so that --resume goes on from it;
+   * the model saved and described below may be the best one instead. */
   if (o->checkpoint && (rc = save_checkpoint(r, o->checkpoint))) return rc;
-  if (o->save) {
-    dlca_model *m;
-    if ((rc = dlca_trainer_export_model(r->t, &m))) return fail_lib(CLI_FAIL, rc, "--save");
-    rc = dlca_model_save(m, o->save);
-    dlca_model_free(m);
-    if (rc) return fail_lib(CLI_FAIL, rc, "--save");
+  if (w->have_best && (rc = dlca_trainer_set_params(r->t, r->best)))
+    return fail_lib(CLI_FAIL, rc, "--keep-best: restoring the logits of epoch %llu",
+                    (unsigned long long)w->best_epoch);
+  dlca_model *m;
+  if ((rc = dlca_trainer_export_model(r->t, &m))) return fail_lib(CLI_FAIL, rc, o->save ? "--save" : "the model");
+  w->active = dlca_model_gate_histogram(m, w->gates);
+  w->n_gates = 0;
+  for (int i = 0; i < 16; i++) w->n_gates += w->gates[i];
+  w->have_gates = 1;
+  rc = o->save ? dlca_model_save(m, o->save) : 0;
+  dlca_model_free(m);
+  if (rc) return fail_lib(CLI_FAIL, rc, "--save");
+  if (o->eval_fresh > 0) {
+    dlca_trainer *ft = r->t;
+    if (r->gol_eval) { /* gol: all 512 boards, on the twin */
+      rc = dlca_trainer_get_params(r->t, r->params);
+      if (!rc) rc = dlca_trainer_set_params(r->gol_eval, r->params);
+      if (rc) return fail_lib(CLI_FAIL, rc, "--eval-fresh");
+      ft = r->gol_eval;
+    }
+    if ((rc = dlca_trainer_eval_hard_fresh(ft, o->seed, (int)o->eval_fresh, &w->fresh)))
+      return fail_lib(CLI_FAIL, rc, "--eval-fresh");
+    w->have_fresh = 1;
   }
   if (!o->quiet) print_summary(r, w);
   return 0;
@@ -327,12 +473,32 @@ static void apply_overrides(run *r) {
   if (o->epochs < 0) r->opt.epochs = r->preset.epochs;
 }
 
+/* Options whose meaning depends on the preset's lr and epochs. */
+static int check_schedule(const run *r) {
+  const train_options *o = &r->opt;
+  if (o->min_lr > 0 && o->min_lr >= r->cfg.optim.lr) {
+    fprintf(stderr, "%s: --min-lr: %g is not below the lr, %g\n", TRAIN_PROG, o->min_lr, r->cfg.optim.lr);
+    return CLI_USAGE;
+  }
+  return 0;
+}
+
+static int alloc_best(run *r) {
+  const train_options *o = &r->opt;
+  if (o->keep_best && !(r->best = malloc(sizeof(float) * dlca_trainer_n_params(r->t)))) {
+    fprintf(stderr, "%s: --keep-best: out of memory\n", TRAIN_PROG);
+    return CLI_FAIL;
+  }
+  return 0;
+}
+
 static int run_main(run *r) {
   int rc;
   if ((rc = dlca_preset_get(r->opt.preset, &r->preset))) return fail_lib(CLI_USAGE, rc, "--preset");
   apply_overrides(r);
   /* Cheap input checks first, so a typo never waits for a kernel build. */
-  if ((rc = setup_model(r)) || (rc = setup_target(r)) || (rc = setup_device(r)) || (rc = setup_trainer(r)))
+  if ((rc = check_schedule(r)) || (rc = setup_model(r)) || (rc = setup_target(r)) || (rc = setup_device(r)) ||
+      (rc = setup_trainer(r)) || (rc = alloc_best(r)))
     return rc;
   uint64_t at = dlca_trainer_epoch(r->t);
   if (r->opt.log) {
@@ -387,5 +553,6 @@ int main(int argc, char **argv) {
   free(r.gol_x);
   free(r.gol_y);
   free(r.params);
+  free(r.best);
   return rc;
 }

@@ -1,5 +1,6 @@
 /* dlca-train's options (see train_options.h and doc/dlca-train.md). */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
@@ -44,6 +45,29 @@ static const char help_text[] =
     "    --resume FILE        continue from a checkpoint up to --epochs; give the\n"
     "                         --seed and --model of the run that wrote it\n"
     "\n"
+    "SCHEDULE AND STOPPING OPTIONS\n"
+    "    Without these the run follows the paper's reference protocol: a constant\n"
+    "    lr for every epoch, no early stop, the last parameters saved.\n"
+    "    --lr-schedule S      constant (default), cosine (from --lr down to --min-lr\n"
+    "                         at --epochs), warmup-cosine (cosine after a linear\n"
+    "                         warm-up, by default 5% of the epochs), or cooldown\n"
+    "    --warmup N           epochs of linear warm-up from lr/N to lr, for any\n"
+    "                         schedule (default 0)\n"
+    "    --min-lr X           floor of cosine and cooldown (default 0)\n"
+    "    --cooldown-factor F  cooldown: multiply the lr by F when the hard loss\n"
+    "                         reaches 0 at an evaluation, or when the mean soft loss\n"
+    "                         of the last --plateau epochs is no lower than that of\n"
+    "                         every earlier such window (default 0.1)\n"
+    "    --plateau N          cooldown: the window, in epochs (default 100)\n"
+    "    --max-cooldowns K    cooldown: at most K times (default 2)\n"
+    "    --early-stop K       stop when the hard loss was 0 at K evaluations in a row\n"
+    "    --keep-best          --save the parameters of the lowest hard loss seen at\n"
+    "                         an evaluation (ties: the later), not the last ones\n"
+    "    --eval-fresh N       at the end, also score the saved model's hard circuit\n"
+    "                         on N batches of start grids no epoch trained on\n"
+    "    --reference-protocol the defaults, said explicitly: constant lr, no early\n"
+    "                         stop, no --keep-best (conflicting options are errors)\n"
+    "\n"
     "DEVICE OPTIONS\n"
     "    --backend cl|ref     OpenCL (default) or the CPU reference\n"
     "    --device SPEC        OpenCL device: an index \"0\", \"platform:device\" \"1:0\",\n"
@@ -83,6 +107,8 @@ static const char help_text[] =
     "    dlca-train --preset gol --backend ref --epochs 500 --seed 3\n"
     "    dlca-train --preset growth --target lizard.png --device gpu\n"
     "    dlca-train --preset checkerboard --epochs 1000 --resume cb.ckpt --checkpoint cb.ckpt\n"
+    "    dlca-train --preset checkerboard --epochs 3000 --lr-schedule cooldown --early-stop 3\n"
+    "               --keep-best --eval-fresh 20 --save cb.json\n"
     "\n"
     "    More in doc/dlca-train.md.\n";
 
@@ -91,8 +117,11 @@ void train_options_help(void) { fputs(help_text, stdout); }
 enum {
   OPT_PRESET = 256, OPT_EPOCHS, OPT_BATCH, OPT_STEPS, OPT_LR, OPT_SEED, OPT_DEVICE, OPT_BACKEND, OPT_LOG,
   OPT_EVAL_EVERY, OPT_SAVE, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESUME, OPT_MODEL, OPT_TARGET,
-  OPT_QUIET, OPT_HELP, OPT_VERSION
+  OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_LR_SCHEDULE, OPT_WARMUP, OPT_MIN_LR, OPT_COOLDOWN_FACTOR, OPT_PLATEAU,
+  OPT_MAX_COOLDOWNS, OPT_EARLY_STOP, OPT_KEEP_BEST, OPT_EVAL_FRESH, OPT_REFERENCE_PROTOCOL
 };
+
+const char *const train_lr_schedule_names[4] = {"constant", "cosine", "warmup-cosine", "cooldown"};
 
 static const struct option long_options[] = {
     {"preset", required_argument, NULL, OPT_PRESET},
@@ -111,6 +140,16 @@ static const struct option long_options[] = {
     {"resume", required_argument, NULL, OPT_RESUME},
     {"model", required_argument, NULL, OPT_MODEL},
     {"target", required_argument, NULL, OPT_TARGET},
+    {"lr-schedule", required_argument, NULL, OPT_LR_SCHEDULE},
+    {"warmup", required_argument, NULL, OPT_WARMUP},
+    {"min-lr", required_argument, NULL, OPT_MIN_LR},
+    {"cooldown-factor", required_argument, NULL, OPT_COOLDOWN_FACTOR},
+    {"plateau", required_argument, NULL, OPT_PLATEAU},
+    {"max-cooldowns", required_argument, NULL, OPT_MAX_COOLDOWNS},
+    {"early-stop", required_argument, NULL, OPT_EARLY_STOP},
+    {"keep-best", no_argument, NULL, OPT_KEEP_BEST},
+    {"eval-fresh", required_argument, NULL, OPT_EVAL_FRESH},
+    {"reference-protocol", no_argument, NULL, OPT_REFERENCE_PROTOCOL},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
@@ -128,6 +167,12 @@ int train_options_parse(int argc, char **argv, train_options *o) {
   o->epochs = o->batch = o->steps = -1;
   o->eval_every = 10;
   o->checkpoint_every = 100;
+  o->warmup = -1;
+  o->cooldown_factor = 0.1;
+  o->plateau = 100;
+  o->max_cooldowns = 2;
+  /* which cooldown-only or training-changing options were given, for the checks below */
+  const char *cooldown_only = NULL, *changes_training = NULL;
   opterr = 0; /* getopt's own messages do not follow "dlca-train: what: why" */
   int c;
   while ((c = getopt_long(argc, argv, ":hqV", long_options, NULL)) != -1) {
@@ -164,6 +209,57 @@ int train_options_parse(int argc, char **argv, train_options *o) {
         bad = cli_parse_long(TRAIN_PROG, "--checkpoint-every", optarg, 1, MAX_EPOCHS, &o->checkpoint_every);
         break;
       case OPT_RESUME: o->resume = optarg; break;
+      case OPT_LR_SCHEDULE: {
+        int k = -1;
+        for (int i = 0; i < 4; i++)
+          if (!strcmp(optarg, train_lr_schedule_names[i])) k = i;
+        if (k < 0) {
+          fprintf(stderr, "%s: --lr-schedule: '%s' is not constant, cosine, warmup-cosine or cooldown\n", TRAIN_PROG,
+                  optarg);
+          bad = 1;
+        }
+        o->lr_schedule = k;
+        if (k != TRAIN_LR_CONSTANT) changes_training = "--lr-schedule";
+        break;
+      }
+      case OPT_WARMUP:
+        bad = cli_parse_long(TRAIN_PROG, "--warmup", optarg, 0, MAX_EPOCHS, &o->warmup);
+        if (o->warmup > 0) changes_training = "--warmup";
+        break;
+      case OPT_MIN_LR:
+        bad = cli_parse_double(TRAIN_PROG, "--min-lr", optarg, -INFINITY, &o->min_lr);
+        if (!bad && o->min_lr < 0) {
+          fprintf(stderr, "%s: --min-lr: '%s' is negative\n", TRAIN_PROG, optarg);
+          bad = 1;
+        }
+        if (o->min_lr > 0) changes_training = "--min-lr";
+        break;
+      case OPT_COOLDOWN_FACTOR:
+        bad = cli_parse_double(TRAIN_PROG, "--cooldown-factor", optarg, 0.0, &o->cooldown_factor);
+        if (!bad && o->cooldown_factor >= 1) {
+          fprintf(stderr, "%s: --cooldown-factor: '%s' is not below 1\n", TRAIN_PROG, optarg);
+          bad = 1;
+        }
+        cooldown_only = "--cooldown-factor";
+        break;
+      case OPT_PLATEAU:
+        bad = cli_parse_long(TRAIN_PROG, "--plateau", optarg, 1, MAX_EPOCHS, &o->plateau);
+        cooldown_only = "--plateau";
+        break;
+      case OPT_MAX_COOLDOWNS:
+        bad = cli_parse_long(TRAIN_PROG, "--max-cooldowns", optarg, 0, 1000, &o->max_cooldowns);
+        cooldown_only = "--max-cooldowns";
+        break;
+      case OPT_EARLY_STOP:
+        bad = cli_parse_long(TRAIN_PROG, "--early-stop", optarg, 1, MAX_EPOCHS, &o->early_stop);
+        changes_training = "--early-stop";
+        break;
+      case OPT_KEEP_BEST:
+        o->keep_best = 1;
+        changes_training = "--keep-best";
+        break;
+      case OPT_EVAL_FRESH: bad = cli_parse_long(TRAIN_PROG, "--eval-fresh", optarg, 1, 1000000, &o->eval_fresh); break;
+      case OPT_REFERENCE_PROTOCOL: o->reference_protocol = 1; break;
       case OPT_MODEL: o->model = optarg; break;
       case OPT_TARGET: o->target = optarg; break;
       case 'q':
@@ -190,6 +286,19 @@ int train_options_parse(int argc, char **argv, train_options *o) {
   if (!o->preset) {
     fprintf(stderr, "%s: --preset: missing; one of gol, checkerboard, checkerboard-async, growth, colour\n",
             TRAIN_PROG);
+    return CLI_USAGE;
+  }
+  if (o->reference_protocol && changes_training) {
+    fprintf(stderr, "%s: %s: the reference protocol trains with a constant lr, no early stop and no --keep-best\n",
+            TRAIN_PROG, changes_training);
+    return CLI_USAGE;
+  }
+  if (o->min_lr > 0 && o->lr_schedule == TRAIN_LR_CONSTANT) {
+    fprintf(stderr, "%s: --min-lr: only with --lr-schedule cosine, warmup-cosine or cooldown\n", TRAIN_PROG);
+    return CLI_USAGE;
+  }
+  if (cooldown_only && o->lr_schedule != TRAIN_LR_COOLDOWN) {
+    fprintf(stderr, "%s: %s: only with --lr-schedule cooldown\n", TRAIN_PROG, cooldown_only);
     return CLI_USAGE;
   }
   if (o->backend_ref && o->device) {

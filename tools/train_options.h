@@ -17,7 +17,22 @@ typedef struct train_options {
   const char *log, *save, *checkpoint, *resume, *model, *target;
   long eval_every, checkpoint_every;
   int quiet, help, version;
+  /* Issue 6: schedules and the end of a run. The defaults (all zero, constant
+   * lr) are the reference protocol: the same CSV and losses as before. */
+  int lr_schedule;               /* TRAIN_LR_* */
+  long warmup;                   /* epochs of linear warm-up; -1: the schedule's default */
+  double min_lr;                 /* floor of cosine and cooldown (0) */
+  double cooldown_factor;        /* cooldown: lr *= this (0.1) */
+  long plateau;                  /* cooldown: epochs without a lower soft loss (100) */
+  long max_cooldowns;            /* cooldown: at most this many (2) */
+  long early_stop;               /* stop after this many consecutive hard-loss-0 evaluations; 0: never */
+  int keep_best;                 /* --save the parameters of the lowest hard loss */
+  long eval_fresh;               /* batches of the final fresh evaluation; 0: none */
+  int reference_protocol;        /* --reference-protocol */
 } train_options;
+
+enum { TRAIN_LR_CONSTANT, TRAIN_LR_COSINE, TRAIN_LR_WARMUP_COSINE, TRAIN_LR_COOLDOWN };
+extern const char *const train_lr_schedule_names[4];
 
 /* Fills o from argv. Returns 0, or an exit code (2) after printing one
  * line on stderr. --help and --version only set their flags. */

@@ -49,6 +49,12 @@ DLCA_API DLCA_WUR int dlca_trainer_set_fire_masks(dlca_trainer *t, const uint8_t
 
 /* One epoch: start grids, T soft steps, loss, BPTT, clip, AdamW. */
 DLCA_API DLCA_WUR int dlca_trainer_step(dlca_trainer *t);
+/* The learning rate of the next steps. set_lr takes effect from the next
+ * dlca_trainer_step() on either backend (schedules, cooldowns); it needs a
+ * finite lr > 0. A checkpoint does not hold the learning rate. */
+DLCA_API DLCA_WUR int dlca_trainer_set_lr(dlca_trainer *t, float lr);
+DLCA_API float dlca_trainer_lr(const dlca_trainer *t);
+
 /* The soft loss of the last step. */
 DLCA_API DLCA_WUR int dlca_trainer_loss(dlca_trainer *t, double *soft_loss);
 
@@ -61,6 +67,20 @@ typedef struct dlca_eval {
 /* Runs the hard circuit with the current parameters from the start grids of
  * the current epoch (those the next step will use). */
 DLCA_API DLCA_WUR int dlca_trainer_eval_hard(dlca_trainer *t, dlca_eval *out);
+
+/* The hard circuit on n_batches batches of fresh start grids, none of them a
+ * training epoch's: batch i draws its start grids (DLCA_START_RANDOM) and
+ * async fire masks as epoch i of the seed (seed ^ DLCA_FRESH_SEED_XOR) would
+ * (doc/rng.md), so the same seed gives the same batches on every backend. Explicit fire masks
+ * (dlca_trainer_set_fire_masks) are not used. Losses, errors and totals are
+ * summed over the batches. Where nothing is random (a synchronous run from
+ * DLCA_START_SEED, _ZEROS or _UPLOAD) one batch is evaluated, whatever
+ * n_batches. The trainer's epoch, seed, parameters, moments, loss and soft
+ * state are unchanged; the hard state (dlca_trainer_get_state) is that of
+ * the last batch. */
+#define DLCA_FRESH_SEED_XOR 0x5EED0F4E5BA7C4E5ull
+DLCA_API DLCA_WUR int dlca_trainer_eval_hard_fresh(dlca_trainer *t, uint64_t seed, int n_batches,
+                                                   dlca_eval *out);
 
 DLCA_API size_t dlca_trainer_n_params(const dlca_trainer *t);
 DLCA_API DLCA_WUR int dlca_trainer_get_params(dlca_trainer *t, float *logits);

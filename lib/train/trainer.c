@@ -191,6 +191,49 @@ int dlca_trainer_eval_hard(dlca_trainer *t, dlca_eval *out) {
   return rc;
 }
 
+int dlca_trainer_set_lr(dlca_trainer *t, float lr) {
+  if (!t) return dlca__fail(DLCA_EINVAL, "dlca_trainer_set_lr: NULL trainer");
+  if (!(lr > 0) || !isfinite(lr)) return dlca__fail(DLCA_EINVAL, "dlca_trainer_set_lr: lr %g is not finite and > 0", lr);
+  /* both backends read cfg.optim.lr when they apply AdamW in the next step */
+  t->cfg.optim.lr = lr;
+  return DLCA_OK;
+}
+
+float dlca_trainer_lr(const dlca_trainer *t) { return t ? t->cfg.optim.lr : 0.0f; }
+
+/* Batch i is evaluated as if it were epoch i of the seed seed ^ XOR: both
+ * backends draw start grids and masks from dlca__epoch_key(t->cfg.seed,
+ * t->epoch), so swapping those two (and hiding explicit masks) is all it
+ * takes. Everything swapped is restored before returning. */
+int dlca_trainer_eval_hard_fresh(dlca_trainer *t, uint64_t seed, int n_batches, dlca_eval *out) {
+  if (!t || !out) return dlca__fail(DLCA_EINVAL, "dlca_trainer_eval_hard_fresh: NULL argument");
+  if (n_batches < 1) return dlca__fail(DLCA_EINVAL, "dlca_trainer_eval_hard_fresh: %d batches", n_batches);
+  if (!t->target) return dlca__fail(DLCA_ECONFIG, "dlca_trainer_eval_hard_fresh: no target set");
+  if (t->cfg.start == DLCA_START_UPLOAD && !t->input)
+    return dlca__fail(DLCA_ECONFIG, "dlca_trainer_eval_hard_fresh: start is DLCA_START_UPLOAD but no input was set");
+  if (t->cfg.start != DLCA_START_RANDOM && !t->cfg.async) n_batches = 1;
+  const uint64_t seed0 = t->cfg.seed, epoch0 = t->epoch;
+  uint8_t *masks0 = t->masks;
+  t->masks = NULL;
+  t->cfg.seed = seed ^ DLCA_FRESH_SEED_XOR;
+  memset(out, 0, sizeof *out);
+  int rc = DLCA_OK;
+  for (int i = 0; i < n_batches && !rc; i++) {
+    dlca_eval e;
+    t->epoch = (uint64_t)i;
+    if (!(rc = t->ops->eval_hard(t, &e))) {
+      out->hard_loss += e.hard_loss;
+      out->errors += e.errors;
+      out->total += e.total;
+    }
+  }
+  t->cfg.seed = seed0, t->epoch = epoch0, t->masks = masks0;
+  if (rc) return rc;
+  out->accuracy = 1.0 - (double)out->errors / (double)out->total;
+  t->evaluated = 1;
+  return DLCA_OK;
+}
+
 int dlca_trainer_get_params(dlca_trainer *t, float *p) {
   if (!t || !p) return dlca__fail(DLCA_EINVAL, "dlca_trainer_get_params: NULL argument");
   return t->ops->get_params(t, p);
