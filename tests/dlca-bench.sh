@@ -3,35 +3,8 @@
 # cores: help and version, one tiny workload with JSON and markdown output,
 # and exit 2 on bad input. Exit 77 (automake's "skipped") when not built.
 
-prog="${DLCA_TOP_BUILDDIR:-.}/bench/dlca-bench"
-if [ ! -x "$prog" ]; then
-  echo "SKIP: $prog not built"
-  exit 77
-fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/dlca-bench-test.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 99
-
-failures=0
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
-
-# expect CODE DESCRIPTION -- COMMAND...: runs the command and checks its exit status.
-expect() {
-  want=$1 what=$2
-  shift 3
-  "$@" >out.txt 2>err.txt
-  got=$?
-  if [ "$got" -ne "$want" ]; then
-    fail "$what: exit $got, expected $want"
-    sed 's/^/  | /' out.txt err.txt
-  else
-    echo "ok: $what (exit $got)"
-  fi
-}
+. "$(dirname "$0")/shell-lib.sh"
+dlca_test_init bench/dlca-bench dlca-bench
 
 expect 0 "--help" -- "$prog" --help
 grep -q -- "--batch" out.txt || fail "--help does not describe --batch"

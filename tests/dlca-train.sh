@@ -4,36 +4,8 @@
 # losses, resume equals an uninterrupted run, and exit 2 on bad input.
 # Exit 77 (automake's "skipped") when the tool was not built.
 
-prog="${DLCA_TOP_BUILDDIR:-.}/tools/dlca-train"
-if [ ! -x "$prog" ]; then
-  echo "SKIP: $prog not built"
-  exit 77
-fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/dlca-train-test.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 99
-
-failures=0
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
-
-# expect CODE DESCRIPTION -- COMMAND...: runs the command, keeps its stderr
-# in err.txt, and checks the exit status.
-expect() {
-  want=$1 what=$2
-  shift 3
-  "$@" >out.txt 2>err.txt
-  got=$?
-  if [ "$got" -ne "$want" ]; then
-    fail "$what: exit $got, expected $want"
-    sed 's/^/  | /' err.txt
-  else
-    echo "ok: $what (exit $got)"
-  fi
-}
+. "$(dirname "$0")/shell-lib.sh"
+dlca_test_init tools/dlca-train dlca-train
 
 # A tiny checkerboard: 4 CA steps instead of 20, one hard evaluation per epoch.
 cb() { "$prog" --backend ref --quiet --preset checkerboard --steps 4 --eval-every 1 "$@"; }

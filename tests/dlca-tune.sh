@@ -7,43 +7,13 @@
 # of dlca-train. Exit 77 (automake's "skipped") when the tool was not built
 # or there is no OpenCL platform at all.
 
-top="${DLCA_TOP_BUILDDIR:-.}"
-prog="$top/bench/dlca-tune"
-if [ ! -x "$prog" ]; then
-  echo "SKIP: $prog not built"
-  exit 77
-fi
-case "$prog" in /*) ;; *) prog="$PWD/$prog" top="$PWD/$top" ;; esac
+. "$(dirname "$0")/shell-lib.sh"
+dlca_test_init bench/dlca-tune dlca-tune
 # An optimised trainer.cl takes PoCL about 25 s to compile, once per
 # configuration; unoptimised, 2 s. This test checks the tool, not the
 # timings, and the gate compares configurations built alike.
 DLCA_CL_BUILD_OPTIONS=-cl-opt-disable
 export DLCA_CL_BUILD_OPTIONS
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/dlca-tune-test.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 99
-
-failures=0
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
-
-# expect CODE DESCRIPTION -- COMMAND...: runs the command and checks its exit status.
-expect() {
-  want=$1 what=$2
-  shift 3
-  "$@" >out.txt 2>err.txt
-  got=$?
-  if [ "$got" -ne "$want" ]; then
-    fail "$what: exit $got, expected $want"
-    sed 's/^/  | /' out.txt err.txt
-  else
-    echo "ok: $what (exit $got)"
-  fi
-  return 0
-}
 
 expect 0 "--help" -- "$prog" --help
 grep -q -- "--quick" out.txt || fail "--help does not describe --quick"
