@@ -27,6 +27,19 @@ static void platform_str(cl_platform_id p, cl_platform_info what, char *buf, siz
   buf[n - 1] = 0;
 }
 
+/* One scalar device property; 0 where the driver does not answer. */
+static cl_uint dev_uint(cl_device_id d, cl_device_info what) {
+  cl_uint u = 0;
+  clGetDeviceInfo(d, what, sizeof u, &u, NULL);
+  return u;
+}
+
+static cl_ulong dev_ulong(cl_device_id d, cl_device_info what) {
+  cl_ulong v = 0;
+  clGetDeviceInfo(d, what, sizeof v, &v, NULL);
+  return v;
+}
+
 static void fill(dlca__device *dv, cl_platform_id p, cl_device_id d, int pi, int di) {
   dlca_device_info *o = &dv->info;
   memset(dv, 0, sizeof *dv);
@@ -48,21 +61,11 @@ static void fill(dlca__device *dv, cl_platform_id p, cl_device_id d, int pi, int
             : (t & CL_DEVICE_TYPE_ACCELERATOR) ? DLCA_DEVICE_ACCELERATOR
             : (t & CL_DEVICE_TYPE_CPU)         ? DLCA_DEVICE_CPU
                                                : DLCA_DEVICE_OTHER;
-  cl_uint u = 0;
-  clGetDeviceInfo(d, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof u, &u, NULL);
-  o->compute_units = u;
-  u = 0;
-  clGetDeviceInfo(d, CL_DEVICE_MAX_CLOCK_FREQUENCY, sizeof u, &u, NULL);
-  dv->clock_mhz = u;
-  cl_ulong v = 0;
-  clGetDeviceInfo(d, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof v, &v, NULL);
-  o->global_mem = v;
-  v = 0;
-  clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof v, &v, NULL);
-  o->local_mem = v;
-  v = 0;
-  clGetDeviceInfo(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof v, &v, NULL);
-  o->max_alloc = v;
+  o->compute_units = dev_uint(d, CL_DEVICE_MAX_COMPUTE_UNITS);
+  dv->clock_mhz = dev_uint(d, CL_DEVICE_MAX_CLOCK_FREQUENCY);
+  o->global_mem = dev_ulong(d, CL_DEVICE_GLOBAL_MEM_SIZE);
+  o->local_mem = dev_ulong(d, CL_DEVICE_LOCAL_MEM_SIZE);
+  o->max_alloc = dev_ulong(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
   size_t s = 0;
   clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof s, &s, NULL);
   o->max_work_group = s;
