@@ -48,6 +48,12 @@ typedef float real_t;
 #else
 #define DLCA_UNROLL
 #endif
+/* Cells each backward work-group runs side by side, sharing every barrier
+ * (host side: the host passes CPW, capped by local memory). */
+// @tunable CELLS_PER_GROUP 1 2 4
+#ifndef CELLS_PER_GROUP
+#define CELLS_PER_GROUP 1
+#endif
 // @tunable BWD_GROUPS_PER_CU 2 1 4 8 16
 #ifndef BWD_GROUPS_PER_CU
 #define BWD_GROUPS_PER_CU 2
@@ -120,19 +126,24 @@ DLCA_UNROLL
 /* The whole circuit of one cell: patch -> act[UTOTAL] (update input and every
  * update layer's outputs). Ends with a barrier. */
 inline void cell_forward(__global const float4 *coef, __local const float4 *pcoef, __global const int *wires,
-                         __local const float *patch, __local float *act) {
+                         __local const float *patch, __local float *act, const int ncell, const int pstride,
+                         const int astride) {
   const int tid = get_local_id(0);
-  for (int c = tid; c < C; c += WG) act[c] = patch[4 * C + c];
+  for (int j = 0; j < ncell; j++)
+    for (int c = tid; c < C; c += WG) act[j * astride + c] = patch[j * pstride + 4 * C + c];
   for (int p = tid; p < C * K; p += WG) {
     int c = p / K, k = p - c * K;
-    float x[PTOT];
-    perceive_forward(pcoef, patch, c, k, x);
-    /* spec section 3.2: output s of kernel k on channel c at C + c*(S*K) + s*K + k */
-    for (int s = 0; s < S; s++) act[C + c * S * K + s * K + k] = x[PTOT - S + s];
+    for (int j = 0; j < ncell; j++) {
+      float x[PTOT];
+      perceive_forward(pcoef, patch + j * pstride, c, k, x);
+      /* spec section 3.2: output s of kernel k on channel c at C + c*(S*K) + s*K + k */
+      for (int s = 0; s < S; s++) act[j * astride + C + c * S * K + s * K + k] = x[PTOT - S + s];
+    }
   }
   /* The update layers. Each layer's wires and coefficients for gate tid are
    * loaded one layer ahead, before the barrier, so that their global-memory
-   * latency hides behind the layer in flight (doc/kernels.md). */
+   * latency hides behind the layer in flight (doc/kernels.md). Every barrier
+   * serves all ncell cells. */
   int ao = 0, wo = 2 * PG1, go = NGP;
   int pa = 0, pb = 0;
   float4 pc = (float4)(0.0f);
@@ -147,9 +158,19 @@ inline void cell_forward(__global const float4 *coef, __local const float4 *pcoe
       const int G2 = US[l + 2];
       pa = wires[wo + 2 * G + tid], pb = wires[wo + 2 * G + G2 + tid], pc = coef[go + G + tid];
     }
-    if (tid < G) act[ao + n + tid] = gate_eval(c0, act[ao + wa0], act[ao + wb0]);
-    for (int g = tid + WG; g < G; g += WG)
-      act[ao + n + g] = gate_eval(coef[go + g], act[ao + wires[wo + g]], act[ao + wires[wo + G + g]]);
+    if (tid < G)
+      for (int j = 0; j < ncell; j++) {
+        __local float *a = act + j * astride + ao;
+        a[n + tid] = gate_eval(c0, a[wa0], a[wb0]);
+      }
+    for (int g = tid + WG; g < G; g += WG) {
+      const int ia = wires[wo + g], ib = wires[wo + G + g];
+      const float4 cf = coef[go + g];
+      for (int j = 0; j < ncell; j++) {
+        __local float *a = act + j * astride + ao;
+        a[n + g] = gate_eval(cf, a[ia], a[ib]);
+      }
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
     ao += n, wo += 2 * G, go += G;
   }
@@ -213,7 +234,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_forward(
     const int fired = fires(masks, use_masks, mask_key, rate, t, cells, cell);
     load_patch(cur + (size_t)b * H * W * C, H, W, r, q, patch);
     barrier(CLK_LOCAL_MEM_FENCE);
-    cell_forward(coef, pcoef, wires, patch, act);
+    cell_forward(coef, pcoef, wires, patch, act, 1, 0, 0);
     /* an async cell that did not fire keeps its state (spec section 3) */
     for (int c = tid; c < C; c += WG) nxt[(size_t)cell * C + c] = fired ? act[UTOTAL - C + c] : patch[4 * C + c];
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -244,10 +265,18 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
   for (int i = 0; i < NGU / WG + NU; i++) accU[i][0] = accU[i][1] = accU[i][2] = accU[i][3] = 0.0f;
   float loss = 0.0f;
 
-  for (int cell = grp; cell < cells; cell += nwg) {
-    const int b = cell / (H * W), r = (cell / W) % H, q = cell % W;
-    /* 1. dL/d(state_{t+1}) of this cell */
-    for (int c = tid; c < C; c += WG) {
+  /* CPW cells at a time: cells base .. base + CPW - 1 share every barrier.
+   * Local arrays hold CPW rows: act (ACTF floats each), dact (2 DW), patch
+   * (9 C), ga and gb (GMAX), dout (C). */
+  for (int base = grp * CPW; base < cells; base += nwg * CPW) {
+    /* 1. dL/d(state_{t+1}) of each cell */
+    for (int jc = tid; jc < CPW * C; jc += WG) {
+      const int j = jc / C, c = jc - j * C, cell = base + j;
+      if (cell >= cells) {
+        dout[jc] = 0.0f;
+        continue;
+      }
+      const int b = cell / (H * W), r = (cell / W) % H, q = cell % W;
       size_t k = (size_t)cell * C + c;
       float d = 0.0f;
       if (top) {
@@ -267,20 +296,30 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
         if (ASYNC && !fires(masks, use_masks, mask_key, rate, t + 1, cells, cell)) d += g_next[k];
       }
       g_cur[k] = d;
-      dout[c] = d;
+      dout[jc] = d;
     }
     /* 2. a cell that did not fire at step t passes nothing through its
      * circuit: its circuit runs with dout = 0, which adds exact zeros. (No early
      * exit: a barrier-free path out of this loop miscompiles on PoCL.) */
-    const float fired = fires(masks, use_masks, mask_key, rate, t, cells, cell) ? 1.0f : 0.0f;
-    /* 3. recompute the forward pass of this cell at step t */
-    load_patch(state_t + (size_t)b * H * W * C, H, W, r, q, patch);
+    float fired[CPW];
+    for (int j = 0; j < CPW; j++) {
+      const int cell = base + j;
+      fired[j] = cell < cells && fires(masks, use_masks, mask_key, rate, t, cells, cell) ? 1.0f : 0.0f;
+      /* 3. recompute the forward pass of each cell at step t (a missing cell
+       * past the end reuses the last one's grid: its results are discarded) */
+      const int cl = cell < cells ? cell : cells - 1;
+      const int b = cl / (H * W), r = (cl / W) % H, q = cl % W;
+      load_patch(state_t + (size_t)b * H * W * C, H, W, r, q, patch + j * 9 * C);
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
-    cell_forward(coef, pcoef, wires, patch, act);
+    cell_forward(coef, pcoef, wires, patch, act, CPW, 9 * C, ACTF);
     /* dact ping-pongs between two rows of DW floats: layer l's output
      * gradients are in row (l + 1) & 1, its input gradients go to row l & 1,
      * so the update input's gradient ends in row 0. */
-    for (int c = tid; c < C; c += WG) dact[(NU & 1) * DW + c] = dout[c] * fired;
+    for (int jc = tid; jc < CPW * C; jc += WG) {
+      const int j = jc / C, c = jc - j * C;
+      dact[j * 2 * DW + (NU & 1) * DW + c] = dout[jc] * fired[j];
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
     /* 4. update layers, last to first, in two phases per layer:
      *  A. each gate adds its 4 sums and leaves d*(c1 + c3 b) and d*(c2 + c3 a),
@@ -314,22 +353,27 @@ DLCA_UNROLL
           if (g < G) {
             const int ia = i ? wires[wo + g] : wa0, ib = i ? wires[wo + G + g] : wb0;
             const float4 cf = i ? coef[go + g] : c0;
-            float d = dact[((l + 1) & 1) * DW + g], a = act[ao + ia], bb = act[ao + ib];
-            accU[slot + i][0] += d, accU[slot + i][1] += d * a, accU[slot + i][2] += d * bb;
-            accU[slot + i][3] += d * a * bb;
-            ga[g] = d * (cf.y + cf.w * bb);
-            gb[g] = d * (cf.z + cf.w * a);
+            for (int j = 0; j < CPW; j++) {
+              float d = dact[j * 2 * DW + ((l + 1) & 1) * DW + g], a = act[j * ACTF + ao + ia],
+                    bb = act[j * ACTF + ao + ib];
+              accU[slot + i][0] += d, accU[slot + i][1] += d * a, accU[slot + i][2] += d * bb;
+              accU[slot + i][3] += d * a * bb;
+              ga[j * GMAX + g] = d * (cf.y + cf.w * bb);
+              gb[j * GMAX + g] = d * (cf.z + cf.w * a);
+            }
           }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int i = tid; i < n; i += WG) {
-          float sum = 0.0f;
-          const int e1 = rev_off[ro + i + 1];
-          for (int e = rev_off[ro + i]; e < e1; e++) {
-            const int ent = rev[e];
-            sum += (ent & 1) ? gb[ent >> 1] : ga[ent >> 1];
+          const int e0 = rev_off[ro + i], e1 = rev_off[ro + i + 1];
+          for (int j = 0; j < CPW; j++) {
+            float sum = 0.0f;
+            for (int e = e0; e < e1; e++) {
+              const int ent = rev[e];
+              sum += (ent & 1) ? gb[j * GMAX + (ent >> 1)] : ga[j * GMAX + (ent >> 1)];
+            }
+            dact[j * 2 * DW + (l & 1) * DW + i] = sum;
           }
-          dact[(l & 1) * DW + i] = sum;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
       }
@@ -339,14 +383,15 @@ DLCA_UNROLL
 DLCA_UNROLL
     for (int ps = 0; ps < PAIR_SLOTS; ps++) {
       const int p = tid + ps * WG;
-      if (p < C * K) {
+      if (p < C * K)
+      for (int j = 0; j < CPW; j++) {
         int c = p / K, k = p - c * K;
         float x[PTOT], dx[PTOT];
-        perceive_forward(pcoef, patch, c, k, x);
+        perceive_forward(pcoef, patch + j * 9 * C, c, k, x);
 DLCA_UNROLL
         for (int i = 0; i < PTOT; i++) dx[i] = 0.0f;
 DLCA_UNROLL
-        for (int s = 0; s < S; s++) dx[PTOT - S + s] = dact[C + c * S * K + s * K + k];
+        for (int s = 0; s < S; s++) dx[PTOT - S + s] = dact[j * 2 * DW + C + c * S * K + s * K + k];
         int xo = PTOT - S, wo = 2 * PG1, go = NGP, qo = PG1;
 DLCA_UNROLL
         for (int l = NP - 1; l >= 0; l--) {
@@ -364,15 +409,16 @@ DLCA_UNROLL
           }
         }
 DLCA_UNROLL
-        for (int f = 0; f < 9; f++) act[p * 9 + f] = dx[f];
+        for (int f = 0; f < 9; f++) act[j * ACTF + p * 9 + f] = dx[f];
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int i = tid; i < 9 * C; i += WG) {
-      int f = i / C, c = i - f * C;
-      float s = f == 4 ? dact[c] : 0.0f;
-      for (int k = 0; k < K; k++) s += act[(c * K + k) * 9 + f];
-      dP_cur[(size_t)cell * 9 * C + i] = s;
+    for (int ji = tid; ji < CPW * 9 * C; ji += WG) {
+      const int j = ji / (9 * C), i = ji - j * 9 * C, f = i / C, c = i - f * C;
+      if (base + j >= cells) continue;
+      float s = f == 4 ? dact[j * 2 * DW + c] : 0.0f;
+      for (int k = 0; k < K; k++) s += act[j * ACTF + (c * K + k) * 9 + f];
+      dP_cur[(size_t)(base + j) * 9 * C + i] = s;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
@@ -416,7 +462,7 @@ DLCA_UNROLL
   if (top) {
     /* fixed-tree reduction of the loss over the work-group */
     barrier(CLK_LOCAL_MEM_FENCE);
-    dout[tid] = loss; /* dout holds max(C, WG) floats */
+    dout[tid] = loss; /* dout holds max(CPW * C, WG) floats */
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int s = WG / 2; s > 0; s >>= 1) {
       if (tid < s) dout[tid] += dout[tid + s];

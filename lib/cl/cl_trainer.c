@@ -21,6 +21,7 @@ typedef struct cl_shape {
   size_t acc_stride;           /* floats of one work-group's partial sums */
   int nwg;                     /* backward work-groups */
   int nwg_fwd;                 /* forward work-groups */
+  int cpw;                     /* cells side by side in a backward work-group */
 } cl_shape;
 
 typedef struct cl_state {
@@ -93,9 +94,9 @@ static int build(dlca_trainer *t, cl_state *st, cl_program *prog) {
   char opts[16384];
   snprintf(opts, sizeof opts,
            "-cl-std=CL1.2 -DC=%d -DK=%d -DS=%d -DNP=%d -DNU=%d -DPERIODIC=%d -DASYNC=%d -DNLOSS=%d -DPTOT=%d "
-           "-DUTOTAL=%d -DPG1=%d -DNGP=%d -DNGU=%d -DDW=%d",
+           "-DUTOTAL=%d -DPG1=%d -DNGP=%d -DNGU=%d -DDW=%d -DCPW=%d -DACTF=%zu -DGMAX=%d",
            s->C, s->K, s->S, s->NP, s->NU, m->shape.periodic ? 1 : 0, t->cfg.async ? 1 : 0, t->cfg.n_loss_channels,
-           s->PTOT, s->UTOTAL, s->PG1, s->NGP, s->NGU, s->dw);
+           s->PTOT, s->UTOTAL, s->PG1, s->NGP, s->NGU, s->dw, s->cpw, s->act_floats, s->gmax);
   append_list(opts, sizeof opts, "P_SIZES", m->shape.perceive_layers, m->shape.n_perceive_layers);
   append_list(opts, sizeof opts, "U_SIZES", m->shape.update_layers, m->shape.n_update_layers);
   append_list(opts, sizeof opts, "LOSS_CH", t->cfg.loss_channels, t->cfg.n_loss_channels);
@@ -186,13 +187,15 @@ static int cl_init(dlca_trainer *t) {
   const dlca_model *m = t->model;
   cl_shape *s = &st->sh;
   shape_of(m, s);
-  int per_cu = 2, fwd_per_cu = 8, rc;
+  int per_cu = 2, fwd_per_cu = 8, cpw = 1, rc;
   if (s->PG1 > 1024)
     return dlca__fail(DLCA_ECONFIG, "a perception stack of %d gates is too large for the device trainer (at most 1024)",
                       s->PG1);
   if ((rc = dlca__tunable(ctx, KFILE, "WG", &s->wg))) return rc;
   if ((rc = dlca__tunable(ctx, KFILE, "BWD_GROUPS_PER_CU", &per_cu))) return rc;
   if ((rc = dlca__tunable(ctx, KFILE, "FWD_GROUPS_PER_CU", &fwd_per_cu))) return rc;
+  if ((rc = dlca__tunable(ctx, KFILE, "CELLS_PER_GROUP", &cpw))) return rc;
+  if (cpw < 1 || cpw > 16) return dlca__fail(DLCA_ECONFIG, "%s: tuned CELLS_PER_GROUP = %d is not in [1, 16]", KFILE, cpw);
   if (per_cu < 1 || fwd_per_cu < 1)
     return dlca__fail(DLCA_ECONFIG, "%s: tuned groups per compute unit must be at least 1", KFILE);
   if (s->wg < 1 || (s->wg & (s->wg - 1)) || (size_t)s->wg > ctx->info.max_work_group)
@@ -200,10 +203,22 @@ static int cl_init(dlca_trainer *t) {
                       ctx->info.max_work_group);
   s->nwg = (int)backward_groups(&t->cfg, ctx->info.compute_units, per_cu);
   s->nwg_fwd = (int)backward_groups(&t->cfg, ctx->info.compute_units, fwd_per_cu);
-  /* local memory of the backward kernel: act, dact, patch, dout */
-  size_t local = (s->act_floats + 2 * (size_t)s->dw + 9 * (size_t)s->C + (size_t)(s->C > s->wg ? s->C : s->wg) +
-                  2 * (size_t)s->gmax + 4 * (size_t)s->NGP) *
-                 sizeof(float);
+  /* local memory of the backward kernel: per cell act, dact, patch, ga, gb;
+   * then dout and the perception coefficients. Fewer cells side by side
+   * where the tuned number does not fit. */
+  size_t local;
+  for (;;) {
+    size_t per_cell = s->act_floats + 2 * (size_t)s->dw + 9 * (size_t)s->C + 2 * (size_t)s->gmax;
+    size_t dout = (size_t)cpw * s->C > (size_t)s->wg ? (size_t)cpw * s->C : (size_t)s->wg;
+    local = ((size_t)cpw * per_cell + dout + 4 * (size_t)s->NGP) * sizeof(float);
+    if (local <= ctx->info.local_mem || cpw == 1) break;
+    cpw--;
+  }
+  s->cpw = cpw;
+  {
+    int need = (int)(((size_t)t->cfg.batch * t->cfg.height * t->cfg.width + (size_t)s->cpw - 1) / (size_t)s->cpw);
+    if (s->nwg > need) s->nwg = need; /* no group without a cell */
+  }
   if (local > ctx->info.local_mem)
     return dlca__fail(DLCA_ECONFIG,
                       "model needs %zu KiB of local memory per work-group for one cell's circuit; %s has %llu KiB",
@@ -357,9 +372,10 @@ static int enqueue_backward(dlca_trainer *t, int step) {
   ARG(&a, dP_next), ARG(&a, dP_cur), ARG(&a, st->coef), ARG(&a, st->wires), ARG(&a, st->rev_off), ARG(&a, st->rev);
   ARG(&a, st->partial), ARG(&a, st->loss_partial), ARG(&a, st->masks), ARG(&a, use_masks), ARG(&a, key);
   ARG(&a, rate), ARG(&a, ti), ARG(&a, top), ARG(&a, B), ARG(&a, H), ARG(&a, W);
-  LOCAL(&a, s->act_floats), LOCAL(&a, 2 * (size_t)s->dw), LOCAL(&a, 9 * (size_t)s->C);
-  LOCAL(&a, (size_t)(s->C > s->wg ? s->C : s->wg));
-  LOCAL(&a, (size_t)s->gmax), LOCAL(&a, (size_t)s->gmax), LOCAL(&a, 4 * (size_t)s->NGP);
+  const size_t cpw = (size_t)s->cpw;
+  LOCAL(&a, cpw * s->act_floats), LOCAL(&a, cpw * 2 * (size_t)s->dw), LOCAL(&a, cpw * 9 * (size_t)s->C);
+  LOCAL(&a, cpw * s->C > (size_t)s->wg ? cpw * s->C : (size_t)s->wg);
+  LOCAL(&a, cpw * s->gmax), LOCAL(&a, cpw * s->gmax), LOCAL(&a, 4 * (size_t)s->NGP);
   int rc = arg_done(&a, "dlca_backward");
   size_t lws = (size_t)s->wg, gws = (size_t)s->nwg * lws;
   return rc ? rc : dlca__launch(t->ctx, st->k_bwd, "backward", 1, &gws, &lws);
