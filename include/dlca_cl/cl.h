@@ -6,6 +6,8 @@
  *   DLCA_CL_CACHE        0 turns the binary cache off
  *   DLCA_CL_TUNING       a tuning table that overrides the shipped and cached ones
  *                        (doc/tuning-table.md); a malformed one fails dlca_context_new
+ *   DLCA_CL_BUILD_OPTIONS extra compiler options for every build (part of the cache key); with
+ *                        it set, successful build logs go to dlca_context_warnings()
  * The cache is described in doc/kernel-cache.md. */
 #ifndef DLCA_CL_CL_H
 #define DLCA_CL_CL_H
