@@ -120,6 +120,29 @@ else
   sed 's/^/  | /' err.txt
 fi
 
+# On the OpenCL device (PoCL in CI): 20 epochs twice give identical loss
+# columns, and 10 epochs + a checkpoint + 10 resumed give the same as 20
+# straight. Skipped where there is no OpenCL platform at all.
+clcb() { "$prog" --backend cl --quiet --preset checkerboard --steps 4 --eval-every 2 --seed 5 "$@"; }
+if clcb --epochs 1 >out.txt 2>err.txt; then
+  expect 0 "cl: run A, 20 epochs" -- clcb --epochs 20 --log ca.csv
+  expect 0 "cl: run B, 20 epochs" -- clcb --epochs 20 --log cb.csv
+  losses ca.csv >ca.loss
+  losses cb.csv >cb.loss
+  [ "$(wc -l <ca.loss)" -eq 11 ] || fail "ca.csv has $(wc -l <ca.loss) lines, expected a header and 10 rows"
+  cmp -s ca.loss cb.loss || fail "cl: two runs with one seed differ"
+  expect 0 "cl: first 10 epochs" -- clcb --epochs 10 --log cr.csv --checkpoint cr.ckpt
+  expect 0 "cl: 10 more, resumed" -- clcb --epochs 20 --log cr.csv --resume cr.ckpt
+  losses cr.csv | cmp -s - ca.loss || {
+    fail "cl: resumed run differs from the straight run"
+    losses cr.csv | diff ca.loss -
+  }
+elif grep -qi 'platform' err.txt; then
+  echo "skip: cl determinism and resume: no OpenCL platform here"
+else
+  fail "cl: one epoch failed: $(cat err.txt)"
+fi
+
 # Every error is one line that starts with the program's name.
 expect 2 "one-line errors" -- "$prog" --backend ref --preset nosuch
 [ "$(wc -l <err.txt)" -eq 1 ] && grep -q '^dlca-train: ' err.txt || fail "error is not one dlca-train: line: $(cat err.txt)"
