@@ -80,23 +80,8 @@ static const gc_case gc_cases[] = {
 
 /* The model of a case: perception [9,8,4,2(,1)], update [in, in, halving to C]. */
 static dlca_model *gc_model(const gc_case *c, uint64_t seed, int peaked) {
-  dlca_model_shape s;
-  memset(&s, 0, sizeof s);
-  s.channels = c->C, s.n_kernels = c->K, s.periodic = c->periodic;
-  static const int p[] = {9, 8, 4, 2, 1};
-  s.n_perceive_layers = c->with_one ? 5 : 4;
-  memcpy(s.perceive_layers, p, sizeof p);
-  int w = c->C * (1 + (c->with_one ? 1 : 2) * c->K), n = 0;
-  s.update_layers[n++] = w;
-  s.update_layers[n++] = w;
-  for (int e = 0; e < c->extra; e++) s.update_layers[n++] = w;
-  while (w > c->C) {
-    w = (w + 1) / 2 < c->C ? c->C : (w + 1) / 2;
-    s.update_layers[n++] = w;
-  }
-  s.n_update_layers = n;
-  s.perceive_first_wiring = DLCA_WIRING_FIRST_KERNEL;
-  s.wiring = c->random_wiring ? DLCA_WIRING_RANDOM : DLCA_WIRING_UNIQUE;
+  dlca_model_shape s = tu_small_shape(c->C, c->K, c->with_one, c->periodic, c->extra,
+                                      c->random_wiring ? DLCA_WIRING_RANDOM : DLCA_WIRING_UNIQUE);
   dlca_model *m;
   ck_assert_msg(dlca_model_new(&s, seed, &m) == DLCA_OK, "%s", dlca_last_error());
   /* logits N(0, 2) by Box-Muller */

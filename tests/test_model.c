@@ -25,22 +25,7 @@ static void rm_tmpdir(const char *dir) {
 /* A small model of C channels, K kernels and the given perception, with
  * `wiring` for every layer after the first. Update [in, in, halving to C]. */
 static dlca_model *small_model(int C, int K, int with_one, dlca_wiring wiring, int periodic, uint64_t seed) {
-  dlca_model_shape s;
-  memset(&s, 0, sizeof s);
-  s.channels = C, s.n_kernels = K, s.periodic = periodic;
-  int p[] = {9, 8, 4, 2, 1};
-  s.n_perceive_layers = with_one ? 5 : 4;
-  memcpy(s.perceive_layers, p, sizeof p);
-  int S = with_one ? 1 : 2, w = C * (1 + S * K), n = 0;
-  s.update_layers[n++] = w;
-  s.update_layers[n++] = w;
-  while (w > C) {
-    w = (w + 1) / 2 < C ? C : (w + 1) / 2;
-    s.update_layers[n++] = w;
-  }
-  s.n_update_layers = n;
-  s.perceive_first_wiring = DLCA_WIRING_FIRST_KERNEL;
-  s.wiring = wiring;
+  dlca_model_shape s = tu_small_shape(C, K, with_one, periodic, 0, wiring);
   dlca_model *m;
   int rc = dlca_model_new(&s, seed, &m);
   ck_assert_msg(rc == DLCA_OK, "%s", dlca_last_error());

@@ -72,29 +72,6 @@ static int64_t *pair_keys(const int32_t *a, const int32_t *b, int G) {
   return k;
 }
 
-/* A small shape for dlca_model_new: C channels, K kernels, perception
- * [9, 8, 4, 2], update [C + 2CK, C + 2CK, then halving down to C], so that
- * unique wiring is possible in every layer (2G >= N). */
-static dlca_model_shape small_shape(int C, int K, dlca_wiring wiring) {
-  dlca_model_shape s;
-  memset(&s, 0, sizeof s);
-  s.channels = C, s.n_kernels = K;
-  int p[] = {9, 8, 4, 2};
-  s.n_perceive_layers = 4;
-  memcpy(s.perceive_layers, p, sizeof p);
-  int w = C + C * 2 * K, n = 0;
-  s.update_layers[n++] = w;
-  s.update_layers[n++] = w;
-  while (w > C) {
-    w = (w + 1) / 2 < C ? C : (w + 1) / 2;
-    s.update_layers[n++] = w;
-  }
-  s.n_update_layers = n;
-  s.perceive_first_wiring = DLCA_WIRING_FIRST_KERNEL;
-  s.wiring = wiring;
-  return s;
-}
-
 /* Whether two models have identical wires in every layer. */
 static int same_wires(const dlca_model *x, const dlca_model *y) {
   for (int l = 0; l < x->n_perceive; l++)
@@ -237,7 +214,7 @@ START_TEST(test_unique_impossible) {
   ck_assert_int_eq(wire(4, 7, DLCA_WIRING_UNIQUE, 1, &L), DLCA_EMODEL);
   unwire(&L);
 
-  dlca_model_shape s = small_shape(2, 2, DLCA_WIRING_UNIQUE);
+  dlca_model_shape s = tu_small_shape(2, 2, 0, 0, 0, DLCA_WIRING_UNIQUE);
   s.n_update_layers = 4; /* [10, 4, 4, 2]: 2*4 < 10 */
   s.update_layers[1] = 4;
   s.update_layers[2] = 4;
@@ -252,7 +229,7 @@ START_TEST(test_unique_impossible) {
   ck_assert_int_eq(dlca_model_new(&s, 1, &m), DLCA_OK);
   dlca_model_free(m);
   /* first_kernel needs 8 gates in the first perception layer */
-  s = small_shape(2, 2, DLCA_WIRING_UNIQUE);
+  s = tu_small_shape(2, 2, 0, 0, 0, DLCA_WIRING_UNIQUE);
   s.perceive_layers[1] = 6;
   ck_assert_int_eq(dlca_model_new(&s, 1, &m), DLCA_EMODEL);
   ck_assert_msg(strstr(dlca_last_error(), "perceive.layers[1]"), "%s", dlca_last_error());
@@ -290,7 +267,7 @@ END_TEST
 
 START_TEST(test_seeds) {
   for (int kind = 0; kind < 2; kind++) {
-    dlca_model_shape s = small_shape(3, 4, kind ? DLCA_WIRING_RANDOM : DLCA_WIRING_UNIQUE);
+    dlca_model_shape s = tu_small_shape(3, 4, 0, 0, 0, kind ? DLCA_WIRING_RANDOM : DLCA_WIRING_UNIQUE);
     dlca_model *a, *b, *c;
     ck_assert_int_eq(dlca_model_new(&s, 42, &a), DLCA_OK);
     ck_assert_int_eq(dlca_model_new(&s, 42, &b), DLCA_OK);
@@ -469,7 +446,7 @@ START_TEST(test_rng_doc) {
   }
   /* wiring shuffles: Fisher-Yates from the last index down, one seeded
    * splitmix64 state for the whole model, layers in order */
-  dlca_model_shape s = small_shape(2, 2, DLCA_WIRING_UNIQUE);
+  dlca_model_shape s = tu_small_shape(2, 2, 0, 0, 0, DLCA_WIRING_UNIQUE);
   for (uint64_t seed = 0; seed < 50; seed++) {
     dlca_model *m;
     ck_assert_int_eq(dlca_model_new(&s, seed, &m), DLCA_OK);

@@ -54,3 +54,24 @@ void tu_random(float *v, size_t n, float lo, float hi, uint64_t seed) {
   for (size_t i = 0; i < n; i++)
     v[i] = lo + (hi - lo) * (float)(dlca_rng_u32(seed, 7, (uint32_t)i) >> 8) * (1.0f / 16777216.0f);
 }
+
+dlca_model_shape tu_small_shape(int C, int K, int with_one, int periodic, int extra, dlca_wiring wiring) {
+  dlca_model_shape s;
+  memset(&s, 0, sizeof s);
+  s.channels = C, s.n_kernels = K, s.periodic = periodic;
+  static const int p[] = {9, 8, 4, 2, 1};
+  s.n_perceive_layers = with_one ? 5 : 4;
+  memcpy(s.perceive_layers, p, sizeof p);
+  int w = C * (1 + (with_one ? 1 : 2) * K), n = 0;
+  s.update_layers[n++] = w;
+  s.update_layers[n++] = w;
+  for (int e = 0; e < extra; e++) s.update_layers[n++] = w;
+  while (w > C) {
+    w = (w + 1) / 2 < C ? C : (w + 1) / 2;
+    s.update_layers[n++] = w;
+  }
+  s.n_update_layers = n;
+  s.perceive_first_wiring = DLCA_WIRING_FIRST_KERNEL;
+  s.wiring = wiring;
+  return s;
+}

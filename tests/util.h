@@ -11,6 +11,11 @@ const char *tu_vector_path(const char *name);
 const char *tu_tmpdir(const char *tag);
 /* Writes text to dir/name and returns the path (static buffer, rotates 8). */
 const char *tu_write(const char *dir, const char *name, const char *text);
+/* A small model shape: C channels, K kernels, perception [9,8,4,2] or
+ * [9,8,4,2,1] (with_one), update [in, in, `extra` more of width in, then
+ * halving down to C], so that unique wiring works in every layer (2G >= N).
+ * `wiring` applies to every layer after the first perception layer. */
+dlca_model_shape tu_small_shape(int C, int K, int with_one, int periodic, int extra, dlca_wiring wiring);
 /* Fills n floats with uniform values in [lo, hi) from seed (never all zero). */
 void tu_random(float *v, size_t n, float lo, float hi, uint64_t seed);
 #endif
