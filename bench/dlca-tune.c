@@ -205,6 +205,20 @@ static void trainer_describe(tuner *T, char *buf, size_t n) {
            T->cfg.steps, T->o.seed);
 }
 
+/* Device time, in ms, of everything launched since the last profile reset
+ * (waits for the queue). */
+static int profiled_ms(dlca_context *ctx, double *ms) {
+  dlca_kernel_profile *p;
+  size_t np;
+  int rc = dlca__profile_collect(ctx, &p, &np);
+  if (rc) return rc;
+  double sum = 0;
+  for (size_t i = 0; i < np; i++) sum += p[i].total_ms;
+  free(p);
+  *ms = sum;
+  return DLCA_OK;
+}
+
 static int trainer_run(tuner *T, kfile *k, dlca_context *ctx, meas *m, output *out) {
   (void)k;
   dlca_trainer *t = NULL;
@@ -236,13 +250,7 @@ static int trainer_run(tuner *T, kfile *k, dlca_context *ctx, meas *m, output *o
     if (!rc) rc = dlca_trainer_loss(t, &loss);
     if (!rc && e < gate) out->losses[e] = loss;
     if (!rc && timed) {
-      dlca_kernel_profile *p;
-      size_t np;
-      if ((rc = dlca__profile_collect(ctx, &p, &np))) break;
-      double sum = 0;
-      for (size_t i = 0; i < np; i++) sum += p[i].total_ms;
-      free(p);
-      dev[e - warm] = sum;
+      if ((rc = profiled_ms(ctx, &dev[e - warm]))) break;
       wall[e - warm] = dlca__now_ms() - t0;
     }
     if (!rc && e + 1 == gate) rc = dlca_trainer_get_params(t, out->params); /* after the timing */
@@ -281,13 +289,7 @@ static int time_launches(tuner *T, dlca_context *ctx, cl_kernel k, size_t gws, s
     rc = dlca__launch(ctx, k, "selftest_rng", 1, &gws, lws ? &lws : NULL);
     if (!rc && !timed) rc = dlca__finish(ctx, "dlca_selftest_rng");
     if (!rc && timed) {
-      dlca_kernel_profile *p;
-      size_t np;
-      if ((rc = dlca__profile_collect(ctx, &p, &np))) break;
-      double sum = 0;
-      for (size_t i = 0; i < np; i++) sum += p[i].total_ms;
-      free(p);
-      dev[e - warm] = sum;
+      if ((rc = profiled_ms(ctx, &dev[e - warm]))) break;
       wall[e - warm] = dlca__now_ms() - t0;
     }
   }
