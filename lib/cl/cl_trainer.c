@@ -225,8 +225,6 @@ static int cl_init(dlca_trainer *t) {
                       local / 1024, ctx->info.name, (unsigned long long)ctx->info.local_mem / 1024);
   size_t need = footprint(m, &t->cfg, s, (size_t)s->nwg);
   if (need > ctx->info.global_mem) {
-    size_t per_sample = (need - footprint(m, &t->cfg, s, 0)) / (size_t)t->cfg.batch + 1;
-    (void)per_sample;
     size_t fit = 0;
     dlca_train_config c = t->cfg;
     for (c.batch = 1; footprint(m, &c, s, backward_groups(&c, ctx->info.compute_units, per_cu)) <= ctx->info.global_mem;
