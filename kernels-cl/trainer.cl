@@ -8,7 +8,7 @@
  *   ASYNC, NLOSS, LOSS_CH (NLOSS channels), PTOT (sum of P_SIZES),
  *   UTOTAL (sum of U_SIZES), PG1 (gates of one perception stack),
  *   NGP (perception gates, K*PG1), NGU (update gates), DW (widest update
- *   vector), and P_WIRES: the
+ *   vector), ST (1: straight-through forward, issue 6), and P_WIRES: the
  *   perception wires (wa then wb of each layer). Baking them in lets the
  *   compiler unroll each perception stack into registers.
  * Tuned values are injected by the kernel loader as #define lines. */
@@ -176,18 +176,46 @@ inline void cell_forward(__global const float4 *coef, __local const float4 *pcoe
   }
 }
 
-/* Per-gate coefficients c = M^T softmax(logits) (soft) and the one-hot argmax
- * (hard, ties to the lowest index). One thread per gate. */
-__kernel void dlca_coef(__global const float *params, __global float4 *coef, __global float4 *coef_hard, int n_gates) {
+/* The logits z of gate g's 16 ops in this epoch: the logits, plus one draw
+ * of the host's Gumbel table per logit when use_gumbel (issue 6; the twin is
+ * dlca__noisy_logits in lib/train/relax.c, doc/rng.md). */
+inline void noisy_logits(__global const float *l, __global const float *gumbel, int use_gumbel, ulong key, int g,
+                         float *z) {
+  for (int i = 0; i < 16; i++) {
+    z[i] = l[i];
+    if (use_gumbel) z[i] += gumbel[dlca_rng_u32(key, 0xFFFFFF00u, (uint)(16 * g + i)) >> 16];
+  }
+}
+
+__constant float4 GATE_M[16] = {
+    (float4)(0, 0, 0, 0),   (float4)(0, 0, 0, 1),  (float4)(0, 1, 0, -1),  (float4)(0, 1, 0, 0),
+    (float4)(0, 0, 1, -1),  (float4)(0, 0, 1, 0),  (float4)(0, 1, 1, -2),  (float4)(0, 1, 1, -1),
+    (float4)(1, -1, -1, 1), (float4)(1, -1, -1, 2), (float4)(1, 0, -1, 0), (float4)(1, 0, -1, 1),
+    (float4)(1, -1, 0, 0),  (float4)(1, -1, 0, 1), (float4)(1, 0, 0, -1),  (float4)(1, 0, 0, 0)};
+
+inline int argmax16(const float *z) {
+  int best = 0;
+  for (int i = 1; i < 16; i++)
+    if (z[i] > z[best]) best = i;
+  return best;
+}
+
+/* Per-gate coefficients c = M^T softmax(z * inv_tau) (soft), the one-hot
+ * argmax of the clean logits (hard, ties to the lowest index: evaluation),
+ * and, when st, the one-hot argmax of z (the straight-through forward pass).
+ * One thread per gate. */
+__kernel void dlca_coef(__global const float *params, __global float4 *coef, __global float4 *coef_hard,
+                        __global float4 *coef_st, int st, __global const float *gumbel, int use_gumbel, ulong key,
+                        float inv_tau, int n_gates) {
   int g = get_global_id(0);
   if (g >= n_gates) return;
   __global const float *l = params + 16 * (size_t)g;
-  float mx = l[0];
-  int best = 0;
-  for (int i = 1; i < 16; i++)
-    if (l[i] > mx) mx = l[i], best = i;
+  float z[16], lc[16];
+  noisy_logits(l, gumbel, use_gumbel, key, g, z);
+  for (int i = 0; i < 16; i++) lc[i] = l[i];
+  const int bz = argmax16(z);
   float p[16], s = 0;
-  for (int i = 0; i < 16; i++) s += (p[i] = exp(l[i] - mx));
+  for (int i = 0; i < 16; i++) s += (p[i] = exp((z[i] - z[bz]) * inv_tau));
   float inv = 1.0f / s;
   for (int i = 0; i < 16; i++) p[i] *= inv;
   /* c = M^T p with M of spec section 1 (rows: FALSE, AND, A&~B, A, ~A&B, B, XOR, OR,
@@ -197,11 +225,8 @@ __kernel void dlca_coef(__global const float *params, __global float4 *coef, __g
   float c2 = p[4] + p[5] + p[6] + p[7] - p[8] - p[9] - p[10] - p[11];
   float c3 = p[1] - p[2] - p[4] - 2.0f * p[6] - p[7] + p[8] + 2.0f * p[9] + p[11] + p[13] - p[14];
   coef[g] = (float4)(c0, c1, c2, c3);
-  const float4 H[16] = {(float4)(0, 0, 0, 0),  (float4)(0, 0, 0, 1),   (float4)(0, 1, 0, -1), (float4)(0, 1, 0, 0),
-                        (float4)(0, 0, 1, -1), (float4)(0, 0, 1, 0),   (float4)(0, 1, 1, -2), (float4)(0, 1, 1, -1),
-                        (float4)(1, -1, -1, 1), (float4)(1, -1, -1, 2), (float4)(1, 0, -1, 0), (float4)(1, 0, -1, 1),
-                        (float4)(1, -1, 0, 0), (float4)(1, -1, 0, 1),  (float4)(1, 0, 0, -1), (float4)(1, 0, 0, 0)};
-  coef_hard[g] = H[best];
+  coef_hard[g] = GATE_M[argmax16(lc)];
+  if (st) coef_st[g] = GATE_M[bz];
 }
 
 /* Start grids of one epoch (doc/rng.md): kind 0 random bits, 1 seed cell, 2 zeros. */
@@ -251,13 +276,23 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_forward(
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
     __global const float *states, ulong t_off, ulong T_off, __global const float *target,
     __global const float *g_next, __global float *g_cur, __global const float *dP_next, __global float *dP_cur,
-    __global const float4 *coef, __global const int *wires, __global const int *rev_off, __global const int *rev,
-    __global float *partial, __global float *loss_partial, __global const uchar *masks, int use_masks,
+    __global const float4 *coef, __global const float4 *dcoef, __global const int *wires,
+    __global const int *rev_off, __global const int *rev, __global float *partial, __global float *loss_partial, __global const uchar *masks, int use_masks,
     ulong mask_key, float rate, int t, int top, int B, int H, int W, __local float *act, __local float *dact,
-    __local float *patch, __local float *dout, __local float *ga, __local float *gb, __local float4 *pcoef) {
+    __local float *patch, __local float *dout, __local float *ga, __local float *gb, __local float4 *pcoef,
+    __local float4 *pdcoef_st) {
   const int tid = get_local_id(0), grp = get_group_id(0), nwg = get_num_groups(0), cells = B * H * W;
   __global const float *state_t = states + t_off, *state_T = states + T_off;
+  /* coef runs the circuit (recompute); dcoef gives the gate derivatives
+   * (c1 + c3 b, c2 + c3 a). They differ only with the straight-through
+   * relaxation (ST): hard gates forward, the soft gradient backward. */
   for (int i = tid; i < NGP; i += WG) pcoef[i] = coef[i];
+#if ST
+  __local const float4 *pdcoef = pdcoef_st;
+  for (int i = tid; i < NGP; i += WG) pdcoef_st[i] = dcoef[i];
+#else
+  __local const float4 *pdcoef = pcoef;
+#endif
   float accP[PAIR_SLOTS][PG1 * 4];
   float accU[NGU / WG + NU][4];
   for (int i = 0; i < PAIR_SLOTS; i++)
@@ -335,7 +370,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
       float4 pc = (float4)(0.0f);
       {
         const int G = US[NU];
-        if (tid < G) pa = wires[wo - 2 * G + tid], pb = wires[wo - G + tid], pc = coef[go - G + tid];
+        if (tid < G) pa = wires[wo - 2 * G + tid], pb = wires[wo - G + tid], pc = dcoef[go - G + tid];
       }
 DLCA_UNROLL
       for (int l = NU - 1; l >= 0; l--) {
@@ -345,14 +380,14 @@ DLCA_UNROLL
         const float4 c0 = pc;
         if (l > 0) {
           const int G1 = US[l];
-          if (tid < G1) pa = wires[wo - 2 * G1 + tid], pb = wires[wo - G1 + tid], pc = coef[go - G1 + tid];
+          if (tid < G1) pa = wires[wo - 2 * G1 + tid], pb = wires[wo - G1 + tid], pc = dcoef[go - G1 + tid];
         }
 DLCA_UNROLL
         for (int i = 0; i < (G + WG - 1) / WG; i++) {
           const int g = tid + i * WG;
           if (g < G) {
             const int ia = i ? wires[wo + g] : wa0, ib = i ? wires[wo + G + g] : wb0;
-            const float4 cf = i ? coef[go + g] : c0;
+            const float4 cf = i ? dcoef[go + g] : c0;
             for (int j = 0; j < CPW; j++) {
               float d = dact[j * 2 * DW + ((l + 1) & 1) * DW + g], a = act[j * ACTF + ao + ia],
                     bb = act[j * ACTF + ao + ib];
@@ -401,7 +436,7 @@ DLCA_UNROLL
           for (int g = 0; g < G; g++) {
             const int ia = xo + PW[wo + g], ib = xo + PW[wo + G + g];
             float d = dx[xo + n + g], a = x[ia], bb = x[ib];
-            float4 cf = pcoef[go + k * G + g];
+            float4 cf = pdcoef[go + k * G + g];
             float *A = &accP[ps][(qo + g) * 4];
             A[0] += d, A[1] += d * a, A[2] += d * bb, A[3] += d * a * bb;
             dx[ia] += d * (cf.y + cf.w * bb);
@@ -478,7 +513,8 @@ DLCA_UNROLL
 __kernel void dlca_adamw(__global float *params, __global float *grad, __global float *m, __global float *v,
                          __global const float *partial, int nwg, __global const float *loss_partial,
                          __global float *loss_out, float lr, float b1, float b2, float eps, float wd, float clip,
-                         float bc1, float bc2) {
+                         float bc1, float bc2, __global const float *gumbel, int use_gumbel, ulong key,
+                         float inv_tau, float gn_sigma) {
   const int g = get_global_id(0);
   if (g == 0) {
     float s = 0.0f;
@@ -509,25 +545,32 @@ __kernel void dlca_adamw(__global float *params, __global float *grad, __global 
       dc0 += a[0], dc1 += a[1], dc2 += a[2], dc3 += a[3];
     }
   }
+  /* p = softmax(z * inv_tau) of this epoch's (noisy) logits, as dlca_coef;
+   * dL/dz = p (dp - p . dp) inv_tau is the gradient of the logits */
   __global float *l = params + 16 * (size_t)g;
-  real_t mx = l[0];
-  for (int i = 1; i < 16; i++) mx = fmax(mx, (real_t)l[i]);
+  float z[16];
+  noisy_logits(l, gumbel, use_gumbel, key, g, z);
+  real_t mx = z[0];
+  for (int i = 1; i < 16; i++) mx = fmax(mx, (real_t)z[i]);
   real_t p[16], s = 0;
-  for (int i = 0; i < 16; i++) s += (p[i] = exp((real_t)l[i] - mx));
-  const float4 M[16] = {(float4)(0, 0, 0, 0),  (float4)(0, 0, 0, 1),   (float4)(0, 1, 0, -1), (float4)(0, 1, 0, 0),
-                        (float4)(0, 0, 1, -1), (float4)(0, 0, 1, 0),   (float4)(0, 1, 1, -2), (float4)(0, 1, 1, -1),
-                        (float4)(1, -1, -1, 1), (float4)(1, -1, -1, 2), (float4)(1, 0, -1, 0), (float4)(1, 0, -1, 1),
-                        (float4)(1, -1, 0, 0), (float4)(1, -1, 0, 1),  (float4)(1, 0, 0, -1), (float4)(1, 0, 0, 0)};
+  for (int i = 0; i < 16; i++) s += (p[i] = exp(((real_t)z[i] - mx) * inv_tau));
   real_t dp[16], dot = 0;
   for (int i = 0; i < 16; i++) {
+    const float4 M = GATE_M[i];
     p[i] /= s;
-    dp[i] = M[i].x * dc0 + M[i].y * dc1 + M[i].z * dc2 + M[i].w * dc3;
+    dp[i] = M.x * dc0 + M.y * dc1 + M.z * dc2 + M.w * dc3;
     dot += p[i] * dp[i];
   }
   for (int i = 0; i < 16; i++) {
     size_t j = 16 * (size_t)g + i;
-    float gr = (float)(p[i] * (dp[i] - dot));
+    float gr = (float)(p[i] * (dp[i] - dot) * inv_tau);
     grad[j] = gr;
+    if (gn_sigma > 0.0f) {
+      /* annealed gradient noise (issue 6), before clipping; twin: dlca__grad_noise */
+      float u1 = ((float)(dlca_rng_u32(key, 0xFFFFFF01u, (uint)(2 * j)) >> 8) + 0.5f) * (1.0f / 16777216.0f);
+      float u2 = (float)(dlca_rng_u32(key, 0xFFFFFF01u, (uint)(2 * j + 1)) >> 8) * (1.0f / 16777216.0f);
+      gr += gn_sigma * (sqrt(-2.0f * log(u1)) * cos(6.2831853f * u2));
+    }
     gr = clamp(gr, -clip, clip);
     float mi = b1 * m[j] + (1.0f - b1) * gr, vi = b2 * v[j] + (1.0f - b2) * gr * gr;
     m[j] = mi, v[j] = vi;

@@ -31,3 +31,4 @@ TESTS += tests/dlca-tune.sh
 EXTRA_DIST += tests/dlca-tune.sh
 tests_main_SOURCES += tests/test_trainer.c
 tests_main_SOURCES += tests/test_schedule.c
+tests_main_SOURCES += tests/test_relax.c

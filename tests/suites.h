@@ -9,4 +9,5 @@
   X(loader) \
   X(gradcheck) \
   X(trainer) \
-  X(schedule)
+  X(schedule) \
+  X(relax)

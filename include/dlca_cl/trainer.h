@@ -12,6 +12,27 @@ extern "C" {
 
 typedef struct dlca_trainer dlca_trainer;
 
+/* Relaxations beyond the reference (issue 6; doc/training.md). All zero is
+ * the reference protocol exactly. Noise is drawn per epoch from the
+ * counter-based RNG (doc/rng.md), so every backend draws the same values.
+ *  - temperature: p = softmax(z / temperature), z the (noisy) logits;
+ *    0 means 1.
+ *  - gumbel_scale: z = logits + gumbel_scale * G, G one Gumbel(0, 1) draw per
+ *    logit per epoch, shared by every cell, step and sample of the epoch
+ *    (quantised to 2^16 levels so that every device picks the same argmax).
+ *  - straight_through: the forward pass (and the loss) use hard gates, the
+ *    argmax of z; the backward pass takes the soft gradient through
+ *    softmax(z / temperature) at the hard activations.
+ *  - grad_noise: eta of annealed Gaussian gradient noise, added before
+ *    clipping: g += N(0, eta / t^0.55) at AdamW step t (Neelakantan et al.
+ *    2015). dlca_trainer_get_grad returns the gradient without it. */
+typedef struct dlca_relax {
+  float temperature;
+  float gumbel_scale;
+  int straight_through;
+  float grad_noise;
+} dlca_relax;
+
 typedef struct dlca_train_config {
   int batch, height, width, steps;
   int async;
@@ -21,6 +42,7 @@ typedef struct dlca_train_config {
   dlca_start start;
   uint64_t seed;   /* start grids and fire masks of epoch e come from (seed, e) */
   dlca_optim optim;
+  dlca_relax relax;  /* all zero: the reference protocol */
 } dlca_train_config;
 
 /* The paper's protocol for a preset (batch, steps, lr, start, loss channels). */

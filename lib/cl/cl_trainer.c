@@ -28,6 +28,8 @@ typedef struct cl_state {
   cl_shape sh;
   cl_kernel k_coef, k_start, k_fwd, k_bwd, k_adamw, k_eval;
   cl_mem params, m, v, grad, coef, coef_hard, wires, rev_off, rev;
+  cl_mem coef_st;         /* straight-through forward coefficients (issue 6), or NULL */
+  cl_mem gumbel;          /* the Gumbel table (issue 6), or a 4-byte placeholder */
   cl_mem states;          /* (T+1) grids */
   cl_mem hard[2];         /* hard evaluation ping-pong */
   cl_mem g[2], dP[2];     /* backward ping-pong */
@@ -73,6 +75,8 @@ static size_t footprint(const dlca_model *m, const dlca_train_config *cfg, const
   f += 2 * 9 * grid * sizeof(float);                                 /* dP */
   f += nwg * s->acc_stride * sizeof(float) + nwg * sizeof(float);
   if (cfg->async) f += (size_t)cfg->steps * cells;
+  if (cfg->relax.straight_through) f += (P / 16) * 4 * sizeof(float);
+  if (cfg->relax.gumbel_scale > 0) f += DLCA_GUMBEL_LEVELS * sizeof(float);
   return f;
 }
 
@@ -94,9 +98,10 @@ static int build(dlca_trainer *t, cl_state *st, cl_program *prog) {
   char opts[16384];
   snprintf(opts, sizeof opts,
            "-cl-std=CL1.2 -DC=%d -DK=%d -DS=%d -DNP=%d -DNU=%d -DPERIODIC=%d -DASYNC=%d -DNLOSS=%d -DPTOT=%d "
-           "-DUTOTAL=%d -DPG1=%d -DNGP=%d -DNGU=%d -DDW=%d -DCPW=%d -DACTF=%zu -DGMAX=%d",
+           "-DUTOTAL=%d -DPG1=%d -DNGP=%d -DNGU=%d -DDW=%d -DCPW=%d -DACTF=%zu -DGMAX=%d -DST=%d",
            s->C, s->K, s->S, s->NP, s->NU, m->shape.periodic ? 1 : 0, t->cfg.async ? 1 : 0, t->cfg.n_loss_channels,
-           s->PTOT, s->UTOTAL, s->PG1, s->NGP, s->NGU, s->dw, s->cpw, s->act_floats, s->gmax);
+           s->PTOT, s->UTOTAL, s->PG1, s->NGP, s->NGU, s->dw, s->cpw, s->act_floats, s->gmax,
+           t->cfg.relax.straight_through ? 1 : 0);
   append_list(opts, sizeof opts, "P_SIZES", m->shape.perceive_layers, m->shape.n_perceive_layers);
   append_list(opts, sizeof opts, "U_SIZES", m->shape.update_layers, m->shape.n_update_layers);
   append_list(opts, sizeof opts, "LOSS_CH", t->cfg.loss_channels, t->cfg.n_loss_channels);
@@ -170,7 +175,7 @@ static void cl_destroy(dlca_trainer *t) {
   cl_kernel ks[] = {st->k_coef, st->k_start, st->k_fwd, st->k_bwd, st->k_adamw, st->k_eval};
   for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
     if (ks[i]) clReleaseKernel(ks[i]);
-  cl_mem *bs[] = {&st->params, &st->m,       &st->v,       &st->grad,    &st->coef,         &st->coef_hard,
+  cl_mem *bs[] = {&st->coef_st, &st->gumbel, &st->params, &st->m,       &st->v,       &st->grad,    &st->coef,         &st->coef_hard,
                   &st->wires,  &st->rev_off, &st->rev,     &st->states,  &st->hard[0],      &st->hard[1],
                   &st->g[0],   &st->g[1],    &st->dP[0],   &st->dP[1],   &st->partial,      &st->loss_partial,
                   &st->loss,   &st->eval_out, &st->target, &st->input,   &st->masks};
@@ -210,7 +215,8 @@ static int cl_init(dlca_trainer *t) {
   for (;;) {
     size_t per_cell = s->act_floats + 2 * (size_t)s->dw + 9 * (size_t)s->C + 2 * (size_t)s->gmax;
     size_t dout = (size_t)cpw * s->C > (size_t)s->wg ? (size_t)cpw * s->C : (size_t)s->wg;
-    local = ((size_t)cpw * per_cell + dout + 4 * (size_t)s->NGP) * sizeof(float);
+    local = ((size_t)cpw * per_cell + dout + 4 * (size_t)s->NGP * (t->cfg.relax.straight_through ? 2 : 1)) *
+            sizeof(float);
     if (local <= ctx->info.local_mem || cpw == 1) break;
     cpw--;
   }
@@ -265,6 +271,18 @@ static int cl_init(dlca_trainer *t) {
       (rc = dlca__buffer(ctx, grid, "target", &st->target)) || (rc = dlca__buffer(ctx, grid, "start grids", &st->input)) ||
       (t->cfg.async && (rc = dlca__buffer(ctx, (size_t)t->cfg.steps * cells, "fire masks", &st->masks))))
     return rc;
+  if (t->cfg.relax.straight_through && (rc = dlca__buffer(ctx, NG * 16, "straight-through coefficients", &st->coef_st)))
+    return rc;
+  if (t->cfg.relax.gumbel_scale > 0) {
+    float *table;
+    if ((rc = dlca__gumbel_table(t->cfg.relax.gumbel_scale, &table))) return rc;
+    rc = dlca__buffer(ctx, DLCA_GUMBEL_LEVELS * sizeof(float), "Gumbel table", &st->gumbel);
+    if (!rc) rc = dlca__upload(ctx, st->gumbel, 0, DLCA_GUMBEL_LEVELS * sizeof(float), table, "Gumbel table");
+    free(table);
+  } else {
+    rc = dlca__buffer(ctx, sizeof(float), "Gumbel table", &st->gumbel);
+  }
+  if (rc) return rc;
   if ((rc = upload_wiring(t, st))) return rc;
   if ((rc = dlca__upload(ctx, st->params, 0, P * 4, m->params, "logits"))) return rc;
   float zero = 0.0f;
@@ -310,11 +328,34 @@ static int arg_done(argset *a, const char *kernel) {
   return DLCA_OK;
 }
 
+/* The noise arguments of dlca_coef and dlca_adamw for the current epoch. */
+typedef struct relax_args {
+  cl_int use_gumbel, st;
+  cl_ulong key;
+  cl_float inv_tau;
+} relax_args;
+
+static relax_args relax_of(const dlca_trainer *t) {
+  relax_args r;
+  r.use_gumbel = t->cfg.relax.gumbel_scale > 0;
+  r.st = t->cfg.relax.straight_through != 0;
+  r.key = dlca__epoch_key(t->cfg.seed, t->epoch);
+  r.inv_tau = dlca__relax_inv_tau(&t->cfg.relax);
+  return r;
+}
+
+/* The coefficients that run the soft forward pass: hard ones of the noisy
+ * logits under straight-through, else the soft ones. */
+static cl_mem forward_coef(const cl_state *st) { return st->coef_st ? st->coef_st : st->coef; }
+
 static int enqueue_coef(dlca_trainer *t) {
   cl_state *st = t->impl;
   cl_int ng = (cl_int)(t->model->n_params / 16);
+  relax_args r = relax_of(t);
+  cl_mem cst = st->coef_st ? st->coef_st : st->coef_hard; /* not written unless st */
   argset a = {st->k_coef, 0, 0};
-  ARG(&a, st->params), ARG(&a, st->coef), ARG(&a, st->coef_hard), ARG(&a, ng);
+  ARG(&a, st->params), ARG(&a, st->coef), ARG(&a, st->coef_hard), ARG(&a, cst), ARG(&a, r.st), ARG(&a, st->gumbel);
+  ARG(&a, r.use_gumbel), ARG(&a, r.key), ARG(&a, r.inv_tau), ARG(&a, ng);
   int rc = arg_done(&a, "dlca_coef");
   size_t gws = ((size_t)ng + 63) / 64 * 64, lws = 64;
   return rc ? rc : dlca__launch(t->ctx, st->k_coef, "coef", 1, &gws, &lws);
@@ -364,16 +405,17 @@ static int enqueue_backward(dlca_trainer *t, int step) {
   cl_float rate = t->cfg.fire_rate;
   /* step t writes g[t % 2] and dP[t % 2], and reads those of step t + 1 */
   cl_mem g_cur = st->g[step % 2], g_next = st->g[(step + 1) % 2];
-  cl_mem dP_cur = st->dP[step % 2], dP_next = st->dP[(step + 1) % 2];
+  cl_mem dP_cur = st->dP[step % 2], dP_next = st->dP[(step + 1) % 2], fcoef = forward_coef(st);
   argset a = {st->k_bwd, 0, 0};
   ARG(&a, st->states), ARG(&a, t_off), ARG(&a, T_off), ARG(&a, st->target), ARG(&a, g_next), ARG(&a, g_cur);
-  ARG(&a, dP_next), ARG(&a, dP_cur), ARG(&a, st->coef), ARG(&a, st->wires), ARG(&a, st->rev_off), ARG(&a, st->rev);
+  ARG(&a, dP_next), ARG(&a, dP_cur), ARG(&a, fcoef), ARG(&a, st->coef), ARG(&a, st->wires), ARG(&a, st->rev_off), ARG(&a, st->rev);
   ARG(&a, st->partial), ARG(&a, st->loss_partial), ARG(&a, st->masks), ARG(&a, use_masks), ARG(&a, key);
   ARG(&a, rate), ARG(&a, ti), ARG(&a, top), ARG(&a, B), ARG(&a, H), ARG(&a, W);
   const size_t cpw = (size_t)s->cpw;
   LOCAL(&a, cpw * s->act_floats), LOCAL(&a, cpw * 2 * (size_t)s->dw), LOCAL(&a, cpw * 9 * (size_t)s->C);
   LOCAL(&a, cpw * s->C > (size_t)s->wg ? cpw * s->C : (size_t)s->wg);
   LOCAL(&a, cpw * s->gmax), LOCAL(&a, cpw * s->gmax), LOCAL(&a, 4 * (size_t)s->NGP);
+  LOCAL(&a, st->coef_st ? 4 * (size_t)s->NGP : 4);
   int rc = arg_done(&a, "dlca_backward");
   size_t lws = (size_t)s->wg, gws = (size_t)s->nwg * lws;
   return rc ? rc : dlca__launch(t->ctx, st->k_bwd, "backward", 1, &gws, &lws);
@@ -386,10 +428,13 @@ static int enqueue_adamw(dlca_trainer *t) {
   cl_int nwg = st->sh.nwg;
   cl_float lr = o->lr, b1 = o->beta1, b2 = o->beta2, eps = o->eps, wd = o->weight_decay, clip = o->clip;
   cl_float bc1 = (float)(1.0 - pow(o->beta1, step)), bc2 = (float)(1.0 - pow(o->beta2, step));
+  cl_float gn_sigma = dlca__grad_noise_sigma(t->cfg.relax.grad_noise, (uint64_t)step);
+  relax_args r = relax_of(t);
   argset a = {st->k_adamw, 0, 0};
   ARG(&a, st->params), ARG(&a, st->grad), ARG(&a, st->m), ARG(&a, st->v), ARG(&a, st->partial), ARG(&a, nwg);
   ARG(&a, st->loss_partial), ARG(&a, st->loss), ARG(&a, lr), ARG(&a, b1), ARG(&a, b2), ARG(&a, eps), ARG(&a, wd);
-  ARG(&a, clip), ARG(&a, bc1), ARG(&a, bc2);
+  ARG(&a, clip), ARG(&a, bc1), ARG(&a, bc2), ARG(&a, st->gumbel), ARG(&a, r.use_gumbel), ARG(&a, r.key);
+  ARG(&a, r.inv_tau), ARG(&a, gn_sigma);
   int rc = arg_done(&a, "dlca_adamw");
   size_t ng = t->model->n_params / 16, lws = 64, gws = (ng + 63) / 64 * 64;
   return rc ? rc : dlca__launch(t->ctx, st->k_adamw, "adamw", 1, &gws, &lws);
@@ -403,7 +448,7 @@ static int cl_step(dlca_trainer *t) {
   if (!rc) rc = enqueue_start(t, t->epoch, st->states);
   for (int s = 0; s < T && !rc; s++)
     rc = enqueue_forward(t, t->epoch, st->states, (size_t)s * t->grid, st->states, (size_t)(s + 1) * t->grid,
-                         st->coef, s);
+                         forward_coef(st), s);
   if (!rc) {
     float zero = 0.0f;
     cl_int err = clEnqueueFillBuffer(t->ctx->queue, st->partial, &zero, 4, 0,

@@ -67,23 +67,39 @@ int dlca_ref_gradient(const dlca_model *m, const dlca_run *run, const float *x, 
   if (!x || !target || !grad) return dlca__fail(DLCA_EINVAL, "dlca_ref_gradient: NULL argument");
   int rc = dlca_run_validate(m, run);
   if (rc) return rc;
+  const size_t n_gates = m->n_params / 16;
+  float *coef = malloc(sizeof(float) * 4 * n_gates);
+  double *dc = malloc(sizeof(double) * 4 * n_gates);
+  if (!coef || !dc) {
+    free(coef), free(dc);
+    return dlca__fail(DLCA_ENOMEM, "reference gradient: out of memory for %zu gates", n_gates);
+  }
+  dlca__gate_coefficients(m, 0, coef);
+  rc = dlca__ref_gradient_sums(m, run, x, target, coef, coef, loss, dc, out_state);
+  if (!rc) dlca__logit_grad(m, dc, grad);
+  free(coef), free(dc);
+  return rc;
+}
+
+int dlca__ref_gradient_sums(const dlca_model *m, const dlca_run *run, const float *x, const float *target,
+                            const float *coef, const float *coef_der, double *loss, double *dc,
+                            float *out_state) {
+  int rc = DLCA_OK;
   const int B = run->batch, H = run->height, W = run->width, C = m->shape.channels, T = run->steps;
   const size_t grid = (size_t)B * H * W * C, cells = (size_t)B * H * W, n_gates = m->n_params / 16;
   const int nchunks = cells < REF_CHUNKS ? (int)cells : REF_CHUNKS;
   dlca_ref_layout lay;
   dlca__ref_layout(m, &lay);
 
-  float *coef = malloc(sizeof(float) * 4 * n_gates);
   float *states = malloc(sizeof(float) * grid * (T + 1));
   float *g = malloc(sizeof(float) * grid);        /* dL/d(state at step t+1) */
   float *dP = malloc(sizeof(float) * 9 * grid);   /* dL/dpatch of every cell */
   double *acc = calloc((size_t)nchunks * 4 * n_gates, sizeof(double));
-  if (!coef || !states || !g || !dP || !acc) {
+  if (!states || !g || !dP || !acc) {
     rc = dlca__fail(DLCA_ENOMEM, "reference gradient: out of memory (%zu grids of %zu floats)",
                     (size_t)T + 1, grid);
     goto out;
   }
-  dlca__gate_coefficients(m, 0, coef);
   if ((rc = dlca__ref_rollout(m, run, coef, x, states, 1))) goto out;
   const float *sT = states + (size_t)T * grid;
   if (loss) *loss = dlca__ref_loss(run, C, sT, target);
@@ -122,7 +138,7 @@ int dlca_ref_gradient(const dlca_model *m, const dlca_run *run, const float *x, 
           }
           dlca__ref_patch(cur + (size_t)b * H * W * C, H, W, C, m->shape.periodic, r, q, patch);
           dlca__ref_cell_forward(m, &lay, coef, patch, act);
-          cell_backward(m, &lay, coef, act, dact, g + i * C, dpatch, a);
+          cell_backward(m, &lay, coef_der, act, dact, g + i * C, dpatch, a);
         }
       }
       /* gather: cell (r, q) is patch element f = 3*dr + dq of cell (r - dr + 1, q - dq + 1) */
@@ -161,9 +177,8 @@ int dlca_ref_gradient(const dlca_model *m, const dlca_run *run, const float *x, 
     const double *a = acc + (size_t)ch * 4 * n_gates;
     for (size_t j = 0; j < 4 * n_gates; j++) acc[j] += a[j];
   }
-  dlca__logit_grad(m, acc, grad);
+  memcpy(dc, acc, sizeof(double) * 4 * n_gates);
 out:
-  free(coef);
   free(states);
   free(g);
   free(dP);

@@ -12,8 +12,14 @@ extern const float dlca__gate_M[16][4];
  * (gate g of the flat parameter array is logits [16g, 16g+16)). Soft: p is the
  * softmax in double; hard: p is one-hot on the largest logit, lowest index on ties. */
 void dlca__gate_coefficients(const dlca_model *m, int hard, float *coef);
-/* The softmax of one gate's logits, in double. */
+/* The softmax of one gate's logits, in double; _t: of logits * inv_tau. */
 void dlca__softmax16(const float *logits, double p[16]);
+void dlca__softmax16_t(const float *logits, float inv_tau, double p[16]);
+/* Coefficients of n gates from any logits z (noisy ones, issue 6): soft from
+ * softmax(z * inv_tau), hard from the argmax of z. */
+void dlca__coefficients(size_t n, const float *z, float inv_tau, int hard, float *coef);
+/* dL/dz of n gates, p = softmax(z * inv_tau): p (dL/dp - p . dL/dp) inv_tau. */
+void dlca__logit_grad_t(size_t n, const float *z, float inv_tau, const double *dc, float *grad);
 /* dL/dlogit from the 4 accumulated sums dL/dc of every gate:
  * dL/dp = M dL/dc, dL/dlogit = p (dL/dp - p . dL/dp). */
 void dlca__logit_grad(const dlca_model *m, const double *dc, float *grad);
@@ -43,6 +49,13 @@ const float *dlca__ref_cell_forward(const dlca_model *m, const dlca_ref_layout *
  * else the final grid only. */
 int dlca__ref_rollout(const dlca_model *m, const dlca_run *run, const float *coef, const float *x,
                       float *states, int keep_all);
+/* The gradient sums dL/dc (4 doubles per gate, flat gate order) of one
+ * rollout whose forward pass uses coef_fwd and whose backward pass takes the
+ * gate derivatives from coef_der (the same pointer unless straight-through).
+ * The final state goes to out_state if not NULL. */
+int dlca__ref_gradient_sums(const dlca_model *m, const dlca_run *run, const float *x, const float *target,
+                            const float *coef_fwd, const float *coef_der, double *loss, double *dc,
+                            float *out_state);
 /* sum over batch, cells and loss channels of (s - y)^2, in double. */
 double dlca__ref_loss(const dlca_run *run, int C, const float *state, const float *target);
 

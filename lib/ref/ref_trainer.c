@@ -7,6 +7,7 @@
 
 typedef struct ref_state {
   float *m, *v, *grad;  /* Adam moments, last gradient */
+  float *gumbel;        /* issue 6: the Gumbel table, or NULL */
   float *x;             /* start grids of the last step or evaluation */
   float *soft, *hard;   /* final states */
   double loss;
@@ -22,25 +23,69 @@ static int ref_init(dlca_trainer *t) {
   t->impl = s;
   if (!s->m || !s->v || !s->grad || !s->x || !s->soft || !s->hard)
     return dlca__fail(DLCA_ENOMEM, "reference trainer: out of memory for %zu logits", P);
+  if (t->cfg.relax.gumbel_scale > 0) return dlca__gumbel_table(t->cfg.relax.gumbel_scale, &s->gumbel);
   return DLCA_OK;
 }
 
 static void ref_destroy(dlca_trainer *t) {
   ref_state *s = t->impl;
   if (!s) return;
-  free(s->m), free(s->v), free(s->grad), free(s->x), free(s->soft), free(s->hard);
+  free(s->m), free(s->v), free(s->grad), free(s->x), free(s->soft), free(s->hard), free(s->gumbel);
   free(s);
 }
 
 static int ref_nothing(dlca_trainer *t) { return DLCA_OK; }
 
+/* One epoch with the relaxations of issue 6 (the twin of dlca_coef and
+ * dlca_adamw with their noise): z = logits + Gumbel noise, soft
+ * coefficients of softmax(z / tau), a hard forward pass on the argmax of z
+ * when straight-through, dL/dz as dL/dlogit, then gradient noise. */
+static int relaxed_gradient(dlca_trainer *t, const dlca_run *run) {
+  ref_state *s = t->impl;
+  const dlca_relax *r = &t->cfg.relax;
+  const size_t P = t->model->n_params, NG = P / 16;
+  const float inv_tau = dlca__relax_inv_tau(r);
+  const uint64_t key = dlca__epoch_key(t->cfg.seed, t->epoch);
+  float *z = malloc(sizeof(float) * P), *cs = malloc(sizeof(float) * 4 * NG), *ch = malloc(sizeof(float) * 4 * NG);
+  double *dc = malloc(sizeof(double) * 4 * NG);
+  int rc = DLCA_OK;
+  if (!z || !cs || !ch || !dc) {
+    rc = dlca__fail(DLCA_ENOMEM, "reference trainer: out of memory for %zu logits", P);
+    goto out;
+  }
+  if (s->gumbel) dlca__noisy_logits(t->model->params, P, s->gumbel, key, z);
+  else memcpy(z, t->model->params, sizeof(float) * P);
+  dlca__coefficients(NG, z, inv_tau, 0, cs);
+  if (r->straight_through) dlca__coefficients(NG, z, 1.0f, 1, ch);
+  rc = dlca__ref_gradient_sums(t->model, run, s->x, t->target, r->straight_through ? ch : cs, cs, &s->loss, dc,
+                               s->soft);
+  if (!rc) dlca__logit_grad_t(NG, z, inv_tau, dc, s->grad);
+out:
+  free(z), free(cs), free(ch), free(dc);
+  return rc;
+}
+
 static int ref_step(dlca_trainer *t) {
   ref_state *s = t->impl;
+  const dlca_relax *r = &t->cfg.relax;
+  const size_t P = t->model->n_params;
   dlca_run run = dlca__trainer_run(t, t->epoch);
   dlca__start_grids(t, t->epoch, s->x);
-  int rc = dlca_ref_gradient(t->model, &run, s->x, t->target, &s->loss, s->grad, s->soft);
+  int rc = dlca__relax_active(r) ? relaxed_gradient(t, &run)
+                                 : dlca_ref_gradient(t->model, &run, s->x, t->target, &s->loss, s->grad, s->soft);
   if (rc) return rc;
-  dlca_ref_adamw(t->model->n_params, t->model->params, s->grad, s->m, s->v, (int)(t->epoch + 1), &t->cfg.optim);
+  const float *g = s->grad;
+  float *noisy = NULL;
+  if (r->grad_noise > 0) {
+    /* added before clipping; the stored gradient stays clean */
+    if (!(noisy = malloc(sizeof(float) * P))) return dlca__fail(DLCA_ENOMEM, "reference trainer: out of memory");
+    const uint64_t key = dlca__epoch_key(t->cfg.seed, t->epoch);
+    const float sigma = dlca__grad_noise_sigma(r->grad_noise, t->epoch + 1);
+    for (size_t j = 0; j < P; j++) noisy[j] = s->grad[j] + sigma * dlca__grad_noise(key, (uint32_t)j);
+    g = noisy;
+  }
+  dlca_ref_adamw(P, t->model->params, g, s->m, s->v, (int)(t->epoch + 1), &t->cfg.optim);
+  free(noisy);
   return DLCA_OK;
 }
 

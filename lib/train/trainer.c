@@ -82,6 +82,7 @@ static int validate_config(const dlca_model *m, const dlca_train_config *c) {
   int rc = dlca_run_validate(m, &r);
   if (rc) return rc;
   if ((unsigned)c->start > DLCA_START_UPLOAD) return dlca__fail(DLCA_ECONFIG, "start: unknown kind %d", (int)c->start);
+  if ((rc = dlca__relax_validate(&c->relax))) return rc;
   const dlca_optim *o = &c->optim;
   if (!(o->lr > 0) || !(o->beta1 >= 0 && o->beta1 < 1) || !(o->beta2 >= 0 && o->beta2 < 1) || !(o->eps > 0) ||
       !(o->clip > 0) || !(o->weight_decay >= 0))
