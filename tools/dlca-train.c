@@ -470,6 +470,10 @@ static void apply_overrides(run *r) {
   if (o->batch > 0) r->cfg.batch = (int)o->batch;
   if (o->steps > 0) r->cfg.steps = (int)o->steps;
   if (o->lr > 0) r->cfg.optim.lr = (float)o->lr;
+  r->cfg.relax.temperature = (float)o->temperature;
+  r->cfg.relax.gumbel_scale = (float)o->gumbel;
+  r->cfg.relax.straight_through = o->straight_through;
+  r->cfg.relax.grad_noise = (float)o->grad_noise;
   if (o->epochs < 0) r->opt.epochs = r->preset.epochs;
 }
 
@@ -512,6 +516,11 @@ static int run_main(run *r) {
     fprintf(stderr, "%s: %s on %s: %zu logits, batch %d, %d steps, lr %g, seed %llu, epochs %llu to %ld\n",
             TRAIN_PROG, r->preset.name, r->device, dlca_trainer_n_params(r->t), r->cfg.batch, r->cfg.steps,
             r->cfg.optim.lr, (unsigned long long)r->opt.seed, (unsigned long long)at, r->opt.epochs);
+    const dlca_relax *x = &r->cfg.relax;
+    if (x->temperature > 0 || x->gumbel_scale > 0 || x->straight_through || x->grad_noise > 0)
+      fprintf(stderr, "%s: relaxation: temperature %g, gumbel %g, straight-through %s, grad noise %g\n", TRAIN_PROG,
+              x->temperature > 0 ? x->temperature : 1.0, x->gumbel_scale, x->straight_through ? "on" : "off",
+              x->grad_noise);
     if (at >= (uint64_t)r->opt.epochs)
       fprintf(stderr, "%s: the checkpoint is at epoch %llu, --epochs is %ld: nothing to train\n", TRAIN_PROG,
               (unsigned long long)at, r->opt.epochs);

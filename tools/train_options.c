@@ -68,6 +68,17 @@ static const char help_text[] =
     "    --reference-protocol the defaults, said explicitly: constant lr, no early\n"
     "                         stop, no --keep-best (conflicting options are errors)\n"
     "\n"
+    "RELAXATION OPTIONS\n"
+    "    Ways to close the gap between the soft circuit that trains and the hard\n"
+    "    one that is deployed (doc/training.md). None of them is the default.\n"
+    "    --temperature T      gate probabilities softmax(logits / T) (default 1)\n"
+    "    --gumbel S           add S times a Gumbel(0, 1) draw to every logit, a new\n"
+    "                         draw each epoch (default 0: off)\n"
+    "    --straight-through   forward pass with hard gates (the argmax of the noisy\n"
+    "                         logits), backward with the soft gradient\n"
+    "    --grad-noise ETA     add Gaussian noise of variance ETA / t^0.55 to the\n"
+    "                         gradient at AdamW step t (default 0: off)\n"
+    "\n"
     "DEVICE OPTIONS\n"
     "    --backend cl|ref     OpenCL (default) or the CPU reference\n"
     "    --device SPEC        OpenCL device: an index \"0\", \"platform:device\" \"1:0\",\n"
@@ -118,7 +129,8 @@ enum {
   OPT_PRESET = 256, OPT_EPOCHS, OPT_BATCH, OPT_STEPS, OPT_LR, OPT_SEED, OPT_DEVICE, OPT_BACKEND, OPT_LOG,
   OPT_EVAL_EVERY, OPT_SAVE, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESUME, OPT_MODEL, OPT_TARGET,
   OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_LR_SCHEDULE, OPT_WARMUP, OPT_MIN_LR, OPT_COOLDOWN_FACTOR, OPT_PLATEAU,
-  OPT_MAX_COOLDOWNS, OPT_EARLY_STOP, OPT_KEEP_BEST, OPT_EVAL_FRESH, OPT_REFERENCE_PROTOCOL
+  OPT_MAX_COOLDOWNS, OPT_EARLY_STOP, OPT_KEEP_BEST, OPT_EVAL_FRESH, OPT_REFERENCE_PROTOCOL,
+  OPT_TEMPERATURE, OPT_GUMBEL, OPT_STRAIGHT_THROUGH, OPT_GRAD_NOISE
 };
 
 const char *const train_lr_schedule_names[4] = {"constant", "cosine", "warmup-cosine", "cooldown"};
@@ -150,6 +162,10 @@ static const struct option long_options[] = {
     {"keep-best", no_argument, NULL, OPT_KEEP_BEST},
     {"eval-fresh", required_argument, NULL, OPT_EVAL_FRESH},
     {"reference-protocol", no_argument, NULL, OPT_REFERENCE_PROTOCOL},
+    {"temperature", required_argument, NULL, OPT_TEMPERATURE},
+    {"gumbel", required_argument, NULL, OPT_GUMBEL},
+    {"straight-through", no_argument, NULL, OPT_STRAIGHT_THROUGH},
+    {"grad-noise", required_argument, NULL, OPT_GRAD_NOISE},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
@@ -260,6 +276,34 @@ int train_options_parse(int argc, char **argv, train_options *o) {
         break;
       case OPT_EVAL_FRESH: bad = cli_parse_long(TRAIN_PROG, "--eval-fresh", optarg, 1, 1000000, &o->eval_fresh); break;
       case OPT_REFERENCE_PROTOCOL: o->reference_protocol = 1; break;
+      case OPT_TEMPERATURE:
+        bad = cli_parse_double(TRAIN_PROG, "--temperature", optarg, 0.0, &o->temperature);
+        if (!bad && o->temperature < 1e-3) {
+          fprintf(stderr, "%s: --temperature: %s is below 0.001\n", TRAIN_PROG, optarg);
+          bad = 1;
+        }
+        if (!bad && o->temperature != 1) changes_training = "--temperature";
+        break;
+      case OPT_GUMBEL:
+        bad = cli_parse_double(TRAIN_PROG, "--gumbel", optarg, -1.0, &o->gumbel);
+        if (!bad && o->gumbel < 0) {
+          fprintf(stderr, "%s: --gumbel: %s is negative\n", TRAIN_PROG, optarg);
+          bad = 1;
+        }
+        if (!bad && o->gumbel > 0) changes_training = "--gumbel";
+        break;
+      case OPT_STRAIGHT_THROUGH:
+        o->straight_through = 1;
+        changes_training = "--straight-through";
+        break;
+      case OPT_GRAD_NOISE:
+        bad = cli_parse_double(TRAIN_PROG, "--grad-noise", optarg, -1.0, &o->grad_noise);
+        if (!bad && o->grad_noise < 0) {
+          fprintf(stderr, "%s: --grad-noise: %s is negative\n", TRAIN_PROG, optarg);
+          bad = 1;
+        }
+        if (!bad && o->grad_noise > 0) changes_training = "--grad-noise";
+        break;
       case OPT_MODEL: o->model = optarg; break;
       case OPT_TARGET: o->target = optarg; break;
       case 'q':
@@ -289,7 +333,7 @@ int train_options_parse(int argc, char **argv, train_options *o) {
     return CLI_USAGE;
   }
   if (o->reference_protocol && changes_training) {
-    fprintf(stderr, "%s: %s: the reference protocol trains with a constant lr, no early stop and no --keep-best\n",
+    fprintf(stderr, "%s: %s: the reference protocol trains with a constant lr, no early stop, no --keep-best and no relaxation\n",
             TRAIN_PROG, changes_training);
     return CLI_USAGE;
   }

@@ -29,6 +29,9 @@ typedef struct train_options {
   int keep_best;                 /* --save the parameters of the lowest hard loss */
   long eval_fresh;               /* batches of the final fresh evaluation; 0: none */
   int reference_protocol;        /* --reference-protocol */
+  /* Issue 6 relaxations (dlca_relax); all zero: the reference. */
+  double temperature, gumbel, grad_noise;
+  int straight_through;
 } train_options;
 
 enum { TRAIN_LR_CONSTANT, TRAIN_LR_COSINE, TRAIN_LR_WARMUP_COSINE, TRAIN_LR_COOLDOWN };
