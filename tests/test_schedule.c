@@ -248,7 +248,7 @@ static double seconds(void) {
  * plateau between 82% and 99.8% fresh accuracy within 6000 epochs (the hard
  * circuit of this small a model often keeps a few wrong cells). The run is
  * deterministic, so seed 2 converges every time on the reference. */
-START_TEST(test_converge_checkerboard) {
+static void converge_checkerboard(dlca_context *ctx, const char *where) {
   static const int ul[] = {4 + 4 * 2 * 4, 64, 64, 32, 16, 8, 4};
   const uint64_t seed = 2;
   dlca_model *m = model_of(4, 4, ul, 7, seed);
@@ -260,7 +260,7 @@ START_TEST(test_converge_checkerboard) {
   cfg.seed = seed;
   cfg.optim = dlca_optim_default();
   dlca_trainer *t;
-  ck_assert_msg(dlca_trainer_new(NULL, m, &cfg, &t) == DLCA_OK, "%s", dlca_last_error());
+  ck_assert_msg(dlca_trainer_new(ctx, m, &cfg, &t) == DLCA_OK, "%s", dlca_last_error());
   float y[8 * 8 * 4];
   checkerboard(y, 8, 8, 4);
   ck_assert_int_eq(dlca_trainer_set_target(t, y, 0), DLCA_OK);
@@ -276,8 +276,8 @@ START_TEST(test_converge_checkerboard) {
     if (h.hard_loss == 0) {
       ck_assert_int_eq(dlca_trainer_eval_hard_fresh(t, 1000, 10, &fresh), DLCA_OK);
       if (fresh.errors == 0) {
-        fprintf(stderr, "reduced checkerboard: 100%% on 10 fresh batches at epoch %d (%.1f s, %d cooldowns)\n", e,
-                seconds() - t0, cooldowns);
+        fprintf(stderr, "reduced checkerboard (%s): 100%% on 10 fresh batches at epoch %d (%.1f s, %d cooldowns)\n",
+                where, e, seconds() - t0, cooldowns);
         done = 1;
       } else if (last_hard != 0 && cooldowns < 2) {
         ck_assert_int_eq(dlca_trainer_set_lr(t, dlca_trainer_lr(t) * 0.1f), DLCA_OK);
@@ -288,12 +288,24 @@ START_TEST(test_converge_checkerboard) {
   }
   if (!done) {
     ck_assert_int_eq(dlca_trainer_eval_hard_fresh(t, 1000, 10, &fresh), DLCA_OK);
-    ck_assert_msg(0, "no 100%% in %d epochs: %zu of %zu wrong on 10 fresh batches", max_epochs, fresh.errors,
-                  fresh.total);
+    ck_assert_msg(0, "%s: no 100%% in %d epochs: %zu of %zu wrong on 10 fresh batches", where, max_epochs,
+                  fresh.errors, fresh.total);
   }
   ck_assert_int_eq((int)fresh.total, 10 * 2 * 64);
   dlca_trainer_free(t);
   dlca_model_free(m);
+}
+
+START_TEST(test_converge_checkerboard) { converge_checkerboard(NULL, "CPU reference"); }
+END_TEST
+
+/* The same run on the OpenCL device (PoCL in CI): the whole epoch on the
+ * device, float sums in another order, so its own trajectory. */
+START_TEST(test_converge_checkerboard_cl) {
+  if (!tcl_platform()) return;
+  dlca_context *ctx = tcl_context();
+  converge_checkerboard(ctx, "OpenCL");
+  dlca_context_free(ctx);
 }
 END_TEST
 
@@ -309,6 +321,7 @@ Suite *suite_schedule(void) {
   TCase *cl = tcase_create("cl");
   tcase_set_timeout(cl, 300);
   tcase_add_test(cl, test_cl);
+  tcase_add_test(cl, test_converge_checkerboard_cl);
   suite_add_tcase(s, cl);
   return s;
 }

@@ -1,0 +1,463 @@
+/* dlca-recipes: which training recipe gives a working hard circuit, and how
+ * fast? Trains a checkerboard task with each recipe (a schedule and a
+ * relaxation, issue 6) on several seeds and reports, per run, the first
+ * epoch at which the hard circuit is right on every fresh start grid, and
+ * per recipe how many seeds got there. Public API and jansson only.
+ * Usage: --help, or doc/training.md. */
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "dlca_cl.h"
+#include "../tools/cli.h"
+
+#define PROG "dlca-recipes"
+#define MAX_SEEDS 64
+#define MAX_RECIPES 32
+
+typedef struct recipe {
+  const char *name, *what;
+  int cooldown;     /* lr x 0.1 when the training batch's hard loss reaches 0, at most twice */
+  int batch;        /* 0: the task's */
+  dlca_relax relax;
+} recipe;
+
+static const recipe recipes[] = {
+    {"reference", "constant lr, the paper's protocol", 0, 0, {0, 0, 0, 0}},
+    {"cooldown", "lr x 0.1 when the hard loss reaches 0 (at most twice)", 1, 0, {0, 0, 0, 0}},
+    {"gumbel-0.5", "cooldown + Gumbel noise 0.5", 1, 0, {0, 0.5f, 0, 0}},
+    {"gumbel-1", "cooldown + Gumbel noise 1", 1, 0, {0, 1.0f, 0, 0}},
+    {"gumbel-2", "cooldown + Gumbel noise 2", 1, 0, {0, 2.0f, 0, 0}},
+    {"st-gumbel-1", "cooldown + straight-through + Gumbel noise 1", 1, 0, {0, 1.0f, 1, 0}},
+    {"temp-0.5", "cooldown + temperature 0.5", 1, 0, {0.5f, 0, 0, 0}},
+    {"temp-2", "cooldown + temperature 2", 1, 0, {2.0f, 0, 0, 0}},
+    {"grad-noise", "cooldown + gradient noise eta 0.01", 1, 0, {0, 0, 0, 0.01f}},
+    {"batch-8", "cooldown, batch 8", 1, 8, {0, 0, 0, 0}},
+    {"gumbel-1-batch-8", "cooldown + Gumbel noise 1, batch 8", 1, 8, {0, 1.0f, 0, 0}},
+};
+#define N_RECIPES (int)(sizeof recipes / sizeof recipes[0])
+
+static const char help_text[] =
+    "NAME\n"
+    "    dlca-recipes - compare training recipes by how often and how fast they\n"
+    "    give a hard circuit that is right on every fresh start grid\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    dlca-recipes [--task reduced|checkerboard|checkerboard-async]\n"
+    "                 [--recipes LIST] [--seeds LIST] [--epochs N] [OPTION...]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    For every recipe and seed: a fresh model (the seed seeds the wiring, the\n"
+    "    start grids and the noise), trained up to --epochs. Every --eval-every\n"
+    "    epochs the hard circuit is evaluated on the epoch's batch; when that is\n"
+    "    right, on --fresh batches of fresh start grids (and fire masks). The run\n"
+    "    succeeds at the first epoch where every fresh cell is right.\n"
+    "\n"
+    "    Tasks: reduced (default) is a small checkerboard that trains in seconds\n"
+    "    on a CPU: 4 channels, 4 kernels, perception [9,8,4,2], update\n"
+    "    [36,64,64,32,16,8,4], an 8x8 grid, 8 steps, batch 2, loss on channel 0.\n"
+    "    checkerboard and checkerboard-async are the paper's presets.\n"
+    "\n"
+    "RECIPES\n"
+    "    reference, cooldown, gumbel-0.5, gumbel-1, gumbel-2, st-gumbel-1,\n"
+    "    temp-0.5, temp-2, grad-noise, batch-8, gumbel-1-batch-8 (--list says\n"
+    "    what each is); default: all\n"
+    "\n"
+    "OPTIONS\n"
+    "    --task NAME          the task (default reduced)\n"
+    "    --recipes LIST       comma-separated recipe names (default: all)\n"
+    "    --seeds LIST         comma-separated seeds (default 1,2,3,4,5)\n"
+    "    --epochs N           at most N epochs per run (default 3000)\n"
+    "    --eval-every N       (default 20)\n"
+    "    --fresh N            fresh batches of the success test (default 10)\n"
+    "    --backend cl|ref     OpenCL or the CPU reference (default ref)\n"
+    "    --device SPEC        OpenCL device (default: $DLCA_CL_DEVICE, else the best)\n"
+    "    --json FILE          every run and the per-recipe summary as JSON\n"
+    "    --markdown FILE      append the per-recipe summary rows to FILE\n"
+    "    --list               the recipes and what they do\n"
+    "    --quiet              no per-run lines on stderr\n"
+    "    --help, --version\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0 done (whatever the outcome), 1 a run failed, 2 bad option\n"
+    "\n"
+    "EXAMPLE\n"
+    "    dlca-recipes --recipes cooldown,gumbel-1 --seeds 1,2,3,4,5 --json r.json\n";
+
+typedef struct options {
+  const char *task, *device, *json, *markdown;
+  int recipe[MAX_RECIPES], n_recipes;
+  long seeds[MAX_SEEDS];
+  int n_seeds;
+  long epochs, eval_every, fresh;
+  int backend_ref, quiet;
+} options;
+
+typedef struct result {
+  int recipe;
+  long seed;
+  long success_epoch; /* -1: not reached */
+  long epochs_run;
+  double fresh_accuracy; /* at the end, on --fresh batches */
+  size_t active_gates, n_gates;
+  double wall_s;
+} result;
+
+static double now(void) { return cli_now(); }
+
+static int find_recipe(const char *name) {
+  for (int i = 0; i < N_RECIPES; i++)
+    if (!strcmp(recipes[i].name, name)) return i;
+  return -1;
+}
+
+static int parse(int argc, char **argv, options *o) {
+  enum { O_TASK = 256, O_RECIPES, O_SEEDS, O_EPOCHS, O_EVERY, O_FRESH, O_BACKEND, O_DEVICE, O_JSON, O_MD, O_LIST,
+         O_QUIET, O_HELP, O_VERSION };
+  static const struct option lo[] = {
+      {"task", 1, NULL, O_TASK},       {"recipes", 1, NULL, O_RECIPES}, {"seeds", 1, NULL, O_SEEDS},
+      {"epochs", 1, NULL, O_EPOCHS},   {"eval-every", 1, NULL, O_EVERY}, {"fresh", 1, NULL, O_FRESH},
+      {"backend", 1, NULL, O_BACKEND}, {"device", 1, NULL, O_DEVICE},   {"json", 1, NULL, O_JSON},
+      {"markdown", 1, NULL, O_MD},     {"list", 0, NULL, O_LIST},       {"quiet", 0, NULL, O_QUIET},
+      {"help", 0, NULL, O_HELP},       {"version", 0, NULL, O_VERSION}, {NULL, 0, NULL, 0}};
+  memset(o, 0, sizeof *o);
+  o->task = "reduced", o->epochs = 3000, o->eval_every = 20, o->fresh = 10, o->backend_ref = 1;
+  for (int i = 0; i < 5; i++) o->seeds[i] = i + 1;
+  o->n_seeds = 5;
+  for (int i = 0; i < N_RECIPES; i++) o->recipe[i] = i;
+  o->n_recipes = N_RECIPES;
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, ":", lo, NULL)) != -1) {
+    const char *name = optind > 1 ? argv[optind - 1] : "?";
+    int bad = 0;
+    switch (c) {
+      case O_TASK:
+        if (strcmp(optarg, "reduced") && strcmp(optarg, "checkerboard") && strcmp(optarg, "checkerboard-async")) {
+          fprintf(stderr, "%s: --task: '%s' is not reduced, checkerboard or checkerboard-async\n", PROG, optarg);
+          return 2;
+        }
+        o->task = optarg;
+        break;
+      case O_RECIPES: {
+        char buf[1024];
+        snprintf(buf, sizeof buf, "%s", optarg);
+        o->n_recipes = 0;
+        for (char *s = strtok(buf, ","); s; s = strtok(NULL, ",")) {
+          int r = find_recipe(s);
+          if (r < 0 || o->n_recipes == MAX_RECIPES) {
+            fprintf(stderr, "%s: --recipes: unknown recipe '%s' (see --list)\n", PROG, s);
+            return 2;
+          }
+          o->recipe[o->n_recipes++] = r;
+        }
+        break;
+      }
+      case O_SEEDS: {
+        char buf[1024];
+        snprintf(buf, sizeof buf, "%s", optarg);
+        o->n_seeds = 0;
+        for (char *s = strtok(buf, ","); s && !bad; s = strtok(NULL, ",")) {
+          if (o->n_seeds == MAX_SEEDS) {
+            fprintf(stderr, "%s: --seeds: at most %d\n", PROG, MAX_SEEDS);
+            return 2;
+          }
+          bad = cli_parse_long(PROG, "--seeds", s, 0, 1L << 40, &o->seeds[o->n_seeds++]);
+        }
+        if (!o->n_seeds) bad = 1, fprintf(stderr, "%s: --seeds: empty\n", PROG);
+        break;
+      }
+      case O_EPOCHS: bad = cli_parse_long(PROG, "--epochs", optarg, 1, 10000000, &o->epochs); break;
+      case O_EVERY: bad = cli_parse_long(PROG, "--eval-every", optarg, 1, 10000000, &o->eval_every); break;
+      case O_FRESH: bad = cli_parse_long(PROG, "--fresh", optarg, 1, 100000, &o->fresh); break;
+      case O_BACKEND:
+        if (!strcmp(optarg, "ref")) o->backend_ref = 1;
+        else if (!strcmp(optarg, "cl")) o->backend_ref = 0;
+        else fprintf(stderr, "%s: --backend: '%s' is not cl or ref\n", PROG, optarg), bad = 1;
+        break;
+      case O_DEVICE: o->device = optarg, o->backend_ref = 0; break;
+      case O_JSON: o->json = optarg; break;
+      case O_MD: o->markdown = optarg; break;
+      case O_LIST:
+        for (int i = 0; i < N_RECIPES; i++) printf("%-18s %s\n", recipes[i].name, recipes[i].what);
+        exit(0);
+      case O_QUIET: o->quiet = 1; break;
+      case O_HELP: fputs(help_text, stdout); exit(0);
+      case O_VERSION: printf("%s %s\n", PROG, dlca_version_string()); exit(0);
+      case ':': fprintf(stderr, "%s: %s: needs a value (see --help)\n", PROG, name); return 2;
+      default: fprintf(stderr, "%s: %s: unknown option (see --help)\n", PROG, name); return 2;
+    }
+    if (bad) return 2;
+  }
+  if (optind < argc) {
+    fprintf(stderr, "%s: %s: unexpected argument (see --help)\n", PROG, argv[optind]);
+    return 2;
+  }
+  return 0;
+}
+
+/* The task's model and configuration for one seed. */
+static int task_setup(const options *o, long seed, dlca_model **m, dlca_train_config *cfg) {
+  dlca_preset p;
+  if (!strcmp(o->task, "reduced")) {
+    if (dlca_preset_get("checkerboard", &p)) return DLCA_EINVAL;
+    static const int ul[] = {36, 64, 64, 32, 16, 8, 4};
+    p.shape.channels = 4, p.shape.n_kernels = 4;
+    p.shape.n_update_layers = 7;
+    memcpy(p.shape.update_layers, ul, sizeof ul);
+    p.height = p.width = 8, p.steps = 8, p.batch = 2;
+  } else if (dlca_preset_get(o->task, &p)) {
+    return DLCA_EINVAL;
+  }
+  int rc = dlca_model_new(&p.shape, (uint64_t)seed, m);
+  if (rc) return rc;
+  dlca_train_config_from_preset(&p, cfg);
+  cfg->seed = (uint64_t)seed;
+  return DLCA_OK;
+}
+
+static int fail(const char *what, int rc) {
+  fprintf(stderr, "%s: %s: %s\n", PROG, what, dlca_last_error());
+  return rc;
+}
+
+static int run_one(const options *o, dlca_context *ctx, int ri, long seed, result *out) {
+  const recipe *rp = &recipes[ri];
+  dlca_model *m = NULL;
+  dlca_train_config cfg;
+  dlca_trainer *t = NULL;
+  float *y = NULL;
+  int rc = task_setup(o, seed, &m, &cfg);
+  if (rc) return fail("model", 1);
+  if (rp->batch) cfg.batch = rp->batch;
+  cfg.relax = rp->relax;
+  memset(out, 0, sizeof *out);
+  out->recipe = ri, out->seed = seed, out->success_epoch = -1;
+  double t0 = now();
+  if ((rc = dlca_trainer_new(ctx, m, &cfg, &t))) {
+    rc = fail("trainer", 1);
+    goto done;
+  }
+  const int H = cfg.height, W = cfg.width;
+  dlca_model_shape sh;
+  dlca_model_get_shape(m, &sh);
+  y = calloc((size_t)H * W * sh.channels, sizeof(float));
+  if (!y) {
+    rc = 1;
+    goto done;
+  }
+  /* spec section 5: cell (r, q) of the target is ((r/2 + q/2) mod 2) on channel 0 */
+  for (int r = 0; r < H; r++)
+    for (int q = 0; q < W; q++) y[((size_t)r * W + q) * sh.channels] = (float)((r / 2 + q / 2) & 1);
+  if ((rc = dlca_trainer_set_target(t, y, 0))) {
+    rc = fail("target", 1);
+    goto done;
+  }
+  int cooldowns = 0;
+  double last_hard = -1;
+  dlca_eval ev;
+  for (long e = 1; e <= o->epochs; e++) {
+    if ((rc = dlca_trainer_step(t))) {
+      rc = fail("step", 1);
+      goto done;
+    }
+    out->epochs_run = e;
+    if (e % o->eval_every) continue;
+    if ((rc = dlca_trainer_eval_hard(t, &ev))) {
+      rc = fail("evaluation", 1);
+      goto done;
+    }
+    if (ev.errors == 0) {
+      dlca_eval f;
+      if ((rc = dlca_trainer_eval_hard_fresh(t, 1000 + (uint64_t)seed, (int)o->fresh, &f))) {
+        rc = fail("fresh evaluation", 1);
+        goto done;
+      }
+      if (f.errors == 0) {
+        out->success_epoch = e;
+        break;
+      }
+      if (rp->cooldown && last_hard != 0 && cooldowns < 2) {
+        if ((rc = dlca_trainer_set_lr(t, dlca_trainer_lr(t) * 0.1f))) goto done;
+        cooldowns++;
+      }
+    }
+    last_hard = (double)ev.errors;
+  }
+  {
+    dlca_eval f;
+    if ((rc = dlca_trainer_eval_hard_fresh(t, 1000 + (uint64_t)seed, (int)o->fresh, &f))) {
+      rc = fail("fresh evaluation", 1);
+      goto done;
+    }
+    out->fresh_accuracy = f.accuracy;
+    dlca_model *tm;
+    if ((rc = dlca_trainer_export_model(t, &tm))) {
+      rc = fail("export", 1);
+      goto done;
+    }
+    size_t hist[16];
+    out->active_gates = dlca_model_gate_histogram(tm, hist);
+    out->n_gates = dlca_model_n_gates(tm);
+    dlca_model_free(tm);
+  }
+  out->wall_s = now() - t0;
+done:
+  free(y);
+  dlca_trainer_free(t);
+  dlca_model_free(m);
+  return rc;
+}
+
+static int cmp_long(const void *a, const void *b) {
+  long x = *(const long *)a, y = *(const long *)b;
+  return (x > y) - (x < y);
+}
+
+/* "-" or the median epoch, for the tables. */
+static const char *median_str(double med, char *buf, size_t n) {
+  if (isnan(med)) snprintf(buf, n, "-");
+  else snprintf(buf, n, "%.0f", med);
+  return buf;
+}
+
+/* Successes and the median epoch of the successful runs of one recipe. */
+static void summarise(const result *res, int n, int ri, int *succ, double *median, double *mean_acc) {
+  long ep[MAX_SEEDS];
+  int k = 0, all = 0;
+  double acc = 0;
+  for (int i = 0; i < n; i++)
+    if (res[i].recipe == ri) {
+      all++, acc += res[i].fresh_accuracy;
+      if (res[i].success_epoch > 0) ep[k++] = res[i].success_epoch;
+    }
+  qsort(ep, (size_t)k, sizeof ep[0], cmp_long);
+  *succ = k;
+  *median = k ? (k % 2 ? (double)ep[k / 2] : 0.5 * (double)(ep[k / 2 - 1] + ep[k / 2])) : NAN;
+  *mean_acc = all ? acc / all : NAN;
+}
+
+static int write_json(const char *path, const options *o, const result *res, int n, const char *device,
+                      const char *command) {
+  json_t *root = json_object(), *runs = json_array(), *sum = json_array();
+  for (int i = 0; i < n; i++) {
+    const result *r = &res[i];
+    json_array_append_new(
+        runs, json_pack("{s:s, s:I, s:o, s:I, s:f, s:I, s:I, s:f}", "recipe", recipes[r->recipe].name, "seed",
+                        (json_int_t)r->seed, "success_epoch",
+                        r->success_epoch > 0 ? json_integer(r->success_epoch) : json_null(), "epochs_run",
+                        (json_int_t)r->epochs_run, "fresh_accuracy", r->fresh_accuracy, "active_gates",
+                        (json_int_t)r->active_gates, "gates", (json_int_t)r->n_gates, "wall_s", r->wall_s));
+  }
+  for (int k = 0; k < o->n_recipes; k++) {
+    int s;
+    double med, acc;
+    summarise(res, n, o->recipe[k], &s, &med, &acc);
+    json_array_append_new(sum, json_pack("{s:s, s:s, s:i, s:i, s:o, s:f}", "recipe", recipes[o->recipe[k]].name,
+                                         "what", recipes[o->recipe[k]].what, "successes", s, "seeds", o->n_seeds,
+                                         "median_success_epoch", isnan(med) ? json_null() : json_real(med),
+                                         "mean_fresh_accuracy", acc));
+  }
+  char date[32];
+  time_t now_t = time(NULL);
+  strftime(date, sizeof date, "%Y-%m-%d", localtime(&now_t));
+  json_object_set_new(root, "task", json_string(o->task));
+  json_object_set_new(root, "device", json_string(device));
+  json_object_set_new(root, "date", json_string(date));
+  json_object_set_new(root, "command", json_string(command));
+  json_object_set_new(root, "epochs", json_integer(o->epochs));
+  json_object_set_new(root, "fresh_batches", json_integer(o->fresh));
+  json_object_set_new(root, "runs", runs);
+  json_object_set_new(root, "summary", sum);
+  /* atomically: a temporary file beside the target, then rename */
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  int rc = json_dump_file(root, tmp, JSON_INDENT(1));
+  json_decref(root);
+  if (rc || rename(tmp, path)) {
+    remove(tmp);
+    return 1;
+  }
+  return 0;
+}
+
+static int append_markdown(const char *path, const options *o, const result *res, int n, const char *device,
+                           const char *command) {
+  FILE *f = fopen(path, "a");
+  if (!f) return 1;
+  char date[32];
+  time_t now_t = time(NULL);
+  strftime(date, sizeof date, "%Y-%m-%d", localtime(&now_t));
+  for (int k = 0; k < o->n_recipes; k++) {
+    int s;
+    double med, acc;
+    summarise(res, n, o->recipe[k], &s, &med, &acc);
+    char mb[32];
+    fprintf(f, "| %s | %s | %s | %d/%d | %s | %.2f%% | %ld | %s | `%s` |\n", date, o->task,
+            recipes[o->recipe[k]].name, s, o->n_seeds, median_str(med, mb, sizeof mb), 100 * acc, o->epochs, device,
+            command);
+  }
+  return fclose(f) ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+  options o;
+  int rc = parse(argc, argv, &o);
+  if (rc) return rc;
+  char command[2048] = "dlca-recipes";
+  for (int i = 1; i < argc; i++) {
+    size_t len = strlen(command);
+    snprintf(command + len, sizeof command - len, " %s", argv[i]);
+  }
+  dlca_context *ctx = NULL;
+  char device[512] = "CPU reference";
+  if (!o.backend_ref) {
+    if (dlca_context_new(o.device, &ctx)) {
+      fprintf(stderr, "%s: device: %s\n", PROG, dlca_last_error());
+      return 2;
+    }
+    dlca_device_info di;
+    dlca_context_device(ctx, &di);
+    snprintf(device, sizeof device, "%s", di.name);
+  }
+  const int n = o.n_recipes * o.n_seeds;
+  result *res = calloc((size_t)n, sizeof *res);
+  if (!res) return 1;
+  int failed = 0, k = 0;
+  printf("recipe,seed,success_epoch,epochs_run,fresh_accuracy,active_gates,wall_s\n");
+  for (int i = 0; i < o.n_recipes; i++)
+    for (int j = 0; j < o.n_seeds; j++, k++) {
+      if (run_one(&o, ctx, o.recipe[i], o.seeds[j], &res[k])) {
+        failed = 1;
+        break;
+      }
+      const result *r = &res[k];
+      printf("%s,%ld,%ld,%ld,%.6f,%zu,%.2f\n", recipes[r->recipe].name, r->seed, r->success_epoch, r->epochs_run,
+             r->fresh_accuracy, r->active_gates, r->wall_s);
+      fflush(stdout);
+    }
+  printf("\n| recipe | seeds at 100%% fresh | median epoch of those | mean fresh accuracy |\n|---|---|---|---|\n");
+  for (int i = 0; i < o.n_recipes; i++) {
+    int s;
+    double med, acc;
+    summarise(res, k, o.recipe[i], &s, &med, &acc);
+    char mb[32];
+    printf("| %s | %d/%d | %s | %.2f%% |\n", recipes[o.recipe[i]].name, s, o.n_seeds, median_str(med, mb, sizeof mb),
+           100 * acc);
+  }
+  if (!failed && o.json && write_json(o.json, &o, res, k, device, command)) {
+    fprintf(stderr, "%s: --json %s: could not write\n", PROG, o.json);
+    failed = 1;
+  }
+  if (!failed && o.markdown && append_markdown(o.markdown, &o, res, k, device, command)) {
+    fprintf(stderr, "%s: --markdown %s: could not write\n", PROG, o.markdown);
+    failed = 1;
+  }
+  free(res);
+  dlca_context_free(ctx);
+  return failed;
+}
