@@ -35,6 +35,12 @@ static const recipe recipes[] = {
     {"st-gumbel-1", "cooldown + straight-through + Gumbel noise 1", 1, 0, {0, 1.0f, 1, 0}},
     {"temp-0.5", "cooldown + temperature 0.5", 1, 0, {0.5f, 0, 0, 0}},
     {"temp-2", "cooldown + temperature 2", 1, 0, {2.0f, 0, 0, 0}},
+    {"temp-3", "cooldown + temperature 3", 1, 0, {3.0f, 0, 0, 0}},
+    {"temp-4", "cooldown + temperature 4", 1, 0, {4.0f, 0, 0, 0}},
+    {"temp-2-gumbel-0.5", "cooldown + temperature 2 + Gumbel noise 0.5", 1, 0, {2.0f, 0.5f, 0, 0}},
+    {"temp-2-batch-8", "cooldown + temperature 2, batch 8", 1, 8, {2.0f, 0, 0, 0}},
+    {"temp-2-reference", "constant lr + temperature 2", 0, 0, {2.0f, 0, 0, 0}},
+    {"st-temp-4", "cooldown + straight-through + temperature 4", 1, 0, {4.0f, 0, 1, 0}},
     {"grad-noise", "cooldown + gradient noise eta 0.01", 1, 0, {0, 0, 0, 0.01f}},
     {"batch-8", "cooldown, batch 8", 1, 8, {0, 0, 0, 0}},
     {"gumbel-1-batch-8", "cooldown + Gumbel noise 1, batch 8", 1, 8, {0, 1.0f, 0, 0}},
@@ -64,8 +70,9 @@ static const char help_text[] =
     "\n"
     "RECIPES\n"
     "    reference, cooldown, gumbel-0.5, gumbel-1, gumbel-2, st-gumbel-1,\n"
-    "    temp-0.5, temp-2, grad-noise, batch-8, gumbel-1-batch-8 (--list says\n"
-    "    what each is); default: all\n"
+    "    temp-0.5, temp-2, temp-3, temp-4, temp-2-gumbel-0.5, temp-2-batch-8,\n"
+    "    temp-2-reference, st-temp-4, grad-noise, batch-8, gumbel-1-batch-8\n"
+    "    (--list says what each is); default: all\n"
     "\n"
     "OPTIONS\n"
     "    --task NAME          the task (default reduced)\n"
@@ -387,8 +394,18 @@ static int write_json(const char *path, const options *o, const result *res, int
 
 static int append_markdown(const char *path, const options *o, const result *res, int n, const char *device,
                            const char *command) {
-  FILE *f = fopen(path, "a");
-  if (!f) return 1;
+  static const char header[] = "| date | task | recipe | seeds at 100% fresh | median epoch of those | mean fresh "
+                                "accuracy | max epochs | device | command |";
+  int have_header = 0;
+  FILE *f = fopen(path, "r");
+  if (f) {
+    char line[4096];
+    while (fgets(line, sizeof line, f))
+      if (!strncmp(line, header, sizeof header - 1)) have_header = 1;
+    fclose(f);
+  }
+  if (!(f = fopen(path, "a"))) return 1;
+  if (!have_header) fprintf(f, "\n%s\n|---|---|---|---:|---:|---:|---:|---|---|\n", header);
   char date[32];
   time_t now_t = time(NULL);
   strftime(date, sizeof date, "%Y-%m-%d", localtime(&now_t));

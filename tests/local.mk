@@ -32,3 +32,6 @@ EXTRA_DIST += tests/dlca-tune.sh
 tests_main_SOURCES += tests/test_trainer.c
 tests_main_SOURCES += tests/test_schedule.c
 tests_main_SOURCES += tests/test_relax.c
+# Smoke test of bench/dlca-recipes on the CPU reference.
+TESTS += tests/dlca-recipes.sh
+EXTRA_DIST += tests/dlca-recipes.sh
