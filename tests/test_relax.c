@@ -169,6 +169,43 @@ static void parity(dlca_context *ctx, const dlca_model *m, dlca_relax r, const c
   dlca_trainer_free(a), dlca_trainer_free(b);
 }
 
+/* set_relax mid-run equals a checkpoint resumed into a trainer configured
+ * that way from the start: bit for bit, on the reference and on the device.
+ * Switching straight-through on and off and changing the Gumbel scale
+ * rebuild the backend; the temperature does not. */
+static void set_relax_equivalence(dlca_context *ctx, const char *where) {
+  dlca_model *m = small_model(5);
+  const dlca_relax none = {0, 0, 0, 0}, st = {1.5f, 0.5f, 1, 0.1f};
+  dlca_trainer *a = make(ctx, m, none, 9);
+  step(a), step(a);
+  const char *ckpt = tu_write(tu_tmpdir("relax"), "a.ckpt", "");
+  ck_assert_msg(dlca_trainer_save_checkpoint(a, ckpt) == DLCA_OK, "%s", dlca_last_error());
+  ck_assert_msg(dlca_trainer_set_relax(a, &st) == DLCA_OK, "%s", dlca_last_error());
+  dlca_relax got = dlca_trainer_relax(a);
+  ck_assert(got.straight_through == 1 && got.gumbel_scale == 0.5f && got.temperature == 1.5f);
+  step(a), step(a);
+  dlca_trainer *b = make(ctx, m, st, 9);
+  ck_assert_msg(dlca_trainer_load_checkpoint(b, ckpt) == DLCA_OK, "%s", dlca_last_error());
+  step(b), step(b);
+  size_t P = dlca_trainer_n_params(a);
+  float *pa = get(a, 0), *pb = get(b, 0);
+  ck_assert_msg(memcmp(pa, pb, sizeof(float) * P) == 0, "%s: set_relax differs from a resumed run by %g", where,
+                max_diff(pa, pb, P));
+  ck_assert(loss_of(a) == loss_of(b));
+  /* and back: a bad relaxation is refused and changes nothing */
+  dlca_relax bad = {-1, 0, 0, 0};
+  ck_assert_int_eq(dlca_trainer_set_relax(a, &bad), DLCA_ECONFIG);
+  ck_assert(dlca_trainer_relax(a).straight_through == 1);
+  ck_assert_msg(dlca_trainer_set_relax(a, &none) == DLCA_OK, "%s", dlca_last_error());
+  step(a);
+  free(pa), free(pb);
+  dlca_trainer_free(a), dlca_trainer_free(b);
+  dlca_model_free(m);
+}
+
+START_TEST(test_set_relax_ref) { set_relax_equivalence(NULL, "reference"); }
+END_TEST
+
 START_TEST(test_cl_parity) {
   if (!tcl_platform()) return;
   dlca_context *ctx = tcl_context();
@@ -179,6 +216,7 @@ START_TEST(test_cl_parity) {
   const dlca_relax st[] = {{0, 0, 1, 0}, {1.5f, 1.0f, 1, 0}};
   parity(ctx, m, st[0], "straight-through");
   parity(ctx, m, st[1], "straight-through + gumbel 1 + temperature 1.5");
+  set_relax_equivalence(ctx, "OpenCL");
   dlca_model_free(m);
   dlca_context_free(ctx);
 }
@@ -191,6 +229,7 @@ Suite *suite_relax(void) {
   tcase_add_test(tc, test_identity_ref);
   tcase_add_test(tc, test_straight_through_ref);
   tcase_add_test(tc, test_noise_ref);
+  tcase_add_test(tc, test_set_relax_ref);
   suite_add_tcase(s, tc);
   TCase *cl = tcase_create("cl");
   tcase_set_timeout(cl, 300);

@@ -76,6 +76,15 @@ DLCA_API DLCA_WUR int dlca_trainer_step(dlca_trainer *t);
  * finite lr > 0. A checkpoint does not hold the learning rate. */
 DLCA_API DLCA_WUR int dlca_trainer_set_lr(dlca_trainer *t, float lr);
 DLCA_API float dlca_trainer_lr(const dlca_trainer *t);
+/* The relaxation of the next steps (annealing a temperature, switching to
+ * straight-through once the soft circuit works). Changing the temperature
+ * or the gradient noise is free; changing straight_through or gumbel_scale
+ * rebuilds the backend's kernels and buffers, keeping the logits, the Adam
+ * moments, the epoch, the target and the start grids (the last step's loss,
+ * gradient and states are then gone until the next step). A checkpoint does
+ * not hold the relaxation. */
+DLCA_API DLCA_WUR int dlca_trainer_set_relax(dlca_trainer *t, const dlca_relax *relax);
+DLCA_API dlca_relax dlca_trainer_relax(const dlca_trainer *t);
 
 /* The soft loss of the last step. */
 DLCA_API DLCA_WUR int dlca_trainer_loss(dlca_trainer *t, double *soft_loss);

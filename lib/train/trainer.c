@@ -202,6 +202,53 @@ int dlca_trainer_set_lr(dlca_trainer *t, float lr) {
 
 float dlca_trainer_lr(const dlca_trainer *t) { return t ? t->cfg.optim.lr : 0.0f; }
 
+dlca_relax dlca_trainer_relax(const dlca_trainer *t) {
+  dlca_relax none = {0, 0, 0, 0};
+  return t ? t->cfg.relax : none;
+}
+
+/* Both backends read the temperature and the gradient noise from cfg at
+ * every step; straight-through and the Gumbel table are built in at init, so
+ * changing them re-initialises the backend around the learnt state. */
+int dlca_trainer_set_relax(dlca_trainer *t, const dlca_relax *r) {
+  if (!t || !r) return dlca__fail(DLCA_EINVAL, "dlca_trainer_set_relax: NULL argument");
+  int rc = dlca__relax_validate(r);
+  if (rc) return rc;
+  const dlca_relax old = t->cfg.relax;
+  if (old.straight_through == r->straight_through && old.gumbel_scale == r->gumbel_scale) {
+    t->cfg.relax = *r;
+    return DLCA_OK;
+  }
+  const size_t P = t->model->n_params;
+  float *p = malloc(sizeof(float) * P), *m = malloc(sizeof(float) * P), *v = malloc(sizeof(float) * P);
+  if (!p || !m || !v) {
+    free(p), free(m), free(v);
+    return dlca__fail(DLCA_ENOMEM, "dlca_trainer_set_relax: out of memory for %zu logits", P);
+  }
+  if ((rc = t->ops->get_params(t, p)) || (rc = t->ops->get_moments(t, m, v))) goto out;
+  t->ops->destroy(t);
+  t->impl = NULL;
+  t->cfg.relax = *r;
+  if ((rc = t->ops->init(t))) {
+    /* put the old backend back, so that the trainer stays usable */
+    t->ops->destroy(t);
+    t->impl = NULL;
+    t->cfg.relax = old;
+    int rc2 = t->ops->init(t);
+    if (rc2) goto out; /* the first error is the one to report; the trainer is now unusable */
+  }
+  int rc3 = t->ops->set_params(t, p);
+  if (!rc3) rc3 = t->ops->set_moments(t, m, v);
+  if (!rc3 && t->target) rc3 = t->ops->sync_target(t);
+  if (!rc3 && t->input) rc3 = t->ops->sync_input(t);
+  if (!rc3 && t->masks) rc3 = t->ops->sync_masks(t);
+  if (!rc) rc = rc3;
+  t->stepped = 0, t->evaluated = 0;
+out:
+  free(p), free(m), free(v);
+  return rc;
+}
+
 /* Batch i is evaluated as if it were epoch i of the seed seed ^ XOR: both
  * backends draw start grids and masks from dlca__epoch_key(t->cfg.seed,
  * t->epoch), so swapping those two (and hiding explicit masks) is all it
