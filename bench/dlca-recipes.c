@@ -24,27 +24,38 @@ typedef struct recipe {
   int cooldown;     /* lr x 0.1 when the training batch's hard loss reaches 0, at most twice */
   int batch;        /* 0: the task's */
   dlca_relax relax;
+  float t_final;    /* > 0: the temperature goes linearly from relax.temperature to this */
+  long anneal;      /* over this many epochs */
+  long st_at;       /* > 0: straight-through from this epoch on */
 } recipe;
 
+#define R(n, w, cd, b, T, G, ST, GN) {.name = n, .what = w, .cooldown = cd, .batch = b, .relax = {T, G, ST, GN}}
 static const recipe recipes[] = {
-    {"reference", "constant lr, the paper's protocol", 0, 0, {0, 0, 0, 0}},
-    {"cooldown", "lr x 0.1 when the hard loss reaches 0 (at most twice)", 1, 0, {0, 0, 0, 0}},
-    {"gumbel-0.5", "cooldown + Gumbel noise 0.5", 1, 0, {0, 0.5f, 0, 0}},
-    {"gumbel-1", "cooldown + Gumbel noise 1", 1, 0, {0, 1.0f, 0, 0}},
-    {"gumbel-2", "cooldown + Gumbel noise 2", 1, 0, {0, 2.0f, 0, 0}},
-    {"st-gumbel-1", "cooldown + straight-through + Gumbel noise 1", 1, 0, {0, 1.0f, 1, 0}},
-    {"temp-0.5", "cooldown + temperature 0.5", 1, 0, {0.5f, 0, 0, 0}},
-    {"temp-2", "cooldown + temperature 2", 1, 0, {2.0f, 0, 0, 0}},
-    {"temp-3", "cooldown + temperature 3", 1, 0, {3.0f, 0, 0, 0}},
-    {"temp-4", "cooldown + temperature 4", 1, 0, {4.0f, 0, 0, 0}},
-    {"temp-2-gumbel-0.5", "cooldown + temperature 2 + Gumbel noise 0.5", 1, 0, {2.0f, 0.5f, 0, 0}},
-    {"temp-2-batch-8", "cooldown + temperature 2, batch 8", 1, 8, {2.0f, 0, 0, 0}},
-    {"temp-2-reference", "constant lr + temperature 2", 0, 0, {2.0f, 0, 0, 0}},
-    {"st-temp-4", "cooldown + straight-through + temperature 4", 1, 0, {4.0f, 0, 1, 0}},
-    {"grad-noise", "cooldown + gradient noise eta 0.01", 1, 0, {0, 0, 0, 0.01f}},
-    {"batch-8", "cooldown, batch 8", 1, 8, {0, 0, 0, 0}},
-    {"gumbel-1-batch-8", "cooldown + Gumbel noise 1, batch 8", 1, 8, {0, 1.0f, 0, 0}},
+    R("reference", "constant lr, the paper's protocol", 0, 0, 0, 0, 0, 0),
+    R("cooldown", "lr x 0.1 when the hard loss reaches 0 (at most twice)", 1, 0, 0, 0, 0, 0),
+    R("gumbel-0.5", "cooldown + Gumbel noise 0.5", 1, 0, 0, 0.5f, 0, 0),
+    R("gumbel-1", "cooldown + Gumbel noise 1", 1, 0, 0, 1.0f, 0, 0),
+    R("gumbel-2", "cooldown + Gumbel noise 2", 1, 0, 0, 2.0f, 0, 0),
+    R("st-gumbel-1", "cooldown + straight-through + Gumbel noise 1", 1, 0, 0, 1.0f, 1, 0),
+    R("temp-0.5", "cooldown + temperature 0.5", 1, 0, 0.5f, 0, 0, 0),
+    R("temp-2", "cooldown + temperature 2", 1, 0, 2.0f, 0, 0, 0),
+    R("temp-3", "cooldown + temperature 3", 1, 0, 3.0f, 0, 0, 0),
+    R("temp-4", "cooldown + temperature 4", 1, 0, 4.0f, 0, 0, 0),
+    R("temp-2-gumbel-0.5", "cooldown + temperature 2 + Gumbel noise 0.5", 1, 0, 2.0f, 0.5f, 0, 0),
+    R("temp-2-batch-8", "cooldown + temperature 2, batch 8", 1, 8, 2.0f, 0, 0, 0),
+    R("temp-2-reference", "constant lr + temperature 2", 0, 0, 2.0f, 0, 0, 0),
+    R("st-temp-4", "cooldown + straight-through + temperature 4", 1, 0, 4.0f, 0, 1, 0),
+    {.name = "anneal-4-1", .what = "cooldown + temperature 4 -> 1 linearly over 1500 epochs", .cooldown = 1,
+     .relax = {4.0f, 0, 0, 0}, .t_final = 1.0f, .anneal = 1500},
+    {.name = "anneal-2-0.5", .what = "cooldown + temperature 2 -> 0.5 linearly over 1500 epochs", .cooldown = 1,
+     .relax = {2.0f, 0, 0, 0}, .t_final = 0.5f, .anneal = 1500},
+    {.name = "temp-2-st-1000", .what = "cooldown + temperature 2, straight-through from epoch 1000", .cooldown = 1,
+     .relax = {2.0f, 0, 0, 0}, .st_at = 1000},
+    R("grad-noise", "cooldown + gradient noise eta 0.01", 1, 0, 0, 0, 0, 0.01f),
+    R("batch-8", "cooldown, batch 8", 1, 8, 0, 0, 0, 0),
+    R("gumbel-1-batch-8", "cooldown + Gumbel noise 1, batch 8", 1, 8, 0, 1.0f, 0, 0),
 };
+#undef R
 #define N_RECIPES (int)(sizeof recipes / sizeof recipes[0])
 
 static const char help_text[] =
@@ -71,7 +82,8 @@ static const char help_text[] =
     "RECIPES\n"
     "    reference, cooldown, gumbel-0.5, gumbel-1, gumbel-2, st-gumbel-1,\n"
     "    temp-0.5, temp-2, temp-3, temp-4, temp-2-gumbel-0.5, temp-2-batch-8,\n"
-    "    temp-2-reference, st-temp-4, grad-noise, batch-8, gumbel-1-batch-8\n"
+    "    temp-2-reference, st-temp-4, anneal-4-1, anneal-2-0.5, temp-2-st-1000,\n"
+    "    grad-noise, batch-8, gumbel-1-batch-8\n"
     "    (--list says what each is); default: all\n"
     "\n"
     "OPTIONS\n"
@@ -268,6 +280,18 @@ static int run_one(const options *o, dlca_context *ctx, int ri, long seed, resul
   double last_hard = -1;
   dlca_eval ev;
   for (long e = 1; e <= o->epochs; e++) {
+    if (rp->t_final > 0 || (rp->st_at > 0 && e == rp->st_at)) {
+      dlca_relax x = dlca_trainer_relax(t);
+      if (rp->t_final > 0) {
+        double f = e - 1 >= rp->anneal ? 1.0 : (double)(e - 1) / (double)rp->anneal;
+        x.temperature = (float)(rp->relax.temperature + f * (rp->t_final - rp->relax.temperature));
+      }
+      if (rp->st_at > 0 && e >= rp->st_at) x.straight_through = 1;
+      if ((rc = dlca_trainer_set_relax(t, &x))) {
+        rc = fail("relaxation", 1);
+        goto done;
+      }
+    }
     if ((rc = dlca_trainer_step(t))) {
       rc = fail("step", 1);
       goto done;
