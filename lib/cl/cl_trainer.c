@@ -408,7 +408,8 @@ static int enqueue_backward(dlca_trainer *t, int step) {
   cl_mem dP_cur = st->dP[step % 2], dP_next = st->dP[(step + 1) % 2], fcoef = forward_coef(st);
   argset a = {st->k_bwd, 0, 0};
   ARG(&a, st->states), ARG(&a, t_off), ARG(&a, T_off), ARG(&a, st->target), ARG(&a, g_next), ARG(&a, g_cur);
-  ARG(&a, dP_next), ARG(&a, dP_cur), ARG(&a, fcoef), ARG(&a, st->coef), ARG(&a, st->wires), ARG(&a, st->rev_off), ARG(&a, st->rev);
+  ARG(&a, dP_next), ARG(&a, dP_cur), ARG(&a, fcoef), ARG(&a, st->coef), ARG(&a, st->wires), ARG(&a, st->rev_off);
+  ARG(&a, st->rev);
   ARG(&a, st->partial), ARG(&a, st->loss_partial), ARG(&a, st->masks), ARG(&a, use_masks), ARG(&a, key);
   ARG(&a, rate), ARG(&a, ti), ARG(&a, top), ARG(&a, B), ARG(&a, H), ARG(&a, W);
   const size_t cpw = (size_t)s->cpw;
