@@ -42,6 +42,11 @@ static const recipe recipes[] = {
     R("temp-3", "cooldown + temperature 3", 1, 0, 3.0f, 0, 0, 0),
     R("temp-4", "cooldown + temperature 4", 1, 0, 4.0f, 0, 0, 0),
     R("temp-2-gumbel-0.5", "cooldown + temperature 2 + Gumbel noise 0.5", 1, 0, 2.0f, 0.5f, 0, 0),
+    R("temp-2-gumbel-0.25", "cooldown + temperature 2 + Gumbel noise 0.25", 1, 0, 2.0f, 0.25f, 0, 0),
+    R("temp-2-gumbel-1", "cooldown + temperature 2 + Gumbel noise 1", 1, 0, 2.0f, 1.0f, 0, 0),
+    R("temp-1.5-gumbel-0.5", "cooldown + temperature 1.5 + Gumbel noise 0.5", 1, 0, 1.5f, 0.5f, 0, 0),
+    R("temp-3-gumbel-0.5", "cooldown + temperature 3 + Gumbel noise 0.5", 1, 0, 3.0f, 0.5f, 0, 0),
+    R("temp-2-gumbel-0.5-constant", "constant lr + temperature 2 + Gumbel noise 0.5", 0, 0, 2.0f, 0.5f, 0, 0),
     R("temp-2-batch-8", "cooldown + temperature 2, batch 8", 1, 8, 2.0f, 0, 0, 0),
     R("temp-2-reference", "constant lr + temperature 2", 0, 0, 2.0f, 0, 0, 0),
     R("st-temp-4", "cooldown + straight-through + temperature 4", 1, 0, 4.0f, 0, 1, 0),
@@ -81,7 +86,9 @@ static const char help_text[] =
     "\n"
     "RECIPES\n"
     "    reference, cooldown, gumbel-0.5, gumbel-1, gumbel-2, st-gumbel-1,\n"
-    "    temp-0.5, temp-2, temp-3, temp-4, temp-2-gumbel-0.5, temp-2-batch-8,\n"
+    "    temp-0.5, temp-2, temp-3, temp-4, temp-2-gumbel-0.5, temp-2-gumbel-0.25,\n"
+    "    temp-2-gumbel-1, temp-1.5-gumbel-0.5, temp-3-gumbel-0.5,\n"
+    "    temp-2-gumbel-0.5-constant, temp-2-batch-8,\n"
     "    temp-2-reference, st-temp-4, anneal-4-1, anneal-2-0.5, temp-2-st-1000,\n"
     "    grad-noise, batch-8, gumbel-1-batch-8\n"
     "    (--list says what each is); default: all\n"
