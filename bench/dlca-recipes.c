@@ -104,6 +104,8 @@ static const char help_text[] =
     "    --device SPEC        OpenCL device (default: $DLCA_CL_DEVICE, else the best)\n"
     "    --json FILE          every run and the per-recipe summary as JSON\n"
     "    --markdown FILE      append the per-recipe summary rows to FILE\n"
+    "    --save-dir DIR       save each run's final model as DIR/RECIPE-sSEED.json\n"
+    "                         (for dlca-eval)\n"
     "    --list               the recipes and what they do\n"
     "    --quiet              no per-run lines on stderr\n"
     "    --help, --version\n"
@@ -115,7 +117,7 @@ static const char help_text[] =
     "    dlca-recipes --recipes cooldown,gumbel-1 --seeds 1,2,3,4,5 --json r.json\n";
 
 typedef struct options {
-  const char *task, *device, *json, *markdown;
+  const char *task, *device, *json, *markdown, *save_dir;
   int recipe[MAX_RECIPES], n_recipes;
   long seeds[MAX_SEEDS];
   int n_seeds;
@@ -143,13 +145,14 @@ static int find_recipe(const char *name) {
 
 static int parse(int argc, char **argv, options *o) {
   enum { O_TASK = 256, O_RECIPES, O_SEEDS, O_EPOCHS, O_EVERY, O_FRESH, O_BACKEND, O_DEVICE, O_JSON, O_MD, O_LIST,
-         O_QUIET, O_HELP, O_VERSION };
+         O_QUIET, O_HELP, O_VERSION, O_SAVE };
   static const struct option lo[] = {
       {"task", 1, NULL, O_TASK},       {"recipes", 1, NULL, O_RECIPES}, {"seeds", 1, NULL, O_SEEDS},
       {"epochs", 1, NULL, O_EPOCHS},   {"eval-every", 1, NULL, O_EVERY}, {"fresh", 1, NULL, O_FRESH},
       {"backend", 1, NULL, O_BACKEND}, {"device", 1, NULL, O_DEVICE},   {"json", 1, NULL, O_JSON},
       {"markdown", 1, NULL, O_MD},     {"list", 0, NULL, O_LIST},       {"quiet", 0, NULL, O_QUIET},
-      {"help", 0, NULL, O_HELP},       {"version", 0, NULL, O_VERSION}, {NULL, 0, NULL, 0}};
+      {"help", 0, NULL, O_HELP},       {"version", 0, NULL, O_VERSION}, {"save-dir", 1, NULL, O_SAVE},
+      {NULL, 0, NULL, 0}};
   memset(o, 0, sizeof *o);
   o->task = "reduced", o->epochs = 3000, o->eval_every = 20, o->fresh = 10, o->backend_ref = 1;
   for (int i = 0; i < 5; i++) o->seeds[i] = i + 1;
@@ -208,6 +211,7 @@ static int parse(int argc, char **argv, options *o) {
       case O_DEVICE: o->device = optarg, o->backend_ref = 0; break;
       case O_JSON: o->json = optarg; break;
       case O_MD: o->markdown = optarg; break;
+      case O_SAVE: o->save_dir = optarg; break;
       case O_LIST:
         for (int i = 0; i < N_RECIPES; i++) printf("%-18s %s\n", recipes[i].name, recipes[i].what);
         exit(0);
@@ -341,6 +345,15 @@ static int run_one(const options *o, dlca_context *ctx, int ri, long seed, resul
     size_t hist[16];
     out->active_gates = dlca_model_gate_histogram(tm, hist);
     out->n_gates = dlca_model_n_gates(tm);
+    if (o->save_dir) {
+      char path[4096];
+      snprintf(path, sizeof path, "%s/%s-s%ld.json", o->save_dir, rp->name, seed);
+      if ((rc = dlca_model_save(tm, path))) {
+        dlca_model_free(tm);
+        rc = fail("--save-dir", 1);
+        goto done;
+      }
+    }
     dlca_model_free(tm);
   }
   out->wall_s = now() - t0;
