@@ -31,3 +31,6 @@ TESTS += tests/dlca-tune.sh
 EXTRA_DIST += tests/dlca-tune.sh
 tests_main_SOURCES += tests/test_trainer.c
 tests_main_SOURCES += tests/test_schedule.c
+# End-to-end test of tools/dlca-eval on the CPU reference.
+TESTS += tests/dlca-eval.sh
+EXTRA_DIST += tests/dlca-eval.sh
