@@ -35,3 +35,6 @@ tests_main_SOURCES += tests/test_relax.c
 # Smoke test of bench/dlca-recipes on the CPU reference.
 TESTS += tests/dlca-recipes.sh
 EXTRA_DIST += tests/dlca-recipes.sh
+# End-to-end test of tools/dlca-eval on the CPU reference.
+TESTS += tests/dlca-eval.sh
+EXTRA_DIST += tests/dlca-eval.sh

@@ -11,6 +11,7 @@
 #include "dlca_cl.h"
 #include "cli.h"
 #include "csvlog.h"
+#include "gates.h"
 #include "progress.h"
 #include "targets.h"
 #include "train_options.h"
@@ -237,14 +238,10 @@ typedef struct outcome {
   uint64_t best_epoch;
   /* the saved model's circuit */
   int have_gates;
-  size_t gates[16], active, n_gates;
+  gate_summary gates;
   int have_fresh;
   dlca_eval fresh;
 } outcome;
-
-static const char *const op_names[16] = {"FALSE", "AND",    "A AND NOT B", "A",     "NOT A AND B", "B",
-                                         "XOR",   "OR",     "NOR",         "XNOR",  "NOT B",       "A OR NOT B",
-                                         "NOT A", "NOT A OR B", "NAND",    "TRUE"};
 
 static long warmup_epochs(const run *r) {
   const train_options *o = &r->opt;
@@ -388,14 +385,7 @@ static void print_summary(const run *r, const outcome *w) {
   if (w->have_best)
     printf("best hard loss: %.9g at epoch %llu%s\n", w->best_hard, (unsigned long long)w->best_epoch,
            w->have_gates ? " (the model below)" : "");
-  if (w->have_gates) {
-    printf("active gates:   %zu of %zu (not pass-through A or B)\n", w->active, w->n_gates);
-    printf("gate histogram:");
-    const char *sep = " ";
-    for (int i = 0; i < 16; i++)
-      if (w->gates[i]) printf("%s%s %zu", sep, op_names[i], w->gates[i]), sep = ", ";
-    printf("\n");
-  }
+  if (w->have_gates) gate_summary_print(stdout, &w->gates);
   if (w->have_fresh) { /* fewer batches than asked where nothing is random (gol's 512 boards) */
     size_t batches = w->hard.total ? w->fresh.total / w->hard.total : 0;
     printf("fresh accuracy: %.4f%% (%zu of %zu values wrong, %zu fresh batch%s), hard loss %.9g\n",
@@ -440,9 +430,7 @@ static int finish(run *r, outcome *w) {
                     (unsigned long long)w->best_epoch);
   dlca_model *m;
   if ((rc = dlca_trainer_export_model(r->t, &m))) return fail_lib(CLI_FAIL, rc, o->save ? "--save" : "the model");
-  w->active = dlca_model_gate_histogram(m, w->gates);
-  w->n_gates = 0;
-  for (int i = 0; i < 16; i++) w->n_gates += w->gates[i];
+  gate_summary_of(m, &w->gates);
   w->have_gates = 1;
   rc = o->save ? dlca_model_save(m, o->save) : 0;
   dlca_model_free(m);

@@ -147,3 +147,18 @@ void image_free(image *img) {
   free(img->rgba);
   img->rgba = NULL;
 }
+
+int image_save_rgb(const char *path, int width, int height, const unsigned char *rgb, char *err, size_t n) {
+  png_image png;
+  memset(&png, 0, sizeof png);
+  png.version = PNG_IMAGE_VERSION;
+  png.width = (png_uint_32)width, png.height = (png_uint_32)height;
+  png.format = PNG_FORMAT_RGB;
+  if (!png_image_write_to_file(&png, path, 0, rgb, 0, NULL)) {
+    /* libpng says "fopen: ..." or similar; errno is the better reason when set */
+    snprintf(err, n, "cannot write a PNG (%s)", png.message[0] ? png.message : strerror(errno));
+    png_image_free(&png);
+    return -1;
+  }
+  return 0;
+}

@@ -1,5 +1,6 @@
 /* Reading target images for dlca-train: PNG (through libpng) and PBM
- * (P1 text or P4 binary, parsed here), both as straight RGBA floats. */
+ * (P1 text or P4 binary, parsed here), both as straight RGBA floats; and
+ * writing dlca-eval's pictures as PNG. */
 #ifndef DLCA_TOOLS_IMAGE_H
 #define DLCA_TOOLS_IMAGE_H
 
@@ -18,5 +19,9 @@ typedef struct image {
  * malformed) and 0 when the host is (out of memory). */
 int image_load(const char *path, image *out, char *err, size_t errlen, int *is_input);
 void image_free(image *img);
+
+/* Writes an 8-bit RGB picture, [height][width][3], as a PNG. On failure
+ * returns -1 with a one-line reason in err (without the path). */
+int image_save_rgb(const char *path, int width, int height, const unsigned char *rgb, char *err, size_t errlen);
 
 #endif

@@ -2,7 +2,7 @@
 bin_PROGRAMS += tools/dlca-train
 tools_dlca_train_SOURCES = tools/dlca-train.c tools/train_options.c tools/train_options.h \
 	tools/targets.c tools/targets.h tools/image.c tools/image.h tools/builtin.c tools/builtin.h \
-	tools/progress.c tools/progress.h tools/csvlog.c tools/csvlog.h tools/cli.h
+	tools/progress.c tools/progress.h tools/csvlog.c tools/csvlog.h tools/gates.c tools/gates.h tools/cli.h
 tools_dlca_train_LDADD = libdlca_cl.la $(PNG_LIBS) -lm
 
 # dlca-parity: a backend against a JAX vector, or a device against the CPU reference.
@@ -14,3 +14,10 @@ tools_dlca_parity_LDADD = libdlca_cl.la
 bin_PROGRAMS += tools/dlca-info
 tools_dlca_info_SOURCES = tools/dlca-info.c
 tools_dlca_info_LDADD = libdlca_cl.la $(JANSSON_LIBS)
+
+# dlca-eval: scores a saved model's hard circuit. Public API and libpng only.
+bin_PROGRAMS += tools/dlca-eval
+tools_dlca_eval_SOURCES = tools/dlca-eval.c tools/eval_options.c tools/eval_options.h \
+	tools/rollout.c tools/rollout.h tools/strip.c tools/strip.h tools/gates.c tools/gates.h \
+	tools/targets.c tools/targets.h tools/image.c tools/image.h tools/builtin.c tools/builtin.h tools/cli.h
+tools_dlca_eval_LDADD = libdlca_cl.la $(PNG_LIBS) -lm

@@ -10,7 +10,7 @@ int target_is_gol(const dlca_preset *p) { return !strcmp(p->name, "gol"); }
 
 /* spec/dlca.md section 5: squares of 2 cells, cell (r, q) = (r/2 + q/2) mod 2.
  * The loss reads channel 0 only; the other channels stay 0. */
-static void checkerboard(int H, int W, int C, float *y) {
+void target_checkerboard(int H, int W, int C, float *y) {
   for (int r = 0; r < H; r++)
     for (int q = 0; q < W; q++) y[((size_t)r * W + q) * C] = (float)((r / 2 + q / 2) % 2);
 }
@@ -54,7 +54,7 @@ int target_fixed(const dlca_preset *p, int C, const char *path, float **out, cha
     return -1;
   }
   if (!is_growth && !is_colour) {
-    checkerboard(H, W, C, y);
+    target_checkerboard(H, W, C, y);
     *out = y;
     return 0;
   }
@@ -116,4 +116,18 @@ void gol_batch(const int order[GOL_BOARDS], uint64_t epoch, int batch, float *x,
 
 void gol_all(float *x, float *y) {
   for (int i = 0; i < GOL_BOARDS; i++) gol_board(i, x + 9 * i, y + 9 * i);
+}
+
+/* spec/dlca.md section 5: born with exactly 3 live neighbours, survives with
+ * 2 or 3, coordinates wrapping round. */
+void gol_step(int H, int W, const float *x, float *y) {
+  for (int r = 0; r < H; r++)
+    for (int q = 0; q < W; q++) {
+      int live = 0;
+      for (int dr = -1; dr <= 1; dr++)
+        for (int dq = -1; dq <= 1; dq++)
+          if (dr || dq) live += x[(size_t)((r + dr + H) % H) * W + (q + dq + W) % W] >= 0.5f;
+      int self = x[(size_t)r * W + q] >= 0.5f;
+      y[(size_t)r * W + q] = (float)(live == 3 || (self && live == 2));
+    }
 }

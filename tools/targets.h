@@ -22,6 +22,10 @@ int target_is_gol(const dlca_preset *p);
 int target_fixed(const dlca_preset *p, int channels, const char *path, float **y, char *err, size_t n,
                  int *is_input);
 
+/* The checkerboard target of any grid size into y, [H][W][C], which must be
+ * zeroed: channel 0 of cell (r, q) is (r/2 + q/2) mod 2, the rest stay 0. */
+void target_checkerboard(int H, int W, int C, float *y);
+
 /* The training order of the 512 boards: a permutation drawn from seed. */
 void gol_order(uint64_t seed, int order[GOL_BOARDS]);
 /* Epoch e's batch: boards order[(e*batch + i) mod 512] for i < batch, as
@@ -30,5 +34,7 @@ void gol_order(uint64_t seed, int order[GOL_BOARDS]);
 void gol_batch(const int order[GOL_BOARDS], uint64_t epoch, int batch, float *x, float *y);
 /* All 512 boards in index order, and their successors, each [512][3][3][1]. */
 void gol_all(float *x, float *y);
+/* One exact Life step of an H x W torus, x and y [H][W] (values >= 0.5 live). */
+void gol_step(int H, int W, const float *x, float *y);
 
 #endif

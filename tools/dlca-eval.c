@@ -1,0 +1,559 @@
+/* dlca-eval: runs a trained model's hard circuit and says whether it really
+ * works: fresh start grids, larger grids for more steps, Game of Life step
+ * by step, growth and colour targets exactly. Public API and libpng only.
+ * Usage: --help, or doc/dlca-eval.md. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dlca_cl.h"
+#include "cli.h"
+#include "eval_options.h"
+#include "gates.h"
+#include "rollout.h"
+#include "strip.h"
+#include "targets.h"
+
+/* More values than this in one grid batch ([batch][H][W][C]) is a typo, not
+ * an experiment: refuse it before asking for gigabytes. */
+#define MAX_VALUES (1ull << 28)
+#define GOL_BOARD_STEPS 64 /* --gol-board's default --steps */
+
+/* One check's figures. A rollout check also keeps its per-step curve. */
+typedef struct check {
+  int ran, pass;
+  int height, width, steps, samples, batches;
+  dlca_eval ev;           /* of the final state (summed over batches) */
+  size_t *per_step;       /* rollouts: errors (gol board: cells unlike Life) after step i, i = 0..steps */
+  long first_mismatch;    /* gol board: the first step unlike Life, -1 if none */
+  size_t mismatch_cells;  /* gol board: cells wrong at that step */
+  size_t mismatch_total;  /* gol board: over all steps */
+} check;
+
+typedef struct eval {
+  eval_options opt;
+  dlca_preset preset;
+  dlca_train_config cfg; /* the preset's protocol, seeded from --seed */
+  dlca_model *model;
+  dlca_model_shape shape;
+  dlca_context *ctx;
+  char device[512];
+  float *target;         /* non-gol: [H][W][C] of the training grid */
+  int is_gol, is_cb, is_image; /* gol; the checkerboards; growth and colour */
+  gate_summary gates;
+  check fresh, general, boards, board, tgt, picture_only;
+  int gen_h, gen_w, gen_steps;
+  strip pic;
+  int pic_ran;
+  long pic_every;
+  double t_start;
+} eval;
+
+/* One line: "dlca-eval: <what>: <the library's message>". */
+static int fail_lib(int code, int status, const char *fmt, ...) {
+  char what[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  const char *why = dlca_last_error();
+  if (!why[0]) why = dlca_strerror(status);
+  /* Bad input is said in one line (the library may append a device list);
+   * a runtime failure keeps everything, a build log included. */
+  int len = (int)strlen(why);
+  if (code == CLI_USAGE && strchr(why, '\n')) {
+    len = (int)(strchr(why, '\n') - why);
+    for (int i = len - 1; i > 0; i--) /* end at the last full sentence: "...  Available:" goes */
+      if (why[i] == ' ' && why[i - 1] == '.') {
+        len = i;
+        break;
+      }
+  }
+  fprintf(stderr, "%s: %s: %.*s\n", EVAL_PROG, what, len, why);
+  return code;
+}
+
+/* Statuses the user can fix (a file, a grid, a device spec) exit 2; the
+ * rest (OpenCL, memory) are runtime failures. */
+static int status_code(int status) {
+  switch (status) {
+    case DLCA_EINVAL:
+    case DLCA_EIO:
+    case DLCA_EPARSE:
+    case DLCA_EMODEL:
+    case DLCA_ECONFIG:
+    case DLCA_ENOPLATFORM:
+    case DLCA_ENODEVICE:
+    case DLCA_EDEVMEM: /* the grid asked for is larger than the device */
+    case DLCA_EUNSUPPORTED: return CLI_USAGE;
+    default: return EVAL_RUNTIME;
+  }
+}
+
+static int usage(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "%s: ", EVAL_PROG);
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\n");
+  va_end(ap);
+  return CLI_USAGE;
+}
+
+static int oom(const char *what) {
+  fprintf(stderr, "%s: %s: out of memory\n", EVAL_PROG, what);
+  return EVAL_RUNTIME;
+}
+
+/* ---- set-up: preset, model, options against the preset, target, device ---- */
+
+static int check_options(eval *e) {
+  const eval_options *o = &e->opt;
+  const char *p = e->preset.name;
+  if ((o->scale || o->grid_h) && !e->is_cb)
+    return usage("%s: the %s preset's target is fixed to its %dx%d grid; generalisation is for the checkerboards",
+                 o->scale ? "--scale" : "--grid", p, e->preset.height, e->preset.width);
+  if (o->gol_board && !e->is_gol) return usage("--gol-board: only for the gol preset, not %s", p);
+  if (e->is_gol && o->steps > 0 && !o->gol_board) return usage("--steps: for gol, give it with --gol-board N");
+  if (e->is_gol && o->png && !o->gol_board) return usage("--png: for gol, the picture is of --gol-board N");
+  if (o->target && !e->is_image)
+    return usage("--target: the %s preset has a fixed target; --target is for growth and colour", p);
+  if (e->is_cb && (o->scale || o->grid_h || o->steps > 0)) {
+    long S = o->scale ? o->scale : 1;
+    long H = o->grid_h ? o->grid_h : S * e->preset.height, W = o->grid_w ? o->grid_w : S * e->preset.width;
+    long T = o->steps > 0 ? o->steps : S * e->preset.steps;
+    long samples = (o->fresh > 0 ? o->fresh : 1) * e->preset.batch;
+    if (H > 4096 || W > 4096)
+      return usage("--scale: %ld gives a %ldx%ld grid; sides are at most 4096", o->scale, H, W);
+    if ((unsigned long long)samples * H * W * e->shape.channels > MAX_VALUES)
+      return usage("%s: %ld grids of %ldx%ld cells with %d channels is more than %llu values; lower --fresh",
+                   o->scale ? "--scale" : "--grid", samples, H, W, e->shape.channels, MAX_VALUES);
+    e->gen_h = (int)H, e->gen_w = (int)W, e->gen_steps = (int)T;
+  }
+  if (e->is_cb && o->fresh == 0 && !e->gen_h)
+    return usage("--fresh: 0 leaves nothing to check; give --scale, --grid or --steps too");
+  if (o->gol_board && (unsigned long long)o->gol_board * o->gol_board > MAX_VALUES)
+    return usage("--gol-board: %ld is too large", o->gol_board);
+  return 0;
+}
+
+static int setup(eval *e) {
+  const eval_options *o = &e->opt;
+  int rc;
+  if ((rc = dlca_preset_get(o->preset, &e->preset))) return fail_lib(CLI_USAGE, rc, "--preset");
+  e->is_gol = target_is_gol(&e->preset);
+  e->is_image = !strcmp(e->preset.name, "growth") || !strcmp(e->preset.name, "colour");
+  e->is_cb = !e->is_gol && !e->is_image;
+  dlca_train_config_from_preset(&e->preset, &e->cfg);
+  e->cfg.seed = o->seed;
+  if ((rc = dlca_model_load(o->model, &e->model)))
+    return fail_lib(rc == DLCA_ENOMEM ? EVAL_RUNTIME : CLI_USAGE, rc, "--model");
+  dlca_model_get_shape(e->model, &e->shape);
+  if (e->shape.channels != e->preset.shape.channels)
+    return usage("%s: the model has %d channel%s, but the %s preset needs %d", o->model, e->shape.channels,
+                 e->shape.channels == 1 ? "" : "s", e->preset.name, e->preset.shape.channels);
+  if ((rc = check_options(e))) return rc;
+  if (!e->is_gol) {
+    char err[512];
+    int is_input;
+    if (target_fixed(&e->preset, e->shape.channels, o->target, &e->target, err, sizeof err, &is_input)) {
+      fprintf(stderr, "%s: %s\n", EVAL_PROG, err);
+      return is_input ? CLI_USAGE : EVAL_RUNTIME;
+    }
+  }
+  if (o->backend_ref) {
+    snprintf(e->device, sizeof e->device, "CPU reference");
+    return 0;
+  }
+  if ((rc = dlca_context_new(o->device, &e->ctx))) {
+    if (rc == DLCA_ENOPLATFORM) return fail_lib(CLI_USAGE, rc, "OpenCL (use --backend ref for the CPU reference)");
+    return fail_lib(status_code(rc), rc, o->device ? "--device" : "OpenCL device (default)");
+  }
+  dlca_device_info info;
+  dlca_context_device(e->ctx, &info);
+  snprintf(e->device, sizeof e->device, "%s (%s, OpenCL device %s)", info.name, info.platform, info.spec);
+  return 0;
+}
+
+/* ---- checks on the training grid ---- */
+
+/* Fresh batches through dlca_trainer_eval_hard_fresh: the trainer draws the
+ * start grids and fire masks itself, as it would for an unseen epoch. */
+static int check_fresh(eval *e) {
+  check *c = &e->fresh;
+  dlca_trainer *t;
+  int rc = dlca_trainer_new(e->ctx, e->model, &e->cfg, &t);
+  if (rc) return fail_lib(status_code(rc), rc, "%s: trainer of the %s preset", e->opt.model, e->preset.name);
+  if (!(rc = dlca_trainer_set_target(t, e->target, 0)))
+    rc = dlca_trainer_eval_hard_fresh(t, e->opt.seed, (int)e->opt.fresh, &c->ev);
+  dlca_trainer_free(t);
+  if (rc) return fail_lib(EVAL_RUNTIME, rc, "fresh evaluation");
+  c->ran = 1, c->pass = c->ev.errors == 0;
+  c->height = e->cfg.height, c->width = e->cfg.width, c->steps = e->cfg.steps;
+  c->samples = e->cfg.batch;
+  c->batches = (int)(c->ev.total / ((size_t)e->cfg.batch * e->cfg.height * e->cfg.width * e->cfg.n_loss_channels));
+  return 0;
+}
+
+/* gol: all 512 boards of a 3x3 torus, each scored against its Life step. */
+static int check_boards(eval *e) {
+  check *c = &e->boards;
+  dlca_train_config cfg = e->cfg;
+  cfg.batch = GOL_BOARDS;
+  dlca_trainer *t;
+  int rc = dlca_trainer_new(e->ctx, e->model, &cfg, &t);
+  if (rc) return fail_lib(status_code(rc), rc, "%s: trainer of the gol preset", e->opt.model);
+  float *x = malloc(sizeof(float) * 9 * GOL_BOARDS), *y = malloc(sizeof(float) * 9 * GOL_BOARDS);
+  if (!x || !y) {
+    free(x), free(y), dlca_trainer_free(t);
+    return oom("gol boards");
+  }
+  gol_all(x, y);
+  rc = dlca_trainer_set_input(t, x);
+  if (!rc) rc = dlca_trainer_set_target(t, y, 1);
+  if (!rc) rc = dlca_trainer_eval_hard(t, &c->ev);
+  free(x), free(y), dlca_trainer_free(t);
+  if (rc) return fail_lib(EVAL_RUNTIME, rc, "gol boards");
+  c->ran = 1, c->pass = c->ev.errors == 0;
+  c->height = c->width = 3, c->steps = 1, c->samples = GOL_BOARDS, c->batches = 1;
+  return 0;
+}
+
+/* ---- rollouts, one step at a time ---- */
+
+/* Errors of x [batch][H][W][C] against target [H][W][C] on the loss channels,
+ * counted as the library counts them (|x - y| >= 0.5). */
+static size_t host_errors(const eval *e, const float *x, const float *y, int batch, int H, int W) {
+  const int C = e->shape.channels;
+  size_t n = 0, cells = (size_t)H * W;
+  for (int b = 0; b < batch; b++)
+    for (size_t i = 0; i < cells; i++)
+      for (int j = 0; j < e->cfg.n_loss_channels; j++) {
+        int k = e->cfg.loss_channels[j];
+        float d = x[((size_t)b * cells + i) * C + k] - y[i * C + k];
+        n += d >= 0.5f || d <= -0.5f;
+      }
+  return n;
+}
+
+static void random_bits(float *x, size_t n, uint64_t seed, uint32_t stream) {
+  for (size_t i = 0; i < n; i++) x[i] = (float)(dlca_rng_u32(seed, stream, (uint32_t)i) >> 31);
+}
+
+/* Streams of dlca_rng_u32 for the host's draws ("EV" and a number), apart
+ * from the trainer's own draws with the same seed. */
+enum { STREAM_GENERAL = 0x45560001u, STREAM_BOARD = 0x45560002u, STREAM_PICTURE = 0x45560003u,
+       STREAM_MASKS = 0x45560004u };
+
+static void frame(eval *e, const rollout *r, const float *exact) {
+  if (e->preset.shape.channels >= 3 && !strcmp(e->preset.name, "colour"))
+    strip_add_rgb(&e->pic, r->x, r->channels, 0);
+  else
+    strip_add_gray(&e->pic, r->x, r->channels, exact, 0);
+}
+
+/* Runs T hard steps of `batch` grids from x0 and fills c. target: the fixed
+ * [H][W][C] target, or NULL for gol, whose every step is compared with an
+ * exact Life step of the state before it. With `picture`, sample 0 becomes
+ * the frames of --png. */
+static int run_rollout(eval *e, check *c, int batch, int H, int W, int T, const float *x0, const float *target,
+                       int picture) {
+  const int C = e->shape.channels, gol = target == NULL;
+  const size_t n = (size_t)batch * H * W * C;
+  rollout r;
+  float *life = gol ? malloc(sizeof(float) * n) : NULL;
+  c->per_step = calloc((size_t)T + 1, sizeof(size_t));
+  if ((gol && !life) || !c->per_step) {
+    free(life);
+    return oom("rollout");
+  }
+  int rc = rollout_new(e->ctx, e->model, &e->cfg, batch, H, W, x0, target,
+                       dlca_rng_u32(e->opt.seed, STREAM_MASKS, 0), &r);
+  if (rc) {
+    rollout_free(&r), free(life);
+    return fail_lib(status_code(rc), rc, "%s: a %dx%d grid, batch %d", e->opt.model, H, W, batch);
+  }
+  if (picture) {
+    if (!e->pic_every) e->pic_every = e->opt.frame_every ? e->opt.frame_every : (T + 7) / 8;
+    int cap = (int)(T / e->pic_every) + 3;
+    if (strip_init(&e->pic, H, W, cap)) {
+      rollout_free(&r), free(life);
+      return oom("--png");
+    }
+    frame(e, &r, NULL);
+  }
+  c->height = H, c->width = W, c->steps = T, c->samples = batch, c->batches = 1;
+  c->first_mismatch = -1;
+  c->per_step[0] = gol ? 0 : host_errors(e, x0, target, batch, H, W);
+  for (int s = 1; s <= T && !rc; s++) {
+    if (gol)
+      for (int b = 0; b < batch; b++) gol_step(H, W, r.x + (size_t)b * H * W, life + (size_t)b * H * W);
+    if ((rc = rollout_step(&r, life, &c->ev))) break;
+    c->per_step[s] = c->ev.errors;
+    if (gol && c->ev.errors) {
+      if (c->first_mismatch < 0) c->first_mismatch = s, c->mismatch_cells = c->ev.errors;
+      c->mismatch_total += c->ev.errors;
+    }
+    if (picture && (s % e->pic_every == 0 || s == T)) frame(e, &r, life);
+  }
+  if (!rc && picture && !gol) { /* the target last, after a wider gap */
+    if (!strcmp(e->preset.name, "colour")) strip_add_rgb(&e->pic, target, C, 1);
+    else strip_add_gray(&e->pic, target, C, NULL, 1);
+  }
+  rollout_free(&r);
+  free(life);
+  if (rc) return fail_lib(EVAL_RUNTIME, rc, "hard rollout on a %dx%d grid", H, W);
+  if (picture) e->pic_ran = 1;
+  c->ran = 1;
+  c->pass = gol ? c->first_mismatch < 0 : c->ev.errors == 0;
+  return 0;
+}
+
+/* The checkerboards on a larger grid for more steps, from fresh random
+ * grids: the paper's generalisation experiment (spec/dlca.md section 5). */
+static int check_general(eval *e, int picture) {
+  const int H = e->gen_h, W = e->gen_w, C = e->shape.channels;
+  const int batch = (int)(e->opt.fresh > 0 ? e->opt.fresh : 1) * e->preset.batch;
+  float *x = malloc(sizeof(float) * batch * H * W * C), *y = calloc((size_t)H * W * C, sizeof(float));
+  if (!x || !y) {
+    free(x), free(y);
+    return oom("generalisation grids");
+  }
+  random_bits(x, (size_t)batch * H * W * C, e->opt.seed, STREAM_GENERAL);
+  target_checkerboard(H, W, C, y);
+  int rc = run_rollout(e, &e->general, batch, H, W, e->gen_steps, x, y, picture);
+  free(x), free(y);
+  return rc;
+}
+
+/* A checkerboard picture with no generalisation run: one fresh grid of the
+ * training size, the preset's steps. Not a check. */
+static int picture_training_grid(eval *e) {
+  const int H = e->preset.height, W = e->preset.width, C = e->shape.channels;
+  float *x = malloc(sizeof(float) * H * W * C);
+  if (!x) return oom("--png");
+  random_bits(x, (size_t)H * W * C, e->opt.seed, STREAM_PICTURE);
+  int rc = run_rollout(e, &e->picture_only, 1, H, W, e->preset.steps, x, e->target, 1);
+  free(x);
+  return rc;
+}
+
+/* gol: a random N x N torus, stepped one step at a time, each step compared
+ * with an exact Life step of the circuit's own previous state. */
+static int check_board(eval *e) {
+  const int N = (int)e->opt.gol_board, T = e->opt.steps > 0 ? (int)e->opt.steps : GOL_BOARD_STEPS;
+  if (!e->shape.periodic)
+    fprintf(stderr, "%s: note: the model is not periodic, but the Life board wraps round\n", EVAL_PROG);
+  float *x = malloc(sizeof(float) * N * N);
+  if (!x) return oom("--gol-board");
+  random_bits(x, (size_t)N * N, e->opt.seed, STREAM_BOARD);
+  int rc = run_rollout(e, &e->board, 1, N, N, T, x, NULL, e->opt.png != NULL);
+  free(x);
+  return rc;
+}
+
+/* growth and colour: from the preset's start (DLCA_START_SEED: the centre
+ * cell all 1, as the library builds it; _ZEROS: all 0) for T steps. */
+static int check_target(eval *e) {
+  const int H = e->preset.height, W = e->preset.width, C = e->shape.channels;
+  const int T = e->opt.steps > 0 ? (int)e->opt.steps : e->preset.steps;
+  float *x = calloc((size_t)H * W * C, sizeof(float));
+  if (!x) return oom("start grid");
+  if (e->preset.start == DLCA_START_SEED)
+    for (int k = 0; k < C; k++) x[((size_t)(H / 2) * W + W / 2) * C + k] = 1.0f;
+  else if (e->preset.start == DLCA_START_RANDOM)
+    random_bits(x, (size_t)H * W * C, e->opt.seed, STREAM_PICTURE);
+  int rc = run_rollout(e, &e->tgt, 1, H, W, T, x, e->target, e->opt.png != NULL);
+  free(x);
+  return rc;
+}
+
+/* ---- output ---- */
+
+static void print_check(const char *label, const check *c, const char *what) {
+  printf("%-16s%.4f%% (%zu of %zu values wrong; %s)  %s\n", label, 100 * c->ev.accuracy, c->ev.errors, c->ev.total,
+         what, c->pass ? "PASS" : "FAIL");
+}
+
+static void print_report(const eval *e, int n_checks, int n_failed) {
+  const eval_options *o = &e->opt;
+  char what[256];
+  printf("model:          %s (%zu gates, %zu logits)\n", o->model, dlca_model_n_gates(e->model),
+         dlca_model_n_params(e->model));
+  printf("preset:         %s\n", e->preset.name);
+  printf("backend:        %s\n", o->backend_ref ? "ref" : "cl");
+  printf("device:         %s\n", e->device);
+  gate_summary_print(stdout, &e->gates);
+  if (e->fresh.ran) {
+    const check *c = &e->fresh;
+    snprintf(what, sizeof what, "%d batch%s of %d on %dx%d, %d steps, seed %llu", c->batches,
+             c->batches == 1 ? "" : "es", c->samples, c->height, c->width, c->steps, (unsigned long long)o->seed);
+    print_check("fresh:", c, what);
+  }
+  if (e->general.ran) {
+    const check *c = &e->general;
+    snprintf(what, sizeof what, "%d fresh grid%s of %dx%d, %d steps", c->samples, c->samples == 1 ? "" : "s",
+             c->height, c->width, c->steps);
+    if (o->scale) snprintf(what + strlen(what), sizeof what - strlen(what), ", scale %ld", o->scale);
+    print_check("generalisation:", c, what);
+  }
+  if (e->boards.ran) print_check("gol boards:", &e->boards, "all 512 3x3 neighbourhoods");
+  if (e->board.ran) {
+    const check *c = &e->board;
+    if (c->pass)
+      printf("%-16sexact for %d steps (%dx%d torus, seed %llu)  PASS\n", "gol board:", c->steps, c->height, c->width,
+             (unsigned long long)o->seed);
+    else
+      printf("%-16sfirst mismatch at step %ld of %d: %zu of %d cells unlike Life (%zu over all steps; %dx%d torus)"
+             "  FAIL\n",
+             "gol board:", c->first_mismatch, c->steps, c->mismatch_cells, c->height * c->width, c->mismatch_total,
+             c->height, c->width);
+  }
+  if (e->tgt.ran) {
+    snprintf(what, sizeof what, "%dx%d, %d steps from the preset's start", e->tgt.height, e->tgt.width, e->tgt.steps);
+    print_check("target:", &e->tgt, what);
+  }
+  if (e->pic_ran)
+    printf("picture:        %s (%d frames, every %ld steps%s)\n", o->png, e->pic.n, e->pic_every,
+           e->is_gol ? "; red: unlike Life" : ", then the target");
+  if (o->json && strcmp(o->json, "-")) printf("json:           %s\n", o->json);
+  if (n_failed)
+    printf("result:         FAIL (%d of %d check%s failed)\n", n_failed, n_checks, n_checks == 1 ? "" : "s");
+  else
+    printf("result:         PASS (%d check%s)\n", n_checks, n_checks == 1 ? "" : "s");
+}
+
+static void json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+    else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
+    else fputc(ch, f);
+  }
+  fputc('"', f);
+}
+
+static void json_check(FILE *f, const char *name, const check *c, const char *extra) {
+  if (!c->ran) return;
+  fprintf(f, ",\n  \"%s\": {\"pass\": %s, \"height\": %d, \"width\": %d, \"steps\": %d, \"samples\": %d, "
+             "\"batches\": %d, \"errors\": %zu, \"total\": %zu, \"accuracy\": %.9g, \"hard_loss\": %.9g",
+          name, c->pass ? "true" : "false", c->height, c->width, c->steps, c->samples, c->batches, c->ev.errors,
+          c->ev.total, c->ev.accuracy, c->ev.hard_loss);
+  if (extra) fputs(extra, f);
+  if (c->per_step) {
+    fprintf(f, ",\n    \"errors_per_step\": [");
+    for (int s = 0; s <= c->steps; s++) fprintf(f, "%s%zu", s ? ", " : "", c->per_step[s]);
+    fputc(']', f);
+  }
+  fputc('}', f);
+}
+
+static int write_json(const eval *e, int n_checks, int n_failed) {
+  const eval_options *o = &e->opt;
+  int to_stdout = !strcmp(o->json, "-");
+  FILE *f = to_stdout ? stdout : fopen(o->json, "w");
+  if (!f) {
+    fprintf(stderr, "%s: --json %s: cannot write: %s\n", EVAL_PROG, o->json, strerror(errno));
+    return EVAL_RUNTIME;
+  }
+  fprintf(f, "{\n  \"tool\": \"%s\", \"version\": \"%s\",\n  \"model\": ", EVAL_PROG, dlca_version_string());
+  json_string(f, o->model);
+  fprintf(f, ", \"preset\": \"%s\", \"backend\": \"%s\", \"device\": ", e->preset.name, o->backend_ref ? "ref" : "cl");
+  json_string(f, e->device);
+  fprintf(f, ", \"seed\": %llu,\n", (unsigned long long)o->seed);
+  fprintf(f, "  \"pass\": %s, \"checks\": %d, \"failed\": %d, \"wall_s\": %.3f,\n", n_failed ? "false" : "true",
+          n_checks, n_failed, cli_now() - e->t_start);
+  fprintf(f, "  \"channels\": %d, \"periodic\": %s, \"gates\": %zu, \"logits\": %zu, \"active_gates\": %zu,\n",
+          e->shape.channels, e->shape.periodic ? "true" : "false", e->gates.total, dlca_model_n_params(e->model),
+          e->gates.active);
+  fprintf(f, "  \"gate_histogram\": {");
+  for (int i = 0; i < 16; i++) fprintf(f, "%s\"%s\": %zu", i ? ", " : "", gate_op_names[i], e->gates.counts[i]);
+  fputc('}', f);
+  json_check(f, "fresh", &e->fresh, NULL);
+  char extra[128] = "";
+  if (o->scale) snprintf(extra, sizeof extra, ", \"scale\": %ld", o->scale);
+  json_check(f, "generalisation", &e->general, extra);
+  json_check(f, "gol_boards", &e->boards, NULL);
+  if (e->board.ran) {
+    if (e->board.first_mismatch < 0) snprintf(extra, sizeof extra, ", \"first_mismatch\": null");
+    else
+      snprintf(extra, sizeof extra, ", \"first_mismatch\": %ld, \"mismatch_cells\": %zu, \"mismatch_total\": %zu",
+               e->board.first_mismatch, e->board.mismatch_cells, e->board.mismatch_total);
+    json_check(f, "gol_board", &e->board, extra);
+  }
+  json_check(f, "target", &e->tgt, NULL);
+  if (e->pic_ran) {
+    fprintf(f, ",\n  \"picture\": {\"file\": ");
+    json_string(f, o->png);
+    fprintf(f, ", \"frames\": %d, \"frame_every\": %ld}", e->pic.n, e->pic_every);
+  }
+  fprintf(f, "\n}\n");
+  int bad = ferror(f);
+  if (!to_stdout) bad |= fclose(f) != 0;
+  else fflush(f);
+  if (bad) {
+    fprintf(stderr, "%s: --json %s: write failed\n", EVAL_PROG, o->json);
+    return EVAL_RUNTIME;
+  }
+  return 0;
+}
+
+/* ---- main ---- */
+
+static int run_checks(eval *e) {
+  const eval_options *o = &e->opt;
+  int rc;
+  gate_summary_of(e->model, &e->gates);
+  if (e->is_gol) {
+    if ((rc = check_boards(e))) return rc;
+    if (o->gol_board && (rc = check_board(e))) return rc;
+  } else if (e->is_image) {
+    if ((rc = check_target(e))) return rc;
+  } else {
+    if (o->fresh > 0 && (rc = check_fresh(e))) return rc;
+    if (e->gen_h && (rc = check_general(e, o->png != NULL))) return rc;
+    if (!e->gen_h && o->png && (rc = picture_training_grid(e))) return rc;
+  }
+  if (e->pic_ran) {
+    char err[512];
+    if (strip_save(&e->pic, o->png, err, sizeof err)) {
+      fprintf(stderr, "%s: --png %s: %s\n", EVAL_PROG, o->png, err);
+      return EVAL_RUNTIME;
+    }
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  eval e;
+  memset(&e, 0, sizeof e);
+  e.t_start = cli_now();
+  int rc = eval_options_parse(argc, argv, &e.opt);
+  if (rc) return rc;
+  if (e.opt.help) {
+    eval_options_help();
+    return 0;
+  }
+  if (e.opt.version) {
+    printf("%s (libdlca_cl) %s\n", EVAL_PROG, dlca_version_string());
+    return 0;
+  }
+  if (!(rc = setup(&e)) && !(rc = run_checks(&e))) {
+    const check *all[] = {&e.fresh, &e.general, &e.boards, &e.board, &e.tgt};
+    int n = 0, failed = 0;
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+      if (all[i]->ran) n++, failed += !all[i]->pass;
+    /* --json - owns stdout; the report then goes to stderr's reader only as JSON */
+    if (!e.opt.json || strcmp(e.opt.json, "-")) print_report(&e, n, failed);
+    if (e.opt.json) rc = write_json(&e, n, failed);
+    if (!rc) rc = failed ? CLI_FAIL : CLI_OK;
+  }
+  check *all[] = {&e.fresh, &e.general, &e.boards, &e.board, &e.tgt, &e.picture_only};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++) free(all[i]->per_step);
+  strip_free(&e.pic);
+  free(e.target);
+  dlca_model_free(e.model);
+  dlca_context_free(e.ctx);
+  return rc;
+}

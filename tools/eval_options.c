@@ -1,0 +1,186 @@
+/* dlca-eval's options (see eval_options.h and doc/dlca-eval.md). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "eval_options.h"
+
+static const char help_text[] =
+    "NAME\n"
+    "    dlca-eval - check whether a trained DiffLogic CA's hard circuit works\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    dlca-eval --preset NAME --model MODEL.json [--backend cl|ref] [--device SPEC]\n"
+    "              [--fresh N] [--scale S | --grid HxW] [--steps N] [--gol-board N]\n"
+    "              [--target FILE] [--png FILE] [--json FILE] [--seed N]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    Runs a model saved by dlca-train --save with hard gates (each gate its\n"
+    "    most likely op) and says whether the learned circuit really works. Every\n"
+    "    check passes only at 100% (exact). It always prints the active-gate count\n"
+    "    and the gate histogram, then, by preset:\n"
+    "\n"
+    "    checkerboard, checkerboard-async\n"
+    "        fresh:  accuracy over --fresh N batches of fresh random start grids\n"
+    "                (and fresh fire masks) on the training grid\n"
+    "        generalisation (with --scale, --grid or --steps): fresh random grids on a\n"
+    "                grid S times larger per side for S times the steps (the paper\n"
+    "                uses 4: 16x16, 20 steps -> 64x64, 80 steps); the target is the\n"
+    "                checkerboard of that size\n"
+    "    gol\n"
+    "        boards: accuracy on all 512 3x3 neighbourhoods\n"
+    "        board (with --gol-board N): a random NxN torus run --steps steps one at a\n"
+    "                time, each compared with an exact Game of Life step\n"
+    "    growth, colour\n"
+    "        target: whether the circuit paints the target exactly (loss channels\n"
+    "                after T steps from the preset's start)\n"
+    "\n"
+    "OPTIONS\n"
+    "    --preset NAME        the experiment the model was trained for (required)\n"
+    "    --model FILE.json    the model, dlca-model JSON (required)\n"
+    "    --fresh N            batches of the fresh check (default 4; 0 skips it);\n"
+    "                         generalisation runs N times the preset's batch too\n"
+    "    --scale S            generalisation: S times the grid side and the steps\n"
+    "    --grid HxW           generalisation on an H x W grid (steps: --steps, else\n"
+    "                         the preset's)\n"
+    "    --steps N            generalisation: N steps; gol board: N steps (default\n"
+    "                         64); growth, colour: N steps instead of the preset's\n"
+    "    --gol-board N        gol: the step-by-step check on an N x N board\n"
+    "    --target FILE        growth or colour target, as dlca-train takes it (PNG or\n"
+    "                         PBM; default the built-in image)\n"
+    "    --seed N             seeds the fresh grids, boards and fire masks (default 0)\n"
+    "    --backend cl|ref     OpenCL (default) or the CPU reference\n"
+    "    --device SPEC        OpenCL device, as dlca-train takes it (default:\n"
+    "                         $DLCA_CL_DEVICE, else the best GPU); see dlca-info\n"
+    "    --png FILE           a picture of one hard rollout: channel 0 (RGB for\n"
+    "                         colour) every --frame-every steps, then the target;\n"
+    "                         the generalisation run where there is one, for gol the\n"
+    "                         --gol-board run (cells that differ from Life in red)\n"
+    "    --frame-every K      steps between frames (default: about 8 frames)\n"
+    "    --json FILE          every figure as one JSON object (- for stdout)\n"
+    "    --help               this text\n"
+    "    --version            the library version\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0    every check passed (100%, exact)\n"
+    "    1    a check failed\n"
+    "    2    bad input: option, preset, model file, model/preset mismatch, grid,\n"
+    "         target image, device spec or no OpenCL device\n"
+    "    3    runtime failure (OpenCL error, out of memory, a file not written)\n"
+    "\n"
+    "EXAMPLES\n"
+    "    dlca-train --preset checkerboard --save cb.json\n"
+    "    dlca-eval --preset checkerboard --model cb.json --scale 4 --png cb.png\n"
+    "    dlca-eval --preset gol --model gol.json --gol-board 64 --backend ref\n"
+    "    dlca-eval --preset growth --model lizard.json --target lizard.png --json out.json\n"
+    "\n"
+    "    More in doc/dlca-eval.md.\n";
+
+void eval_options_help(void) { fputs(help_text, stdout); }
+
+enum {
+  OPT_PRESET = 256, OPT_MODEL, OPT_BACKEND, OPT_DEVICE, OPT_SEED, OPT_FRESH, OPT_SCALE, OPT_GRID, OPT_STEPS,
+  OPT_GOL_BOARD, OPT_TARGET, OPT_PNG, OPT_FRAME_EVERY, OPT_JSON, OPT_HELP, OPT_VERSION
+};
+
+static const struct option long_options[] = {
+    {"preset", required_argument, NULL, OPT_PRESET},     {"model", required_argument, NULL, OPT_MODEL},
+    {"backend", required_argument, NULL, OPT_BACKEND},   {"device", required_argument, NULL, OPT_DEVICE},
+    {"seed", required_argument, NULL, OPT_SEED},         {"fresh", required_argument, NULL, OPT_FRESH},
+    {"scale", required_argument, NULL, OPT_SCALE},       {"grid", required_argument, NULL, OPT_GRID},
+    {"steps", required_argument, NULL, OPT_STEPS},       {"gol-board", required_argument, NULL, OPT_GOL_BOARD},
+    {"target", required_argument, NULL, OPT_TARGET},     {"png", required_argument, NULL, OPT_PNG},
+    {"frame-every", required_argument, NULL, OPT_FRAME_EVERY},
+    {"json", required_argument, NULL, OPT_JSON},         {"help", no_argument, NULL, OPT_HELP},
+    {"version", no_argument, NULL, OPT_VERSION},         {NULL, 0, NULL, 0},
+};
+
+#define MAX_SIDE 4096L
+#define MAX_STEPS 100000L
+
+/* "HxW", both sides in [1, MAX_SIDE]. */
+static int parse_grid(const char *s, int *h, int *w) {
+  char *end;
+  errno = 0;
+  long a = strtol(s, &end, 10);
+  if (errno || end == s || (*end != 'x' && *end != 'X')) return -1;
+  const char *b0 = end + 1;
+  long b = strtol(b0, &end, 10);
+  if (errno || end == b0 || *end || a < 1 || b < 1 || a > MAX_SIDE || b > MAX_SIDE) return -1;
+  *h = (int)a, *w = (int)b;
+  return 0;
+}
+
+int eval_options_parse(int argc, char **argv, eval_options *o) {
+  memset(o, 0, sizeof *o);
+  o->fresh = 4;
+  o->steps = -1;
+  opterr = 0; /* getopt's own messages do not follow "dlca-eval: what: why" */
+  int c;
+  while ((c = getopt_long(argc, argv, ":hV", long_options, NULL)) != -1) {
+    const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+    int bad = 0;
+    switch (c) {
+      case OPT_PRESET: o->preset = optarg; break;
+      case OPT_MODEL: o->model = optarg; break;
+      case OPT_BACKEND:
+        if (!strcmp(optarg, "ref")) o->backend_ref = 1;
+        else if (!strcmp(optarg, "cl")) o->backend_ref = 0;
+        else {
+          fprintf(stderr, "%s: --backend: '%s' is neither cl nor ref\n", EVAL_PROG, optarg);
+          bad = 1;
+        }
+        break;
+      case OPT_DEVICE: o->device = optarg; break;
+      case OPT_SEED: {
+        unsigned long long s = 0;
+        bad = cli_parse_u64(EVAL_PROG, "--seed", optarg, &s);
+        o->seed = s;
+        break;
+      }
+      case OPT_FRESH: bad = cli_parse_long(EVAL_PROG, "--fresh", optarg, 0, 100000, &o->fresh); break;
+      case OPT_SCALE: bad = cli_parse_long(EVAL_PROG, "--scale", optarg, 1, 64, &o->scale); break;
+      case OPT_GRID:
+        if (parse_grid(optarg, &o->grid_h, &o->grid_w)) {
+          fprintf(stderr, "%s: --grid: '%s' is not HxW with sides in [1, %ld]\n", EVAL_PROG, optarg, MAX_SIDE);
+          bad = 1;
+        }
+        break;
+      case OPT_STEPS: bad = cli_parse_long(EVAL_PROG, "--steps", optarg, 1, MAX_STEPS, &o->steps); break;
+      case OPT_GOL_BOARD: bad = cli_parse_long(EVAL_PROG, "--gol-board", optarg, 3, MAX_SIDE, &o->gol_board); break;
+      case OPT_TARGET: o->target = optarg; break;
+      case OPT_PNG: o->png = optarg; break;
+      case OPT_FRAME_EVERY:
+        bad = cli_parse_long(EVAL_PROG, "--frame-every", optarg, 1, MAX_STEPS, &o->frame_every);
+        break;
+      case OPT_JSON: o->json = optarg; break;
+      case 'h':
+      case OPT_HELP: o->help = 1; break;
+      case 'V':
+      case OPT_VERSION: o->version = 1; break;
+      case ':': fprintf(stderr, "%s: %s: needs a value (see --help)\n", EVAL_PROG, name); return CLI_USAGE;
+      default: fprintf(stderr, "%s: %s: unknown option (see --help)\n", EVAL_PROG, name); return CLI_USAGE;
+    }
+    if (bad) return CLI_USAGE;
+  }
+  if (o->help || o->version) return 0;
+  if (optind < argc) {
+    fprintf(stderr, "%s: %s: unexpected argument; options start with -- (see --help)\n", EVAL_PROG, argv[optind]);
+    return CLI_USAGE;
+  }
+  if (!o->preset) {
+    fprintf(stderr, "%s: --preset: missing; one of gol, checkerboard, checkerboard-async, growth, colour\n",
+            EVAL_PROG);
+    return CLI_USAGE;
+  }
+  if (!o->model) {
+    fprintf(stderr, "%s: --model: missing; a dlca-model JSON file, as dlca-train --save writes it\n", EVAL_PROG);
+    return CLI_USAGE;
+  }
+  if (o->scale && o->grid_h) {
+    fprintf(stderr, "%s: --grid: give --scale S or --grid HxW, not both\n", EVAL_PROG);
+    return CLI_USAGE;
+  }
+  return 0;
+}
