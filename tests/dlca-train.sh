@@ -72,9 +72,23 @@ grep -q '^gate histogram:' out.txt || fail "no gate histogram in the summary"
 grep -q '^fresh accuracy:' out.txt || fail "no fresh accuracy in the summary"
 grep -q 'keep-best' out.txt || fail "the summary does not say the best logits were saved"
 [ -s best.json ] || fail "--keep-best --save wrote no model"
-# --reference-protocol is the default, said explicitly: the same losses.
+# --reference-protocol is --recipe reference, and for a preset without a
+# recommended recipe it is the default: the same losses.
 expect 0 "reference protocol" -- cb --seed 7 --epochs 6 --log p.csv --reference-protocol
-losses p.csv | cmp -s - a.loss || fail "--reference-protocol differs from the default run"
+expect 0 "recipe reference" -- cb --seed 7 --epochs 6 --log q.csv --recipe reference
+losses p.csv >p.loss
+losses q.csv | cmp -s - p.loss || fail "--reference-protocol differs from --recipe reference"
+if ! "$prog" --backend ref --preset checkerboard --epochs 0 2>/dev/null | grep -q '^recipe: *recommended'; then
+  losses p.csv | cmp -s - a.loss || fail "--reference-protocol differs from the default run"
+fi
+# gol has a recommended recipe: the default says so, the reference protocol turns it off
+expect 0 "gol's recommended recipe" -- "$prog" --backend ref --preset gol --epochs 2 --eval-every 1
+grep -q '^recipe: *recommended for gol: temperature 2' out.txt || fail "gol default is not the recipe: $(cat out.txt)"
+expect 0 "gol reference protocol" -- "$prog" --backend ref --preset gol --epochs 2 --eval-every 1 --reference-protocol
+grep -q "^recipe: *the paper's" out.txt || fail "--reference-protocol still relaxes: $(cat out.txt)"
+expect 2 "recipe recommended with reference protocol" -- "$prog" --backend ref --preset gol --epochs 1 \
+  --recipe recommended --reference-protocol
+expect 2 "unknown recipe" -- "$prog" --backend ref --preset gol --epochs 1 --recipe fancy
 expect 2 "reference protocol with a schedule" -- cb --epochs 1 --reference-protocol --lr-schedule cosine
 expect 2 "cooldown option without cooldown" -- cb --epochs 1 --plateau 5
 expect 2 "unknown schedule" -- cb --epochs 1 --lr-schedule linear

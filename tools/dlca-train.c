@@ -15,6 +15,7 @@
 #include "progress.h"
 #include "targets.h"
 #include "train_options.h"
+#include "recipes.h"
 
 /* Set by SIGINT/SIGTERM; the loop checks it between epochs, because a
  * checkpoint can only be taken between steps. */
@@ -76,6 +77,7 @@ typedef struct run {
   float *gol_x, *gol_y;       /* gol: one epoch's boards and successors */
   float *params;              /* gol: the logits copied into gol_eval */
   float *best;                /* --keep-best: the logits of the lowest hard loss */
+  const train_recipe *recipe; /* the preset's recommended recipe in use, or NULL */
   int gol_order[GOL_BOARDS];
   char device[512];
   csvlog log;
@@ -356,12 +358,21 @@ static int train(run *r, outcome *out) {
   return 0;
 }
 
+static int relax_off(const dlca_relax *x) {
+  return (x->temperature == 0 || x->temperature == 1) && x->gumbel_scale == 0 && !x->straight_through &&
+         x->grad_noise == 0;
+}
+
 static void print_summary(const run *r, const outcome *w) {
   char wall[32];
   double total_s = cli_now() - r->t_start;
   printf("preset:         %s\n", r->preset.name);
   printf("backend:        %s\n", dlca_trainer_backend(r->t));
   printf("device:         %s\n", r->device);
+  if (r->recipe)
+    printf("recipe:         recommended for %s: temperature %g, Gumbel noise %g (--reference-protocol: the paper's)\n",
+           r->preset.name, r->cfg.relax.temperature, r->cfg.relax.gumbel_scale);
+  else printf("recipe:         %s\n", relax_off(&r->cfg.relax) ? "the paper's (no relaxation)" : "custom relaxation");
   printf("epochs:         %llu (%llu in this run)\n", (unsigned long long)w->epochs,
          (unsigned long long)(w->epochs - w->first));
   if (isnan(w->soft)) printf("soft loss:      -\n");
@@ -458,8 +469,11 @@ static void apply_overrides(run *r) {
   if (o->batch > 0) r->cfg.batch = (int)o->batch;
   if (o->steps > 0) r->cfg.steps = (int)o->steps;
   if (o->lr > 0) r->cfg.optim.lr = (float)o->lr;
-  r->cfg.relax.temperature = (float)o->temperature;
-  r->cfg.relax.gumbel_scale = (float)o->gumbel;
+  /* the preset's recommended recipe (tools/recipes.h) unless the reference
+   * protocol is asked for; explicit --temperature / --gumbel win */
+  r->recipe = o->recipe == TRAIN_RECIPE_REFERENCE ? NULL : train_recipe_for(r->preset.name);
+  r->cfg.relax.temperature = o->temperature >= 0 ? (float)o->temperature : r->recipe ? r->recipe->temperature : 0;
+  r->cfg.relax.gumbel_scale = o->gumbel >= 0 ? (float)o->gumbel : r->recipe ? r->recipe->gumbel : 0;
   r->cfg.relax.straight_through = o->straight_through;
   r->cfg.relax.grad_noise = (float)o->grad_noise;
   if (o->epochs < 0) r->opt.epochs = r->preset.epochs;
@@ -488,6 +502,11 @@ static int run_main(run *r) {
   int rc;
   if ((rc = dlca_preset_get(r->opt.preset, &r->preset))) return fail_lib(CLI_USAGE, rc, "--preset");
   apply_overrides(r);
+  if (r->opt.recipe == TRAIN_RECIPE_RECOMMENDED && !r->recipe) {
+    fprintf(stderr, "%s: --recipe recommended: %s has no recommended recipe yet (doc/training.md)\n", TRAIN_PROG,
+            r->preset.name);
+    return CLI_USAGE;
+  }
   /* Cheap input checks first, so a typo never waits for a kernel build. */
   if ((rc = check_schedule(r)) || (rc = setup_model(r)) || (rc = setup_target(r)) || (rc = setup_device(r)) ||
       (rc = setup_trainer(r)) || (rc = alloc_best(r)))

@@ -65,8 +65,12 @@ static const char help_text[] =
     "                         an evaluation (ties: the later), not the last ones\n"
     "    --eval-fresh N       at the end, also score the saved model's hard circuit\n"
     "                         on N batches of start grids no epoch trained on\n"
-    "    --reference-protocol the defaults, said explicitly: constant lr, no early\n"
-    "                         stop, no --keep-best (conflicting options are errors)\n"
+    "    --recipe R           recommended (the default where a preset has one: gol\n"
+    "                         trains with --temperature 2 --gumbel 0.5, measured in\n"
+    "                         doc/training.md) or reference (the paper's protocol)\n"
+    "    --reference-protocol the paper's protocol exactly: --recipe reference,\n"
+    "                         constant lr, no early stop, no --keep-best and no\n"
+    "                         relaxation (conflicting options are errors)\n"
     "\n"
     "RELAXATION OPTIONS\n"
     "    Ways to close the gap between the soft circuit that trains and the hard\n"
@@ -130,7 +134,7 @@ enum {
   OPT_EVAL_EVERY, OPT_SAVE, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESUME, OPT_MODEL, OPT_TARGET,
   OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_LR_SCHEDULE, OPT_WARMUP, OPT_MIN_LR, OPT_COOLDOWN_FACTOR, OPT_PLATEAU,
   OPT_MAX_COOLDOWNS, OPT_EARLY_STOP, OPT_KEEP_BEST, OPT_EVAL_FRESH, OPT_REFERENCE_PROTOCOL,
-  OPT_TEMPERATURE, OPT_GUMBEL, OPT_STRAIGHT_THROUGH, OPT_GRAD_NOISE
+  OPT_TEMPERATURE, OPT_GUMBEL, OPT_STRAIGHT_THROUGH, OPT_GRAD_NOISE, OPT_RECIPE
 };
 
 const char *const train_lr_schedule_names[4] = {"constant", "cosine", "warmup-cosine", "cooldown"};
@@ -166,6 +170,7 @@ static const struct option long_options[] = {
     {"gumbel", required_argument, NULL, OPT_GUMBEL},
     {"straight-through", no_argument, NULL, OPT_STRAIGHT_THROUGH},
     {"grad-noise", required_argument, NULL, OPT_GRAD_NOISE},
+    {"recipe", required_argument, NULL, OPT_RECIPE},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
@@ -187,6 +192,7 @@ int train_options_parse(int argc, char **argv, train_options *o) {
   o->cooldown_factor = 0.1;
   o->plateau = 100;
   o->max_cooldowns = 2;
+  o->temperature = o->gumbel = -1;
   /* which cooldown-only or training-changing options were given, for the checks below */
   const char *cooldown_only = NULL, *changes_training = NULL;
   opterr = 0; /* getopt's own messages do not follow "dlca-train: what: why" */
@@ -276,6 +282,14 @@ int train_options_parse(int argc, char **argv, train_options *o) {
         break;
       case OPT_EVAL_FRESH: bad = cli_parse_long(TRAIN_PROG, "--eval-fresh", optarg, 1, 1000000, &o->eval_fresh); break;
       case OPT_REFERENCE_PROTOCOL: o->reference_protocol = 1; break;
+      case OPT_RECIPE:
+        if (!strcmp(optarg, "reference")) o->recipe = TRAIN_RECIPE_REFERENCE;
+        else if (!strcmp(optarg, "recommended")) o->recipe = TRAIN_RECIPE_RECOMMENDED;
+        else {
+          fprintf(stderr, "%s: --recipe: '%s' is not reference or recommended\n", TRAIN_PROG, optarg);
+          bad = 1;
+        }
+        break;
       case OPT_TEMPERATURE:
         bad = cli_parse_double(TRAIN_PROG, "--temperature", optarg, 0.0, &o->temperature);
         if (!bad && o->temperature < 1e-3) {
@@ -332,6 +346,11 @@ int train_options_parse(int argc, char **argv, train_options *o) {
             TRAIN_PROG);
     return CLI_USAGE;
   }
+  if (o->reference_protocol && o->recipe == TRAIN_RECIPE_RECOMMENDED) {
+    fprintf(stderr, "%s: --recipe recommended: contradicts --reference-protocol\n", TRAIN_PROG);
+    return CLI_USAGE;
+  }
+  if (o->reference_protocol) o->recipe = TRAIN_RECIPE_REFERENCE;
   if (o->reference_protocol && changes_training) {
     fprintf(stderr, "%s: %s: the reference protocol trains with a constant lr, no early stop, no --keep-best and no relaxation\n",
             TRAIN_PROG, changes_training);

@@ -29,10 +29,15 @@ typedef struct train_options {
   int keep_best;                 /* --save the parameters of the lowest hard loss */
   long eval_fresh;               /* batches of the final fresh evaluation; 0: none */
   int reference_protocol;        /* --reference-protocol */
-  /* Issue 6 relaxations (dlca_relax); all zero: the reference. */
+  /* Issue 6 relaxations (dlca_relax). temperature and gumbel are -1 when
+   * not given: the preset's recipe (tools/recipes.h) or the reference. */
   double temperature, gumbel, grad_noise;
   int straight_through;
+  int recipe;                    /* TRAIN_RECIPE_* */
 } train_options;
+
+/* --recipe: the preset's default (recommended where measured), or forced. */
+enum { TRAIN_RECIPE_DEFAULT, TRAIN_RECIPE_REFERENCE, TRAIN_RECIPE_RECOMMENDED };
 
 enum { TRAIN_LR_CONSTANT, TRAIN_LR_COSINE, TRAIN_LR_WARMUP_COSINE, TRAIN_LR_COOLDOWN };
 extern const char *const train_lr_schedule_names[4];

@@ -1,0 +1,18 @@
+/* dlca-train's recommended recipe per preset (issue 6): the relaxation that
+ * measured best on that preset, applied unless --reference-protocol (or
+ * --recipe reference) asks for the paper's protocol. The evidence for each
+ * entry is in doc/training.md. */
+#ifndef DLCA_TOOLS_RECIPES_H
+#define DLCA_TOOLS_RECIPES_H
+
+typedef struct train_recipe {
+  const char *preset;
+  float temperature, gumbel;
+  const char *evidence; /* one line: what was measured */
+} train_recipe;
+
+/* The preset's recommended recipe, or NULL where none was measured to beat
+ * the reference protocol. */
+const train_recipe *train_recipe_for(const char *preset);
+
+#endif
