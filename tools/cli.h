@@ -57,6 +57,19 @@ static inline int cli_parse_double(const char *prog, const char *opt, const char
   return 0;
 }
 
+/* A finite number >= 0. */
+static inline int cli_parse_nonneg(const char *prog, const char *opt, const char *s, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || *end || !isfinite(v) || !(v >= 0)) {
+    fprintf(stderr, "%s: %s: '%s' is not a number >= 0\n", prog, opt, s);
+    return -1;
+  }
+  *out = v;
+  return 0;
+}
+
 /* Seconds on a clock that never jumps, for rates and ETAs. */
 static inline double cli_now(void) {
   struct timespec ts;

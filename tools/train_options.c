@@ -299,11 +299,7 @@ int train_options_parse(int argc, char **argv, train_options *o) {
         if (!bad && o->temperature != 1) changes_training = "--temperature";
         break;
       case OPT_GUMBEL:
-        bad = cli_parse_double(TRAIN_PROG, "--gumbel", optarg, -1.0, &o->gumbel);
-        if (!bad && o->gumbel < 0) {
-          fprintf(stderr, "%s: --gumbel: %s is negative\n", TRAIN_PROG, optarg);
-          bad = 1;
-        }
+        bad = cli_parse_nonneg(TRAIN_PROG, "--gumbel", optarg, &o->gumbel);
         if (!bad && o->gumbel > 0) changes_training = "--gumbel";
         break;
       case OPT_STRAIGHT_THROUGH:
@@ -311,11 +307,7 @@ int train_options_parse(int argc, char **argv, train_options *o) {
         changes_training = "--straight-through";
         break;
       case OPT_GRAD_NOISE:
-        bad = cli_parse_double(TRAIN_PROG, "--grad-noise", optarg, -1.0, &o->grad_noise);
-        if (!bad && o->grad_noise < 0) {
-          fprintf(stderr, "%s: --grad-noise: %s is negative\n", TRAIN_PROG, optarg);
-          bad = 1;
-        }
+        bad = cli_parse_nonneg(TRAIN_PROG, "--grad-noise", optarg, &o->grad_noise);
         if (!bad && o->grad_noise > 0) changes_training = "--grad-noise";
         break;
       case OPT_MODEL: o->model = optarg; break;
