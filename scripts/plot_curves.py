@@ -2,7 +2,8 @@
 """Plots dlca-train CSV logs (soft and hard loss against epoch) to a PNG.
 
 usage: plot_curves.py OUT.png LOG.csv [LOG.csv ...]
-A log may carry a leading `seed` column (several runs in one file)."""
+A log may carry a leading `seed` column (several runs in one file): a number
+is labelled "seed N", any other text is used as the label."""
 import csv
 import sys
 
@@ -18,8 +19,9 @@ for path in logs:
         runs.setdefault(row.get("seed", path), []).append(row)
     for name, rows in runs.items():
         ep = [int(r["epoch"]) for r in rows]
-        ax_soft.plot(ep, [float(r["soft_loss"]) for r in rows], label=f"seed {name}")
-        ax_hard.plot(ep, [float(r["hard_loss"]) for r in rows], label=f"seed {name}")
+        label = f"seed {name}" if str(name).isdigit() else name
+        ax_soft.plot(ep, [float(r["soft_loss"]) for r in rows], label=label)
+        ax_hard.plot(ep, [float(r["hard_loss"]) for r in rows], label=label)
 ax_soft.set_yscale("log")
 ax_soft.set(title="soft loss", xlabel="epoch")
 ax_hard.set(title="hard loss (cells wrong)", xlabel="epoch")
