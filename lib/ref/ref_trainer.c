@@ -1,5 +1,6 @@
-/* The trainer's CPU-reference backend: dlca_ref_gradient, then clip + AdamW,
- * on host arrays. It is the twin of lib/cl/cl_trainer.c. */
+/* The trainer's CPU-reference backend: epoch_gradient (through
+ * dlca__ref_gradient_sums), then clip + AdamW, on host arrays. It is the twin
+ * of lib/cl/cl_trainer.c. */
 #include <stdlib.h>
 #include <string.h>
 #include "ref/ref_impl.h"
@@ -36,29 +37,29 @@ static void ref_destroy(dlca_trainer *t) {
 
 static int ref_nothing(dlca_trainer *t) { return DLCA_OK; }
 
-/* One epoch with the relaxations of issue 6 (the twin of dlca_coef and
- * dlca_adamw with their noise): z = logits + Gumbel noise, soft
- * coefficients of softmax(z / tau), a hard forward pass on the argmax of z
- * when straight-through, dL/dz as dL/dlogit, then gradient noise. */
-static int relaxed_gradient(dlca_trainer *t, const dlca_run *run) {
+/* One epoch's gradient, the twin of dlca_coef, dlca_backward and dlca_adamw:
+ * z = the logits (plus Gumbel noise, issue 6), soft coefficients of
+ * softmax(z / tau), a hard forward pass on the argmax of z when
+ * straight-through, and dL/dz as dL/dlogit. With no relaxation this is
+ * dlca_ref_gradient, bit for bit (z = logits, tau = 1). */
+static int epoch_gradient(dlca_trainer *t, const dlca_run *run) {
   ref_state *s = t->impl;
   const dlca_relax *r = &t->cfg.relax;
   const size_t P = t->model->n_params, NG = P / 16;
   const float inv_tau = dlca__relax_inv_tau(r);
-  const uint64_t key = dlca__epoch_key(t->cfg.seed, t->epoch);
-  float *z = malloc(sizeof(float) * P), *cs = malloc(sizeof(float) * 4 * NG), *ch = malloc(sizeof(float) * 4 * NG);
+  float *z = malloc(sizeof(float) * P), *cs = malloc(sizeof(float) * 4 * NG);
+  float *ch = r->straight_through ? malloc(sizeof(float) * 4 * NG) : NULL;
   double *dc = malloc(sizeof(double) * 4 * NG);
   int rc = DLCA_OK;
-  if (!z || !cs || !ch || !dc) {
+  if (!z || !cs || (r->straight_through && !ch) || !dc) {
     rc = dlca__fail(DLCA_ENOMEM, "reference trainer: out of memory for %zu logits", P);
     goto out;
   }
-  if (s->gumbel) dlca__noisy_logits(t->model->params, P, s->gumbel, key, z);
+  if (s->gumbel) dlca__noisy_logits(t->model->params, P, s->gumbel, dlca__epoch_key(t->cfg.seed, t->epoch), z);
   else memcpy(z, t->model->params, sizeof(float) * P);
   dlca__coefficients(NG, z, inv_tau, 0, cs);
-  if (r->straight_through) dlca__coefficients(NG, z, 1.0f, 1, ch);
-  rc = dlca__ref_gradient_sums(t->model, run, s->x, t->target, r->straight_through ? ch : cs, cs, &s->loss, dc,
-                               s->soft);
+  if (ch) dlca__coefficients(NG, z, 1.0f, 1, ch);
+  rc = dlca__ref_gradient_sums(t->model, run, s->x, t->target, ch ? ch : cs, cs, &s->loss, dc, s->soft);
   if (!rc) dlca__logit_grad_t(NG, z, inv_tau, dc, s->grad);
 out:
   free(z), free(cs), free(ch), free(dc);
@@ -71,8 +72,7 @@ static int ref_step(dlca_trainer *t) {
   const size_t P = t->model->n_params;
   dlca_run run = dlca__trainer_run(t, t->epoch);
   dlca__start_grids(t, t->epoch, s->x);
-  int rc = dlca__relax_active(r) ? relaxed_gradient(t, &run)
-                                 : dlca_ref_gradient(t->model, &run, s->x, t->target, &s->loss, s->grad, s->soft);
+  int rc = epoch_gradient(t, &run);
   if (rc) return rc;
   const float *g = s->grad;
   float *noisy = NULL;

@@ -6,11 +6,6 @@
 #include <stdlib.h>
 #include "train/trainer_impl.h"
 
-int dlca__relax_active(const dlca_relax *r) {
-  return (r->temperature != 0 && r->temperature != 1) || r->gumbel_scale != 0 || r->straight_through ||
-         r->grad_noise != 0;
-}
-
 float dlca__relax_inv_tau(const dlca_relax *r) { return r->temperature > 0 ? 1.0f / r->temperature : 1.0f; }
 
 int dlca__relax_validate(const dlca_relax *r) {

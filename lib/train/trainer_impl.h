@@ -62,7 +62,6 @@ void dlca__hard_eval(const dlca_trainer *t, const float *state, dlca_eval *out);
 #define DLCA_GUMBEL_LEVELS 65536
 #define DLCA_STREAM_GUMBEL 0xFFFFFF00u
 #define DLCA_STREAM_GRAD_NOISE 0xFFFFFF01u
-int dlca__relax_active(const dlca_relax *r);
 int dlca__relax_validate(const dlca_relax *r);
 float dlca__relax_inv_tau(const dlca_relax *r);
 int dlca__gumbel_table(float scale, float **out);
