@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "dlca_cl.h"
 #include "../tools/cli.h"
+#include "../tools/targets.h"
 
 #define PROG "dlca-recipes"
 #define MAX_SEEDS 64
@@ -134,8 +135,6 @@ typedef struct result {
   size_t active_gates, n_gates;
   double wall_s;
 } result;
-
-static double now(void) { return cli_now(); }
 
 static int find_recipe(const char *name) {
   for (int i = 0; i < N_RECIPES; i++)
@@ -267,7 +266,7 @@ static int run_one(const options *o, dlca_context *ctx, int ri, long seed, resul
   cfg.relax = rp->relax;
   memset(out, 0, sizeof *out);
   out->recipe = ri, out->seed = seed, out->success_epoch = -1;
-  double t0 = now();
+  double t0 = cli_now();
   if ((rc = dlca_trainer_new(ctx, m, &cfg, &t))) {
     rc = fail("trainer", 1);
     goto done;
@@ -280,9 +279,7 @@ static int run_one(const options *o, dlca_context *ctx, int ri, long seed, resul
     rc = 1;
     goto done;
   }
-  /* spec section 5: cell (r, q) of the target is ((r/2 + q/2) mod 2) on channel 0 */
-  for (int r = 0; r < H; r++)
-    for (int q = 0; q < W; q++) y[((size_t)r * W + q) * sh.channels] = (float)((r / 2 + q / 2) & 1);
+  target_checkerboard(H, W, sh.channels, y);
   if ((rc = dlca_trainer_set_target(t, y, 0))) {
     rc = fail("target", 1);
     goto done;
@@ -356,7 +353,7 @@ static int run_one(const options *o, dlca_context *ctx, int ri, long seed, resul
     }
     dlca_model_free(tm);
   }
-  out->wall_s = now() - t0;
+  out->wall_s = cli_now() - t0;
 done:
   free(y);
   dlca_trainer_free(t);

@@ -17,6 +17,6 @@ bench_dlca_tune_LDADD = libdlca_cl_internal.la $(DLCA_DEP_LIBS)
 # often and how fast they reach a hard circuit right on fresh grids
 # (doc/training.md). Public API and jansson.
 noinst_PROGRAMS += bench/dlca-recipes
-bench_dlca_recipes_SOURCES = bench/dlca-recipes.c tools/cli.h
-bench_dlca_recipes_LDADD = libdlca_cl.la $(JANSSON_LIBS) -lm
-bench_dlca_recipes_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
+bench_dlca_recipes_SOURCES = bench/dlca-recipes.c tools/cli.h tools/targets.c tools/targets.h \
+	tools/image.c tools/image.h tools/builtin.c tools/builtin.h
+bench_dlca_recipes_LDADD = libdlca_cl.la $(JANSSON_LIBS) $(PNG_LIBS) -lm

@@ -8,7 +8,6 @@
 typedef struct train_recipe {
   const char *preset;
   float temperature, gumbel;
-  const char *evidence; /* one line: what was measured */
 } train_recipe;
 
 /* The preset's recommended recipe, or NULL where none was measured to beat
