@@ -15,7 +15,7 @@ bench_dlca_tune_LDADD = libdlca_cl_internal.la $(DLCA_DEP_LIBS)
 
 # dlca-recipes: training recipes (schedules, relaxations) compared by how
 # often and how fast they reach a hard circuit right on fresh grids
-# (doc/training.md). Public API and jansson.
+# (doc/training.md). Public API, jansson and the tools' targets.
 noinst_PROGRAMS += bench/dlca-recipes
 bench_dlca_recipes_SOURCES = bench/dlca-recipes.c tools/cli.h tools/targets.c tools/targets.h \
 	tools/image.c tools/image.h tools/builtin.c tools/builtin.h

@@ -278,7 +278,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
     __global const float *g_next, __global float *g_cur, __global const float *dP_next, __global float *dP_cur,
     __global const float4 *coef, __global const float4 *dcoef, __global const int *wires,
     __global const int *rev_off, __global const int *rev, __global float *partial, __global float *loss_partial,
-    __global const uchar *masks, int use_masks, ulong mask_key, float rate, int t, int top, int B, int H, int W, __local float *act, __local float *dact,
+    __global const uchar *masks, int use_masks, ulong mask_key, float rate, int t, int top, int B, int H, int W,
+    __local float *act, __local float *dact,
     __local float *patch, __local float *dout, __local float *ga, __local float *gb, __local float4 *pcoef,
     __local float4 *pdcoef_st) {
   const int tid = get_local_id(0), grp = get_group_id(0), nwg = get_num_groups(0), cells = B * H * W;

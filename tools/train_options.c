@@ -346,7 +346,9 @@ int train_options_parse(int argc, char **argv, train_options *o) {
   }
   if (o->reference_protocol) o->recipe = TRAIN_RECIPE_REFERENCE;
   if (o->reference_protocol && changes_training) {
-    fprintf(stderr, "%s: %s: the reference protocol trains with a constant lr, no early stop, no --keep-best and no relaxation\n",
+    fprintf(stderr,
+            "%s: %s: the reference protocol trains with a constant lr, no early stop, no --keep-best and no "
+            "relaxation\n",
             TRAIN_PROG, changes_training);
     return CLI_USAGE;
   }

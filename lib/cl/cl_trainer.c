@@ -175,10 +175,10 @@ static void cl_destroy(dlca_trainer *t) {
   cl_kernel ks[] = {st->k_coef, st->k_start, st->k_fwd, st->k_bwd, st->k_adamw, st->k_eval};
   for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
     if (ks[i]) clReleaseKernel(ks[i]);
-  cl_mem *bs[] = {&st->coef_st, &st->gumbel, &st->params, &st->m,       &st->v,       &st->grad,    &st->coef,         &st->coef_hard,
-                  &st->wires,  &st->rev_off, &st->rev,     &st->states,  &st->hard[0],      &st->hard[1],
-                  &st->g[0],   &st->g[1],    &st->dP[0],   &st->dP[1],   &st->partial,      &st->loss_partial,
-                  &st->loss,   &st->eval_out, &st->target, &st->input,   &st->masks};
+  cl_mem *bs[] = {&st->coef_st, &st->gumbel, &st->params, &st->m, &st->v, &st->grad, &st->coef, &st->coef_hard,
+                  &st->wires, &st->rev_off, &st->rev, &st->states, &st->hard[0], &st->hard[1], &st->g[0], &st->g[1],
+                  &st->dP[0], &st->dP[1], &st->partial, &st->loss_partial, &st->loss, &st->eval_out, &st->target,
+                  &st->input, &st->masks};
   for (size_t i = 0; i < sizeof bs / sizeof bs[0]; i++) release(bs[i]);
   free(st);
   t->impl = NULL;
