@@ -63,6 +63,12 @@ __constant int PS[NP + 1] = {P_SIZES};
 /* one zero past the end, so that an unrolled look-ahead never reads out of bounds */
 __constant int US[NU + 2] = {U_SIZES, 0};
 __constant int LOSS[NLOSS] = {LOSS_CH};
+/* the ELL width of each update layer's reverse wiring (host: layer_fanout) */
+__constant int UF[NU + 1] = {U_FANOUT, 0};
+/* reverse-wiring entries of a thread's first input loaded one layer ahead */
+#ifndef RPF
+#define RPF 2
+#endif
 __constant int PW[2 * PG1] = {P_WIRES};
 
 /* Perception pairs (channel, kernel) per thread, and update gates per thread. */
@@ -276,12 +282,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_forward(
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
     __global const float *states, ulong t_off, ulong T_off, __global const float *target,
     __global const float *g_next, __global float *g_cur, __global const float *dP_next, __global float *dP_cur,
-    __global const float4 *coef, __global const float4 *dcoef, __global const int *wires,
-    __global const int *rev_off, __global const int *rev, __global float *partial, __global float *loss_partial,
-    __global const uchar *masks, int use_masks, ulong mask_key, float rate, int t, int top, int B, int H, int W,
-    __local float *act, __local float *dact,
-    __local float *patch, __local float *dout, __local float *ga, __local float *gb, __local float4 *pcoef,
-    __local float4 *pdcoef_st) {
+    __global const float4 *coef, __global const float4 *dcoef, __global const int *wires, __global const int2 *rev,
+    __global float *partial, __global float *loss_partial, __global const uchar *masks, int use_masks,
+    ulong mask_key, float rate, int t, int top, int B, int H, int W, __local float *act, __local float *dact,
+    __local float *patch, __local float *dout, __local float4 *pcoef, __local float4 *pdcoef_st) {
   const int tid = get_local_id(0), grp = get_group_id(0), nwg = get_num_groups(0), cells = B * H * W;
   __global const float *state_t = states + t_off, *state_T = states + T_off;
   /* coef runs the circuit (recompute); dcoef gives the gate derivatives
@@ -303,7 +307,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
 
   /* CPW cells at a time: cells base .. base + CPW - 1 share every barrier.
    * Local arrays hold CPW rows: act (ACTF floats each), dact (2 DW), patch
-   * (9 C), ga and gb (GMAX), dout (C). */
+   * (9 C), dout (C). */
   for (int base = grp * CPW; base < cells; base += nwg * CPW) {
     /* 1. dL/d(state_{t+1}) of each cell */
     for (int jc = tid; jc < CPW * C; jc += WG) {
@@ -357,58 +361,75 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
       dact[j * 2 * DW + (NU & 1) * DW + c] = dout[jc] * fired[j];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    /* 4. update layers, last to first, in two phases per layer:
-     *  A. each gate adds its 4 sums and leaves d*(c1 + c3 b) and d*(c2 + c3 a),
-     *     its gradients towards inputs a and b, in ga/gb;
-     *  B. each input gathers them from the gates that read it (reverse wiring:
-     *     rev_off[ro + i] .. rev_off[ro + i + 1] index rev, entries
-     *     2*gate + side), so no two threads write the same value.
-     * Phase A's wires and coefficients are loaded one layer ahead. */
+    /* 4. update layers, last to first, one barrier per layer. Layer l reads
+     * its output gradients from dact row (l + 1) & 1 and writes its input
+     * gradients to row l & 1, so nothing written in a layer is read in it:
+     *  - gate g adds its 4 sums d, d a, d b, d a b;
+     *  - input i walks the gates that read it (reverse wiring, ELL: entry k of
+     *    input i at rev[rb + k n + i] = (2 gate + side, the gate's other input),
+     *    gate < 0 past its fan-out UF[l]) and sums d (c1 + c3 b) (side a) or
+     *    d (c2 + c3 a) (side b), c from dcoef, in entry order, so no two
+     *    threads write one value.
+     * The wires of slot 0's gate and the first RPF entries of slot 0's input
+     * are loaded one layer ahead. */
     {
-      int ao = UTOTAL - C, go = NGP + NGU, wo = 2 * PG1, ro = 0, slot = 0;
-      for (int l = 0; l < NU; l++) wo += 2 * US[l + 1], ro += US[l] + 1, slot += (US[l + 1] + WG - 1) / WG;
+      int ao = UTOTAL - C, go = NGP + NGU, wo = 2 * PG1, rb = 0, slot = 0;
+      for (int l = 0; l < NU; l++) wo += 2 * US[l + 1], rb += UF[l] * US[l], slot += (US[l + 1] + WG - 1) / WG;
       int pa = 0, pb = 0;
-      float4 pc = (float4)(0.0f);
+      int2 pe[RPF];
       {
-        const int G = US[NU];
-        if (tid < G) pa = wires[wo - 2 * G + tid], pb = wires[wo - G + tid], pc = dcoef[go - G + tid];
+        const int G = US[NU], n1 = US[NU - 1], R1 = UF[NU - 1];
+        if (tid < G) pa = wires[wo - 2 * G + tid], pb = wires[wo - G + tid];
+DLCA_UNROLL
+        for (int k = 0; k < RPF; k++) pe[k] = k < R1 && tid < n1 ? rev[rb - R1 * n1 + k * n1 + tid] : (int2)(-1, 0);
       }
 DLCA_UNROLL
       for (int l = NU - 1; l >= 0; l--) {
-        const int n = US[l], G = US[l + 1];
-        ao -= n, go -= G, wo -= 2 * G, ro -= n + 1, slot -= (G + WG - 1) / WG;
+        const int n = US[l], G = US[l + 1], R = UF[l];
+        ao -= n, go -= G, wo -= 2 * G, rb -= R * n, slot -= (G + WG - 1) / WG;
         const int wa0 = pa, wb0 = pb;
-        const float4 c0 = pc;
+        int2 e0[RPF];
+DLCA_UNROLL
+        for (int k = 0; k < RPF; k++) e0[k] = pe[k];
         if (l > 0) {
-          const int G1 = US[l];
-          if (tid < G1) pa = wires[wo - 2 * G1 + tid], pb = wires[wo - G1 + tid], pc = dcoef[go - G1 + tid];
+          const int G1 = US[l], n1 = US[l - 1], R1 = UF[l - 1];
+          if (tid < G1) pa = wires[wo - 2 * G1 + tid], pb = wires[wo - G1 + tid];
+DLCA_UNROLL
+          for (int k = 0; k < RPF; k++) pe[k] = k < R1 && tid < n1 ? rev[rb - R1 * n1 + k * n1 + tid] : (int2)(-1, 0);
         }
+        __local const float *dg = dact + ((l + 1) & 1) * DW;
+        __local float *di = dact + (l & 1) * DW;
 DLCA_UNROLL
         for (int i = 0; i < (G + WG - 1) / WG; i++) {
           const int g = tid + i * WG;
           if (g < G) {
             const int ia = i ? wires[wo + g] : wa0, ib = i ? wires[wo + G + g] : wb0;
-            const float4 cf = i ? dcoef[go + g] : c0;
             for (int j = 0; j < CPW; j++) {
-              float d = dact[j * 2 * DW + ((l + 1) & 1) * DW + g], a = act[j * ACTF + ao + ia],
-                    bb = act[j * ACTF + ao + ib];
+              float d = dg[j * 2 * DW + g], a = act[j * ACTF + ao + ia], bb = act[j * ACTF + ao + ib];
               accU[slot + i][0] += d, accU[slot + i][1] += d * a, accU[slot + i][2] += d * bb;
               accU[slot + i][3] += d * a * bb;
-              ga[j * GMAX + g] = d * (cf.y + cf.w * bb);
-              gb[j * GMAX + g] = d * (cf.z + cf.w * a);
             }
           }
         }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int i = tid; i < n; i += WG) {
-          const int e0 = rev_off[ro + i], e1 = rev_off[ro + i + 1];
-          for (int j = 0; j < CPW; j++) {
-            float sum = 0.0f;
-            for (int e = e0; e < e1; e++) {
-              const int ent = rev[e];
-              sum += (ent & 1) ? gb[j * GMAX + (ent >> 1)] : ga[j * GMAX + (ent >> 1)];
+DLCA_UNROLL
+        for (int ii = 0; ii < (n + WG - 1) / WG; ii++) {
+          const int i = tid + ii * WG;
+          if (i < n) {
+            float sum[CPW];
+            for (int j = 0; j < CPW; j++) sum[j] = 0.0f;
+            for (int k = 0; k < R; k++) {
+              const int2 ent = ii == 0 && k < RPF ? e0[k < RPF ? k : 0] : rev[rb + k * n + i];
+              if (ent.x >= 0) {
+                const int g = ent.x >> 1;
+                const float4 cf = dcoef[go + g]; /* derivative: the soft set */
+                const float cs = (ent.x & 1) ? cf.z : cf.y;
+                for (int j = 0; j < CPW; j++) {
+                  const float d = dg[j * 2 * DW + g], o = act[j * ACTF + ao + ent.y];
+                  sum[j] += d * (cs + cf.w * o);
+                }
+              }
             }
-            dact[j * 2 * DW + (l & 1) * DW + i] = sum;
+            for (int j = 0; j < CPW; j++) di[j * 2 * DW + i] = sum[j];
           }
         }
         barrier(CLK_LOCAL_MEM_FENCE);

@@ -16,7 +16,8 @@ typedef struct cl_shape {
   int C, K, S, NP, NU, PTOT, UTOTAL, PG1, NGP, NGU, wg;
   int gmax;                    /* widest update layer (gates) */
   int dw;                      /* widest update vector, input included */
-  size_t n_wires, n_rev_off, n_rev;
+  size_t n_wires, n_rev;
+  int fanout[DLCA_MAX_LAYERS]; /* most gates reading one input of update layer l (ELL width of rev) */
   size_t act_floats;           /* max(UTOTAL, C*K*9) */
   size_t acc_stride;           /* floats of one work-group's partial sums */
   int nwg;                     /* backward work-groups */
@@ -27,7 +28,7 @@ typedef struct cl_shape {
 typedef struct cl_state {
   cl_shape sh;
   cl_kernel k_coef, k_start, k_fwd, k_bwd, k_adamw, k_eval;
-  cl_mem params, m, v, grad, coef, coef_hard, wires, rev_off, rev;
+  cl_mem params, m, v, grad, coef, coef_hard, wires, rev;
   cl_mem coef_st;         /* straight-through forward coefficients (issue 6), or NULL */
   cl_mem gumbel;          /* the Gumbel table (issue 6), or a 4-byte placeholder */
   cl_mem states;          /* (T+1) grids */
@@ -36,6 +37,17 @@ typedef struct cl_state {
   cl_mem partial, loss_partial, loss, eval_out, target, input, masks;
   int hard_final;         /* which hard buffer holds the last hard state */
 } cl_state;
+
+/* The most gates of layer L that read one of its inputs (at least 1). */
+static int layer_fanout(const dlca_layer *L) {
+  int *cnt = calloc((size_t)L->n_in, sizeof(int)), r = 1;
+  if (!cnt) return 2 * L->n_gates; /* an upper bound; only wastes table space */
+  for (int g = 0; g < L->n_gates; g++) cnt[L->wa[g]]++, cnt[L->wb[g]]++;
+  for (int i = 0; i < L->n_in; i++)
+    if (cnt[i] > r) r = cnt[i];
+  free(cnt);
+  return r;
+}
 
 static void shape_of(const dlca_model *m, cl_shape *s) {
   memset(s, 0, sizeof *s);
@@ -51,8 +63,8 @@ static void shape_of(const dlca_model *m, cl_shape *s) {
     s->NGU += m->update[l].n_gates;
     if (m->update[l].n_gates > s->gmax) s->gmax = m->update[l].n_gates;
     s->n_wires += 2 * (size_t)m->update[l].n_gates;
-    s->n_rev_off += (size_t)m->update[l].n_in + 1;
-    s->n_rev += 2 * (size_t)m->update[l].n_gates;
+    s->fanout[l] = layer_fanout(&m->update[l]);
+    s->n_rev += (size_t)s->fanout[l] * (size_t)m->update[l].n_in;
   }
   s->NGP = s->K * s->PG1;
   size_t ck9 = (size_t)s->C * s->K * 9;
@@ -70,7 +82,7 @@ static size_t footprint(const dlca_model *m, const dlca_train_config *cfg, const
   size_t P = m->n_params, grid = (size_t)cfg->batch * cfg->height * cfg->width * s->C;
   size_t cells = (size_t)cfg->batch * cfg->height * cfg->width;
   size_t f = 4 * P * sizeof(float) + 2 * (P / 16) * 4 * sizeof(float);
-  f += (s->n_wires + s->n_rev_off + s->n_rev) * sizeof(int);
+  f += (s->n_wires + 2 * s->n_rev) * sizeof(int);
   f += ((size_t)cfg->steps + 1 + 2 + 2 + 2) * grid * sizeof(float); /* states, hard, g, target/input */
   f += 2 * 9 * grid * sizeof(float);                                 /* dP */
   f += nwg * s->acc_stride * sizeof(float) + nwg * sizeof(float);
@@ -104,6 +116,7 @@ static int build(dlca_trainer *t, cl_state *st, cl_program *prog) {
            t->cfg.relax.straight_through ? 1 : 0);
   append_list(opts, sizeof opts, "P_SIZES", m->shape.perceive_layers, m->shape.n_perceive_layers);
   append_list(opts, sizeof opts, "U_SIZES", m->shape.update_layers, m->shape.n_update_layers);
+  append_list(opts, sizeof opts, "U_FANOUT", s->fanout, s->NU);
   append_list(opts, sizeof opts, "LOSS_CH", t->cfg.loss_channels, t->cfg.n_loss_channels);
   /* perception wires, baked in so that each stack unrolls into registers */
   int pw[2 * 1024], n = 0;
@@ -115,19 +128,19 @@ static int build(dlca_trainer *t, cl_state *st, cl_program *prog) {
   return dlca__program_get(t->ctx, KFILE, opts, prog, NULL);
 }
 
-/* Wires of every layer, then the update layers' reverse wiring (CSR of the
- * gates that read each input: entries 2*gate + side). */
+/* Wires of every layer, then the update layers' reverse wiring, one ELL block
+ * per layer: with n inputs and fan-out R (shape_of), entry k of input i is
+ * rev[base + k n + i] = (2 gate + side, the gate's other input), side 0 for
+ * input a, 1 for b; the consumers of input i in gate order, a before b, then
+ * (-1, 0) up to R. The kernel sums the entries in this order. */
 static int upload_wiring(dlca_trainer *t, cl_state *st) {
   const dlca_model *m = t->model;
   const cl_shape *s = &st->sh;
-  int32_t *w = malloc(sizeof(int32_t) * s->n_wires), *ro = malloc(sizeof(int32_t) * (s->n_rev_off + 1)),
-          *rv = malloc(sizeof(int32_t) * (s->n_rev + 1));
+  int32_t *w = malloc(sizeof(int32_t) * s->n_wires), *rv = malloc(sizeof(int32_t) * 2 * (s->n_rev + 1));
+  int32_t *fill = NULL;
   int rc = DLCA_OK;
-  if (!w || !ro || !rv) {
-    rc = dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory");
-    goto out;
-  }
-  size_t o = 0, oo = 0, ov = 0;
+  size_t o = 0, ov = 0;
+  if (!w || !rv) goto oom;
   for (int l = 0; l < m->n_perceive; l++) {
     const dlca_layer *L = &m->perceive[l];
     memcpy(w + o, L->wa, sizeof(int32_t) * L->n_gates), o += L->n_gates;
@@ -135,33 +148,27 @@ static int upload_wiring(dlca_trainer *t, cl_state *st) {
   }
   for (int l = 0; l < m->n_update; l++) {
     const dlca_layer *L = &m->update[l];
+    const size_t n = (size_t)L->n_in, R = (size_t)s->fanout[l];
     memcpy(w + o, L->wa, sizeof(int32_t) * L->n_gates), o += L->n_gates;
     memcpy(w + o, L->wb, sizeof(int32_t) * L->n_gates), o += L->n_gates;
-    /* counting sort by input: consumers of input i in gate order, a before b */
-    size_t base = oo;
-    for (int i = 0; i <= L->n_in; i++) ro[base + i] = 0;
-    for (int g = 0; g < L->n_gates; g++) ro[base + L->wa[g] + 1]++, ro[base + L->wb[g] + 1]++;
-    ro[base] = (int32_t)ov;
-    for (int i = 0; i < L->n_in; i++) ro[base + i + 1] += ro[base + i];
-    int32_t *fill = calloc((size_t)L->n_in, sizeof(int32_t));
-    if (!fill) {
-      rc = dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory");
-      goto out;
-    }
-    for (int g = 0; g < L->n_gates; g++) {
-      rv[ro[base + L->wa[g]] + fill[L->wa[g]]++] = 2 * g;
-      rv[ro[base + L->wb[g]] + fill[L->wb[g]]++] = 2 * g + 1;
-    }
-    free(fill);
-    ov += 2 * (size_t)L->n_gates;
-    oo += (size_t)L->n_in + 1;
+    if (!(fill = calloc(n, sizeof(int32_t)))) goto oom;
+    for (size_t e = 0; e < R * n; e++) rv[2 * (ov + e)] = -1, rv[2 * (ov + e) + 1] = 0;
+    for (int g = 0; g < L->n_gates; g++)
+      for (int side = 0; side < 2; side++) {
+        const int32_t in = side ? L->wb[g] : L->wa[g], other = side ? L->wa[g] : L->wb[g];
+        const size_t e = ov + (size_t)fill[in]++ * n + (size_t)in;
+        rv[2 * e] = 2 * g + side, rv[2 * e + 1] = other;
+      }
+    free(fill), fill = NULL;
+    ov += R * n;
   }
   rc = dlca__upload(t->ctx, st->wires, 0, sizeof(int32_t) * s->n_wires, w, "wires");
-  if (!rc) rc = dlca__upload(t->ctx, st->rev_off, 0, sizeof(int32_t) * s->n_rev_off, ro, "reverse wiring");
-  if (!rc) rc = dlca__upload(t->ctx, st->rev, 0, sizeof(int32_t) * s->n_rev, rv, "reverse wiring");
-out:
-  free(w), free(ro), free(rv);
+  if (!rc) rc = dlca__upload(t->ctx, st->rev, 0, sizeof(int32_t) * 2 * s->n_rev, rv, "reverse wiring");
+  free(w), free(rv);
   return rc;
+oom:
+  free(w), free(rv), free(fill);
+  return dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory");
 }
 
 static void release(cl_mem *b) {
@@ -176,9 +183,9 @@ static void cl_destroy(dlca_trainer *t) {
   for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
     if (ks[i]) clReleaseKernel(ks[i]);
   cl_mem *bs[] = {&st->coef_st, &st->gumbel, &st->params, &st->m, &st->v, &st->grad, &st->coef, &st->coef_hard,
-                  &st->wires, &st->rev_off, &st->rev, &st->states, &st->hard[0], &st->hard[1], &st->g[0], &st->g[1],
-                  &st->dP[0], &st->dP[1], &st->partial, &st->loss_partial, &st->loss, &st->eval_out, &st->target,
-                  &st->input, &st->masks};
+                  &st->wires, &st->rev, &st->states, &st->hard[0], &st->hard[1], &st->g[0], &st->g[1], &st->dP[0],
+                  &st->dP[1], &st->partial, &st->loss_partial, &st->loss, &st->eval_out, &st->target, &st->input,
+                  &st->masks};
   for (size_t i = 0; i < sizeof bs / sizeof bs[0]; i++) release(bs[i]);
   free(st);
   t->impl = NULL;
@@ -208,12 +215,12 @@ static int cl_init(dlca_trainer *t) {
                       ctx->info.max_work_group);
   s->nwg = (int)backward_groups(&t->cfg, ctx->info.compute_units, per_cu);
   s->nwg_fwd = (int)backward_groups(&t->cfg, ctx->info.compute_units, fwd_per_cu);
-  /* local memory of the backward kernel: per cell act, dact, patch, ga, gb;
+  /* local memory of the backward kernel: per cell act, dact, patch;
    * then dout and the perception coefficients. Fewer cells side by side
    * where the tuned number does not fit. */
   size_t local;
   for (;;) {
-    size_t per_cell = s->act_floats + 2 * (size_t)s->dw + 9 * (size_t)s->C + 2 * (size_t)s->gmax;
+    size_t per_cell = s->act_floats + 2 * (size_t)s->dw + 9 * (size_t)s->C;
     size_t dout = (size_t)cpw * s->C > (size_t)s->wg ? (size_t)cpw * s->C : (size_t)s->wg;
     local = ((size_t)cpw * per_cell + dout + 4 * (size_t)s->NGP * (t->cfg.relax.straight_through ? 2 : 1)) *
             sizeof(float);
@@ -256,8 +263,7 @@ static int cl_init(dlca_trainer *t) {
       (rc = dlca__buffer(ctx, NG * 16, "gate coefficients", &st->coef)) ||
       (rc = dlca__buffer(ctx, NG * 16, "hard gate coefficients", &st->coef_hard)) ||
       (rc = dlca__buffer(ctx, s->n_wires * 4, "wires", &st->wires)) ||
-      (rc = dlca__buffer(ctx, s->n_rev_off * 4 + 4, "reverse wiring", &st->rev_off)) ||
-      (rc = dlca__buffer(ctx, s->n_rev * 4 + 4, "reverse wiring", &st->rev)) ||
+      (rc = dlca__buffer(ctx, s->n_rev * 8 + 8, "reverse wiring", &st->rev)) ||
       (rc = dlca__buffer(ctx, grid * ((size_t)t->cfg.steps + 1), "states of every step", &st->states)) ||
       (rc = dlca__buffer(ctx, grid, "hard states", &st->hard[0])) ||
       (rc = dlca__buffer(ctx, grid, "hard states", &st->hard[1])) ||
@@ -408,14 +414,13 @@ static int enqueue_backward(dlca_trainer *t, int step) {
   cl_mem dP_cur = st->dP[step % 2], dP_next = st->dP[(step + 1) % 2], fcoef = forward_coef(st);
   argset a = {st->k_bwd, 0, 0};
   ARG(&a, st->states), ARG(&a, t_off), ARG(&a, T_off), ARG(&a, st->target), ARG(&a, g_next), ARG(&a, g_cur);
-  ARG(&a, dP_next), ARG(&a, dP_cur), ARG(&a, fcoef), ARG(&a, st->coef), ARG(&a, st->wires), ARG(&a, st->rev_off);
-  ARG(&a, st->rev);
+  ARG(&a, dP_next), ARG(&a, dP_cur), ARG(&a, fcoef), ARG(&a, st->coef), ARG(&a, st->wires), ARG(&a, st->rev);
   ARG(&a, st->partial), ARG(&a, st->loss_partial), ARG(&a, st->masks), ARG(&a, use_masks), ARG(&a, key);
   ARG(&a, rate), ARG(&a, ti), ARG(&a, top), ARG(&a, B), ARG(&a, H), ARG(&a, W);
   const size_t cpw = (size_t)s->cpw;
   LOCAL(&a, cpw * s->act_floats), LOCAL(&a, cpw * 2 * (size_t)s->dw), LOCAL(&a, cpw * 9 * (size_t)s->C);
   LOCAL(&a, cpw * s->C > (size_t)s->wg ? cpw * s->C : (size_t)s->wg);
-  LOCAL(&a, cpw * s->gmax), LOCAL(&a, cpw * s->gmax), LOCAL(&a, 4 * (size_t)s->NGP);
+  LOCAL(&a, 4 * (size_t)s->NGP);
   LOCAL(&a, st->coef_st ? 4 * (size_t)s->NGP : 4);
   int rc = arg_done(&a, "dlca_backward");
   size_t lws = (size_t)s->wg, gws = (size_t)s->nwg * lws;
