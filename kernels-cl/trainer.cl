@@ -70,6 +70,13 @@ __constant int UF[NU + 1] = {U_FANOUT, 0};
 #define RPF 2
 #endif
 __constant int PW[2 * PG1] = {P_WIRES};
+/* 1: run each perception stack as one flat loop over its PG1 gates (tables
+ * from the host), so that every x index is a literal once unrolled and the
+ * stack stays in registers on NVIDIA; 0: the nested loop over layers. */
+#ifndef PFLAT
+#define PFLAT 1
+#endif
+__constant int PXA[PG1] = {P_XA}, PXB[PG1] = {P_XB}, PCO[PG1] = {P_CO}, PCG[PG1] = {P_CG}, PBQ[PG1] = {P_BQ};
 
 /* Perception pairs (channel, kernel) per thread, and update gates per thread. */
 #define PAIR_SLOTS ((C * K + WG - 1) / WG)
@@ -116,6 +123,10 @@ inline void load_patch(__global const float *grid, int H, int W, int r, int q, _
 inline void perceive_forward(__local const float4 *coef, __local const float *patch, int c, int k, float *x) {
 DLCA_UNROLL
   for (int f = 0; f < 9; f++) x[f] = patch[f * C + c];
+#if PFLAT
+DLCA_UNROLL
+  for (int q = 0; q < PG1; q++) x[9 + q] = gate_eval(coef[PCO[q] + k * PCG[q]], x[PXA[q]], x[PXB[q]]);
+#else
   int xo = 0, wo = 0, go = 0;
 DLCA_UNROLL
   for (int l = 0; l < NP; l++) {
@@ -127,6 +138,7 @@ DLCA_UNROLL
     }
     xo += n, wo += 2 * G, go += K * G;
   }
+#endif
 }
 
 /* The whole circuit of one cell: patch -> act[UTOTAL] (update input and every
@@ -449,6 +461,18 @@ DLCA_UNROLL
         for (int i = 0; i < PTOT; i++) dx[i] = 0.0f;
 DLCA_UNROLL
         for (int s = 0; s < S; s++) dx[PTOT - S + s] = dact[j * 2 * DW + C + c * S * K + s * K + k];
+#if PFLAT
+DLCA_UNROLL
+        for (int r = 0; r < PG1; r++) {
+          const int q = PBQ[r], ia = PXA[q], ib = PXB[q];
+          float d = dx[9 + q], a = x[ia], bb = x[ib];
+          float4 cf = pdcoef[PCO[q] + k * PCG[q]];
+          float *A = &accP[ps][q * 4];
+          A[0] += d, A[1] += d * a, A[2] += d * bb, A[3] += d * a * bb;
+          dx[ia] += d * (cf.y + cf.w * bb);
+          dx[ib] += d * (cf.z + cf.w * a);
+        }
+#else
         int xo = PTOT - S, wo = 2 * PG1, go = NGP, qo = PG1;
 DLCA_UNROLL
         for (int l = NP - 1; l >= 0; l--) {
@@ -465,6 +489,7 @@ DLCA_UNROLL
             dx[ib] += d * (cf.z + cf.w * a);
           }
         }
+#endif
 DLCA_UNROLL
         for (int f = 0; f < 9; f++) act[j * ACTF + p * 9 + f] = dx[f];
       }

@@ -107,25 +107,49 @@ static void append_list(char *buf, size_t n, const char *name, const int *v, int
 static int build(dlca_trainer *t, cl_state *st, cl_program *prog) {
   const cl_shape *s = &st->sh;
   const dlca_model *m = t->model;
-  char opts[16384];
-  snprintf(opts, sizeof opts,
+  enum { OPTS = 65536 };
+  char *opts = malloc(OPTS);
+  if (!opts) return dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory");
+  snprintf(opts, OPTS,
            "-cl-std=CL1.2 -DC=%d -DK=%d -DS=%d -DNP=%d -DNU=%d -DPERIODIC=%d -DASYNC=%d -DNLOSS=%d -DPTOT=%d "
            "-DUTOTAL=%d -DPG1=%d -DNGP=%d -DNGU=%d -DDW=%d -DCPW=%d -DACTF=%zu -DGMAX=%d -DST=%d",
            s->C, s->K, s->S, s->NP, s->NU, m->shape.periodic ? 1 : 0, t->cfg.async ? 1 : 0, t->cfg.n_loss_channels,
            s->PTOT, s->UTOTAL, s->PG1, s->NGP, s->NGU, s->dw, s->cpw, s->act_floats, s->gmax,
            t->cfg.relax.straight_through ? 1 : 0);
-  append_list(opts, sizeof opts, "P_SIZES", m->shape.perceive_layers, m->shape.n_perceive_layers);
-  append_list(opts, sizeof opts, "U_SIZES", m->shape.update_layers, m->shape.n_update_layers);
-  append_list(opts, sizeof opts, "U_FANOUT", s->fanout, s->NU);
-  append_list(opts, sizeof opts, "LOSS_CH", t->cfg.loss_channels, t->cfg.n_loss_channels);
+  append_list(opts, OPTS, "P_SIZES", m->shape.perceive_layers, m->shape.n_perceive_layers);
+  append_list(opts, OPTS, "U_SIZES", m->shape.update_layers, m->shape.n_update_layers);
+  append_list(opts, OPTS, "U_FANOUT", s->fanout, s->NU);
+  append_list(opts, OPTS, "LOSS_CH", t->cfg.loss_channels, t->cfg.n_loss_channels);
   /* perception wires, baked in so that each stack unrolls into registers */
   int pw[2 * 1024], n = 0;
   for (int l = 0; l < m->n_perceive && n + 2 * m->perceive[l].n_gates <= 2 * 1024; l++) {
     memcpy(pw + n, m->perceive[l].wa, sizeof(int) * m->perceive[l].n_gates), n += m->perceive[l].n_gates;
     memcpy(pw + n, m->perceive[l].wb, sizeof(int) * m->perceive[l].n_gates), n += m->perceive[l].n_gates;
   }
-  append_list(opts, sizeof opts, "P_WIRES", pw, n);
-  return dlca__program_get(t->ctx, KFILE, opts, prog, NULL);
+  append_list(opts, OPTS, "P_WIRES", pw, n);
+  /* The same stack flattened: gate q of the stack (layer by layer) writes
+   * x[9 + q] from x[P_XA[q]] and x[P_XB[q]] with coefficient
+   * P_CO[q] + k P_CG[q] of kernel k; P_BQ lists the gates in backward order
+   * (last layer first, gates ascending). One loop of constant trip count. */
+  int xa[1024], xb[1024], co[1024], cg[1024], bq[1024], q = 0, xo = 0;
+  for (int l = 0; l < m->n_perceive && q + m->perceive[l].n_gates <= 1024; l++) {
+    const dlca_layer *L = &m->perceive[l];
+    for (int g = 0; g < L->n_gates; g++, q++)
+      xa[q] = xo + L->wa[g], xb[q] = xo + L->wb[g], co[q] = s->K * (q - g) + g, cg[q] = L->n_gates;
+    xo += L->n_in;
+  }
+  for (int l = m->n_perceive - 1, r = 0, q0 = q; l >= 0; l--) {
+    q0 -= m->perceive[l].n_gates;
+    for (int g = 0; g < m->perceive[l].n_gates; g++) bq[r++] = q0 + g;
+  }
+  append_list(opts, OPTS, "P_XA", xa, q), append_list(opts, OPTS, "P_XB", xb, q);
+  append_list(opts, OPTS, "P_CO", co, q), append_list(opts, OPTS, "P_CG", cg, q);
+  append_list(opts, OPTS, "P_BQ", bq, q);
+  int rc = strlen(opts) + 1 >= OPTS
+               ? dlca__fail(DLCA_ECONFIG, "the model is too large for the device trainer's build options")
+               : dlca__program_get(t->ctx, KFILE, opts, prog, NULL);
+  free(opts);
+  return rc;
 }
 
 /* Wires of every layer, then the update layers' reverse wiring, one ELL block
