@@ -67,7 +67,12 @@ __constant int LOSS[NLOSS] = {LOSS_CH};
 __constant int UF[NU + 1] = {U_FANOUT, 0};
 /* reverse-wiring entries of a thread's first input loaded one layer ahead */
 #ifndef RPF
-#define RPF 2
+#define RPF 3
+#endif
+/* 1: also load those entries' coefficients one layer ahead (after the
+ * layer's own work, before its barrier); 0: load them where they are used */
+#ifndef CPF
+#define CPF 1
 #endif
 __constant int PW[2 * PG1] = {P_WIRES};
 /* 1: run each perception stack as one flat loop over its PG1 gates (tables
@@ -87,6 +92,16 @@ __constant int PXA[PG1] = {P_XA}, PXB[PG1] = {P_XB}, PCO[PG1] = {P_CO}, PCG[PG1]
 
 /* spec section 1: a gate is c0 + c1 a + c2 b + c3 ab (same order as the twin). */
 inline float gate_eval(float4 c, float a, float b) { return c.x + c.y * a + c.z * b + c.w * a * b; }
+
+/* The derivative coefficients an input needs from the gate of reverse-wiring
+ * entry `ent` of the layer whose gates start at `go`: (c1, c3) for side a,
+ * (c2, c3) for side b, from dcoef (the soft set, also under straight-through);
+ * zeros for a padding entry. */
+inline float2 rev_coef(__global const float4 *dcoef, int go, int2 ent) {
+  if (ent.x < 0) return (float2)(0.0f);
+  const float4 cf = dcoef[go + (ent.x >> 1)];
+  return (float2)((ent.x & 1) ? cf.z : cf.y, cf.w);
+}
 
 /* The fire mask of cell `cell` at step t, as dlca_fire_mask() in lib/ref/forward.c. */
 inline int fires(__global const uchar *masks, int use_masks, ulong key, float rate, int t, int cells, int cell) {
@@ -383,17 +398,20 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
      *    d (c2 + c3 a) (side b), c from dcoef, in entry order, so no two
      *    threads write one value.
      * The wires of slot 0's gate and the first RPF entries of slot 0's input
-     * are loaded one layer ahead. */
+     * (and with CPF their coefficients) are loaded one layer ahead. */
     {
       int ao = UTOTAL - C, go = NGP + NGU, wo = 2 * PG1, rb = 0, slot = 0;
       for (int l = 0; l < NU; l++) wo += 2 * US[l + 1], rb += UF[l] * US[l], slot += (US[l + 1] + WG - 1) / WG;
       int pa = 0, pb = 0;
       int2 pe[RPF];
+      float2 pcf[RPF];
       {
         const int G = US[NU], n1 = US[NU - 1], R1 = UF[NU - 1];
         if (tid < G) pa = wires[wo - 2 * G + tid], pb = wires[wo - G + tid];
 DLCA_UNROLL
         for (int k = 0; k < RPF; k++) pe[k] = k < R1 && tid < n1 ? rev[rb - R1 * n1 + k * n1 + tid] : (int2)(-1, 0);
+DLCA_UNROLL
+        for (int k = 0; k < RPF; k++) pcf[k] = CPF ? rev_coef(dcoef, go - G, pe[k]) : (float2)(0.0f);
       }
 DLCA_UNROLL
       for (int l = NU - 1; l >= 0; l--) {
@@ -401,8 +419,9 @@ DLCA_UNROLL
         ao -= n, go -= G, wo -= 2 * G, rb -= R * n, slot -= (G + WG - 1) / WG;
         const int wa0 = pa, wb0 = pb;
         int2 e0[RPF];
+        float2 c0[RPF];
 DLCA_UNROLL
-        for (int k = 0; k < RPF; k++) e0[k] = pe[k];
+        for (int k = 0; k < RPF; k++) e0[k] = pe[k], c0[k] = pcf[k];
         if (l > 0) {
           const int G1 = US[l], n1 = US[l - 1], R1 = UF[l - 1];
           if (tid < G1) pa = wires[wo - 2 * G1 + tid], pb = wires[wo - G1 + tid];
@@ -430,19 +449,23 @@ DLCA_UNROLL
             float sum[CPW];
             for (int j = 0; j < CPW; j++) sum[j] = 0.0f;
             for (int k = 0; k < R; k++) {
-              const int2 ent = ii == 0 && k < RPF ? e0[k < RPF ? k : 0] : rev[rb + k * n + i];
+              const int pf = ii == 0 && k < RPF;
+              const int2 ent = pf ? e0[k < RPF ? k : 0] : rev[rb + k * n + i];
+              const float2 cc = pf && CPF ? c0[k < RPF ? k : 0] : rev_coef(dcoef, go, ent);
               if (ent.x >= 0) {
                 const int g = ent.x >> 1;
-                const float4 cf = dcoef[go + g]; /* derivative: the soft set */
-                const float cs = (ent.x & 1) ? cf.z : cf.y;
                 for (int j = 0; j < CPW; j++) {
                   const float d = dg[j * 2 * DW + g], o = act[j * ACTF + ao + ent.y];
-                  sum[j] += d * (cs + cf.w * o);
+                  sum[j] += d * (cc.x + cc.y * o);
                 }
               }
             }
             for (int j = 0; j < CPW; j++) di[j * 2 * DW + i] = sum[j];
           }
+        }
+        if (CPF && l > 0) {
+DLCA_UNROLL
+          for (int k = 0; k < RPF; k++) pcf[k] = rev_coef(dcoef, go - US[l], pe[k]);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
       }
