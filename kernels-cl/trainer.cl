@@ -54,6 +54,12 @@ typedef float real_t;
 #ifndef CELLS_PER_GROUP
 #define CELLS_PER_GROUP 1
 #endif
+/* Where a small batch would leave compute units without a group, the host
+ * halves CELLS_PER_GROUP, but not below CELLS_PER_GROUP_MIN. */
+// @tunable CELLS_PER_GROUP_MIN 1 2
+#ifndef CELLS_PER_GROUP_MIN
+#define CELLS_PER_GROUP_MIN 1
+#endif
 // @tunable BWD_GROUPS_PER_CU 2 1 4 8 16
 #ifndef BWD_GROUPS_PER_CU
 #define BWD_GROUPS_PER_CU 2

@@ -38,7 +38,8 @@ for s in $seeds; do
   hl=$(sed -n 's/^hard loss: *//p' "$base.txt")
   fr=$(sed -n 's/^fresh accuracy: *\([0-9.]*%\).*/\1/p' "$base.txt")
   ag=$(sed -n 's/^active gates: *\([0-9]*\) of.*/\1/p' "$base.txt")
-  wt=$(sed -n 's/^wall time: *\([0-9.]*\) s.*/\1/p' "$base.txt")
+  # "wall time: 12.3 s" or "wall time: 1m00s (60.7 s), ..."
+  wt=$(sed -n 's/^wall time: *\([0-9.]*\) s.*/\1/p; s/^wall time: *[0-9]*m[0-9]*s (\([0-9.]*\) s).*/\1/p' "$base.txt")
   row="$preset,$name,$s,$ep,${h0:--},$hl,${fr:--},$ag,$wt,\"$*\""
   echo "$row" >>"$out/summary.csv"
   echo "$row"

@@ -223,7 +223,7 @@ static int cl_init(dlca_trainer *t) {
   const dlca_model *m = t->model;
   cl_shape *s = &st->sh;
   shape_of(m, s);
-  int per_cu = 2, fwd_per_cu = 8, cpw = 1, rc;
+  int per_cu = 2, fwd_per_cu = 8, cpw = 1, cpw_min = 1, rc;
   if (s->PG1 > 1024)
     return dlca__fail(DLCA_ECONFIG, "a perception stack of %d gates is too large for the device trainer (at most 1024)",
                       s->PG1);
@@ -231,6 +231,7 @@ static int cl_init(dlca_trainer *t) {
   if ((rc = dlca__tunable(ctx, KFILE, "BWD_GROUPS_PER_CU", &per_cu))) return rc;
   if ((rc = dlca__tunable(ctx, KFILE, "FWD_GROUPS_PER_CU", &fwd_per_cu))) return rc;
   if ((rc = dlca__tunable(ctx, KFILE, "CELLS_PER_GROUP", &cpw))) return rc;
+  if ((rc = dlca__tunable(ctx, KFILE, "CELLS_PER_GROUP_MIN", &cpw_min))) return rc;
   if (cpw < 1 || cpw > 16) return dlca__fail(DLCA_ECONFIG, "%s: tuned CELLS_PER_GROUP = %d is not in [1, 16]", KFILE, cpw);
   if (per_cu < 1 || fwd_per_cu < 1)
     return dlca__fail(DLCA_ECONFIG, "%s: tuned groups per compute unit must be at least 1", KFILE);
@@ -250,6 +251,17 @@ static int cl_init(dlca_trainer *t) {
             sizeof(float);
     if (local <= ctx->info.local_mem || cpw == 1) break;
     cpw--;
+  }
+  /* Cells side by side only while the batch still fills every group the
+   * device runs at once (compute units x BWD_GROUPS_PER_CU); a smaller one
+   * halves them, down to CELLS_PER_GROUP_MIN. H100 (doc/performance.md):
+   * 3 cells win at batch 512 (147.9 ms against 169.9 with 2), 2 at batch 2
+   * (1.19 ms against 1.27 with 3), and 1 is 1.5x slower than 2 for the
+   * 196 cells of checkerboard-async. */
+  {
+    size_t cells = (size_t)t->cfg.batch * t->cfg.height * t->cfg.width;
+    size_t slots = (size_t)(ctx->info.compute_units ? ctx->info.compute_units : 1) * (size_t)per_cu;
+    while (cpw > cpw_min && (cells + (size_t)cpw - 1) / (size_t)cpw < slots) cpw = cpw / 2 < cpw_min ? cpw_min : cpw / 2;
   }
   s->cpw = cpw;
   {
