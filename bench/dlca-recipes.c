@@ -9,7 +9,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "dlca_cl.h"
@@ -105,7 +107,8 @@ static const char help_text[] =
     "    --device SPEC        OpenCL device (default: $DLCA_CL_DEVICE, else the best)\n"
     "    --json FILE          every run and the per-recipe summary as JSON\n"
     "    --markdown FILE      append the per-recipe summary rows to FILE\n"
-    "    --save-dir DIR       save each run's final model as DIR/RECIPE-sSEED.json\n"
+    "    --save-dir DIR       save each run's final model as DIR/TASK-RECIPE-sSEED.json\n"
+    "                         (DIR is created if missing)\n"
     "                         (for dlca-eval)\n"
     "    --list               the recipes and what they do\n"
     "    --quiet              no per-run lines on stderr\n"
@@ -226,6 +229,10 @@ static int parse(int argc, char **argv, options *o) {
     fprintf(stderr, "%s: %s: unexpected argument (see --help)\n", PROG, argv[optind]);
     return 2;
   }
+  if (o->save_dir && mkdir(o->save_dir, 0777) && errno != EEXIST) {
+    fprintf(stderr, "%s: --save-dir %s: cannot create it: %s\n", PROG, o->save_dir, strerror(errno));
+    return 2;
+  }
   return 0;
 }
 
@@ -344,7 +351,7 @@ static int run_one(const options *o, dlca_context *ctx, int ri, long seed, resul
     out->n_gates = dlca_model_n_gates(tm);
     if (o->save_dir) {
       char path[4096];
-      snprintf(path, sizeof path, "%s/%s-s%ld.json", o->save_dir, rp->name, seed);
+      snprintf(path, sizeof path, "%s/%s-%s-s%ld.json", o->save_dir, o->task, rp->name, seed);
       if ((rc = dlca_model_save(tm, path))) {
         dlca_model_free(tm);
         rc = fail("--save-dir", 1);

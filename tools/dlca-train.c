@@ -370,8 +370,8 @@ static void print_summary(const run *r, const outcome *w) {
   printf("backend:        %s\n", dlca_trainer_backend(r->t));
   printf("device:         %s\n", r->device);
   if (r->recipe)
-    printf("recipe:         recommended for %s: temperature %g, Gumbel noise %g (--reference-protocol: the paper's)\n",
-           r->preset.name, r->cfg.relax.temperature, r->cfg.relax.gumbel_scale);
+    printf("recipe:         recommended for %s: %s (--reference-protocol: the paper's)\n", r->preset.name,
+           r->recipe->what);
   else printf("recipe:         %s\n", relax_off(&r->cfg.relax) ? "the paper's (no relaxation)" : "custom relaxation");
   printf("epochs:         %llu (%llu in this run)\n", (unsigned long long)w->epochs,
          (unsigned long long)(w->epochs - w->first));
@@ -476,7 +476,15 @@ static void apply_overrides(run *r) {
   r->cfg.relax.gumbel_scale = o->gumbel >= 0 ? (float)o->gumbel : r->recipe ? r->recipe->gumbel : 0;
   r->cfg.relax.straight_through = o->straight_through;
   r->cfg.relax.grad_noise = (float)o->grad_noise;
-  if (o->epochs < 0) r->opt.epochs = r->preset.epochs;
+  if (r->recipe) { /* the recipe's batch, epochs, schedule and stopping, where not given */
+    const train_recipe *q = r->recipe;
+    if (o->batch <= 0 && q->batch > 0) r->cfg.batch = q->batch;
+    if (o->epochs < 0 && q->epochs > 0) r->opt.epochs = q->epochs;
+    if (!o->lr_schedule_given && q->cooldown) r->opt.lr_schedule = TRAIN_LR_COOLDOWN;
+    if (o->early_stop == 0) r->opt.early_stop = q->early_stop;
+    if (q->keep_best) r->opt.keep_best = 1;
+  }
+  if (r->opt.epochs < 0) r->opt.epochs = r->preset.epochs;
 }
 
 /* Options whose meaning depends on the preset's lr and epochs. */

@@ -65,9 +65,14 @@ static const char help_text[] =
     "                         an evaluation (ties: the later), not the last ones\n"
     "    --eval-fresh N       at the end, also score the saved model's hard circuit\n"
     "                         on N batches of start grids no epoch trained on\n"
-    "    --recipe R           recommended (the default where a preset has one: gol\n"
-    "                         trains with --temperature 2 --gumbel 0.5, measured in\n"
-    "                         doc/training.md) or reference (the paper's protocol)\n"
+    "    --recipe R           recommended (the default where a preset has one,\n"
+    "                         measured in doc/training.md; options given here win):\n"
+    "                           gol: --temperature 2 --gumbel 0.5 --lr-schedule\n"
+    "                             cooldown --early-stop 3 --keep-best\n"
+    "                           checkerboard: --batch 8 --temperature 2 --epochs\n"
+    "                             1000 --lr-schedule cooldown --early-stop 3\n"
+    "                             --keep-best\n"
+    "                         or reference (the paper's protocol)\n"
     "    --reference-protocol the paper's protocol exactly: --recipe reference,\n"
     "                         constant lr, no early stop, no --keep-best and no\n"
     "                         relaxation (conflicting options are errors)\n"
@@ -243,6 +248,7 @@ int train_options_parse(int argc, char **argv, train_options *o) {
           bad = 1;
         }
         o->lr_schedule = k;
+        o->lr_schedule_given = 1;
         if (k != TRAIN_LR_CONSTANT) changes_training = "--lr-schedule";
         break;
       }

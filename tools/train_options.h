@@ -20,6 +20,7 @@ typedef struct train_options {
   /* Issue 6: schedules and the end of a run. The defaults (all zero, constant
    * lr) are the reference protocol: the same CSV and losses as before. */
   int lr_schedule;               /* TRAIN_LR_* */
+  int lr_schedule_given;         /* --lr-schedule was on the command line */
   long warmup;                   /* epochs of linear warm-up; -1: the schedule's default */
   double min_lr;                 /* floor of cosine and cooldown (0) */
   double cooldown_factor;        /* cooldown: lr *= this (0.1) */
