@@ -269,6 +269,30 @@ START_TEST(test_overrides) {
 }
 END_TEST
 
+/* A tuned trainer value out of range is a clear error naming it, never a
+ * division by zero: CELLS_PER_GROUP_MIN 0. */
+START_TEST(test_bad_trainer_value) {
+  if (!tcl_platform()) return;
+  const char *dir = tcl_fresh_env("tune-bad-value");
+  use_table(dir, "{\"format\":\"dlca-tuning\",\"version\":1,\"entries\":["
+                 "{\"device\":\"default\",\"params\":{\"trainer\":{\"CELLS_PER_GROUP_MIN\":0}}}]}");
+  dlca_context *ctx = tcl_context();
+  dlca_model *m;
+  ck_assert_int_eq(dlca_model_new_preset("checkerboard", 1, &m), DLCA_OK);
+  dlca_preset p;
+  ck_assert_int_eq(dlca_preset_get("checkerboard", &p), DLCA_OK);
+  dlca_train_config cfg;
+  dlca_train_config_from_preset(&p, &cfg);
+  dlca_trainer *t = NULL;
+  ck_assert_int_eq(dlca_trainer_new(ctx, m, &cfg, &t), DLCA_ECONFIG);
+  ck_assert_ptr_null(t);
+  ck_assert_msg(strstr(dlca_last_error(), "CELLS_PER_GROUP_MIN = 0"), "%s", dlca_last_error());
+  dlca_model_free(m);
+  dlca_context_free(ctx);
+  unsetenv("DLCA_CL_TUNING");
+}
+END_TEST
+
 Suite *suite_tuning(void) {
   Suite *s = suite_create("tuning");
   TCase *tc = tcase_create("tuning");
@@ -280,6 +304,7 @@ Suite *suite_tuning(void) {
   tcase_add_test(tc, test_malformed_tables);
   tcase_add_test(tc, test_other_device_table);
   tcase_add_test(tc, test_overrides);
+  tcase_add_test(tc, test_bad_trainer_value);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -233,6 +233,8 @@ static int cl_init(dlca_trainer *t) {
   if ((rc = dlca__tunable(ctx, KFILE, "CELLS_PER_GROUP", &cpw))) return rc;
   if ((rc = dlca__tunable(ctx, KFILE, "CELLS_PER_GROUP_MIN", &cpw_min))) return rc;
   if (cpw < 1 || cpw > 16) return dlca__fail(DLCA_ECONFIG, "%s: tuned CELLS_PER_GROUP = %d is not in [1, 16]", KFILE, cpw);
+  if (cpw_min < 1 || cpw_min > 16)
+    return dlca__fail(DLCA_ECONFIG, "%s: tuned CELLS_PER_GROUP_MIN = %d is not in [1, 16]", KFILE, cpw_min);
   if (per_cu < 1 || fwd_per_cu < 1)
     return dlca__fail(DLCA_ECONFIG, "%s: tuned groups per compute unit must be at least 1", KFILE);
   if (s->wg < 1 || (s->wg & (s->wg - 1)) || (size_t)s->wg > ctx->info.max_work_group)
@@ -258,16 +260,13 @@ static int cl_init(dlca_trainer *t) {
    * 3 cells win at batch 512 (147.9 ms against 169.9 with 2), 2 at batch 2
    * (1.19 ms against 1.27 with 3), and 1 is 1.5x slower than 2 for the
    * 196 cells of checkerboard-async. */
-  {
-    size_t cells = (size_t)t->cfg.batch * t->cfg.height * t->cfg.width;
-    size_t slots = (size_t)(ctx->info.compute_units ? ctx->info.compute_units : 1) * (size_t)per_cu;
-    while (cpw > cpw_min && (cells + (size_t)cpw - 1) / (size_t)cpw < slots) cpw = cpw / 2 < cpw_min ? cpw_min : cpw / 2;
-  }
+  const size_t cells = (size_t)t->cfg.batch * t->cfg.height * t->cfg.width;
+  const size_t slots = (size_t)(ctx->info.compute_units ? ctx->info.compute_units : 1) * (size_t)per_cu;
+  while (cpw > cpw_min && (cells + (size_t)cpw - 1) / (size_t)cpw < slots)
+    cpw = cpw / 2 < cpw_min ? cpw_min : cpw / 2;
   s->cpw = cpw;
-  {
-    int need = (int)(((size_t)t->cfg.batch * t->cfg.height * t->cfg.width + (size_t)s->cpw - 1) / (size_t)s->cpw);
-    if (s->nwg > need) s->nwg = need; /* no group without a cell */
-  }
+  const size_t groups = (cells + (size_t)cpw - 1) / (size_t)cpw;
+  if ((size_t)s->nwg > groups) s->nwg = (int)groups; /* no group without a cell */
   if (local > ctx->info.local_mem)
     return dlca__fail(DLCA_ECONFIG,
                       "model needs %zu KiB of local memory per work-group for one cell's circuit; %s has %llu KiB",
@@ -293,7 +292,6 @@ static int cl_init(dlca_trainer *t) {
       (rc = dlca__kernel_create(ctx, prog, "dlca_eval", &st->k_eval)))
     return rc;
   size_t P = m->n_params, NG = P / 16, grid = t->grid * sizeof(float);
-  size_t cells = (size_t)t->cfg.batch * t->cfg.height * t->cfg.width;
   if ((rc = dlca__buffer(ctx, P * 4, "logits", &st->params)) || (rc = dlca__buffer(ctx, P * 4, "Adam m", &st->m)) ||
       (rc = dlca__buffer(ctx, P * 4, "Adam v", &st->v)) || (rc = dlca__buffer(ctx, P * 4, "gradient", &st->grad)) ||
       (rc = dlca__buffer(ctx, NG * 16, "gate coefficients", &st->coef)) ||
