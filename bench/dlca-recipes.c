@@ -4,12 +4,12 @@
  * epoch at which the hard circuit is right on every fresh start grid, and
  * per recipe how many seeds got there. Public API and jansson only.
  * Usage: --help, or doc/training.md. */
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -108,8 +108,7 @@ static const char help_text[] =
     "    --json FILE          every run and the per-recipe summary as JSON\n"
     "    --markdown FILE      append the per-recipe summary rows to FILE\n"
     "    --save-dir DIR       save each run's final model as DIR/TASK-RECIPE-sSEED.json\n"
-    "                         (DIR is created if missing)\n"
-    "                         (for dlca-eval)\n"
+    "                         for dlca-eval (DIR is created if missing)\n"
     "    --list               the recipes and what they do\n"
     "    --quiet              no per-run lines on stderr\n"
     "    --help, --version\n"

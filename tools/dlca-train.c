@@ -369,9 +369,11 @@ static void print_summary(const run *r, const outcome *w) {
   printf("preset:         %s\n", r->preset.name);
   printf("backend:        %s\n", dlca_trainer_backend(r->t));
   printf("device:         %s\n", r->device);
-  if (r->recipe)
-    printf("recipe:         recommended for %s: %s (--reference-protocol: the paper's)\n", r->preset.name,
-           r->recipe->what);
+  if (r->recipe) {
+    char what[256];
+    train_recipe_describe(r->recipe, 0, what, sizeof what);
+    printf("recipe:         recommended for %s: %s (--reference-protocol: the paper's)\n", r->preset.name, what);
+  }
   else printf("recipe:         %s\n", relax_off(&r->cfg.relax) ? "the paper's (no relaxation)" : "custom relaxation");
   printf("epochs:         %llu (%llu in this run)\n", (unsigned long long)w->epochs,
          (unsigned long long)(w->epochs - w->first));

@@ -1,10 +1,12 @@
 /* dlca-train's recommended recipe per preset (issue 6): the relaxation that
  * measured best on that preset (relaxation, batch, epochs, schedule and
- * stopping; an option given on the command line wins), applied unless --reference-protocol (or
- * --recipe reference) asks for the paper's protocol. The evidence for each
+ * stopping; an option given on the command line wins), applied unless
+ * --reference-protocol (or --recipe reference) asks for the paper's protocol. The evidence for each
  * entry is in doc/training.md. */
 #ifndef DLCA_TOOLS_RECIPES_H
 #define DLCA_TOOLS_RECIPES_H
+
+#include <stddef.h>
 
 typedef struct train_recipe {
   const char *preset;
@@ -14,11 +16,17 @@ typedef struct train_recipe {
   int cooldown;              /* --lr-schedule cooldown */
   long early_stop;           /* --early-stop K; 0: none */
   int keep_best;             /* --keep-best */
-  const char *what;          /* one line for the summary */
 } train_recipe;
 
 /* The preset's recommended recipe, or NULL where none was measured to beat
  * the reference protocol. */
 const train_recipe *train_recipe_for(const char *preset);
+
+/* Recipe i of the table, or NULL past its end (for --help). */
+const train_recipe *train_recipe_at(size_t i);
+
+/* The recipe in words ("batch 8, temperature 2, ...") or as the dlca-train
+ * options it stands for ("--batch 8 --temperature 2 ..."), into buf. */
+void train_recipe_describe(const train_recipe *q, int as_options, char *buf, size_t n);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
+#include "recipes.h"
 #include "train_options.h"
 
 static const char help_text[] =
@@ -66,13 +67,9 @@ static const char help_text[] =
     "    --eval-fresh N       at the end, also score the saved model's hard circuit\n"
     "                         on N batches of start grids no epoch trained on\n"
     "    --recipe R           recommended (the default where a preset has one,\n"
-    "                         measured in doc/training.md; options given here win):\n"
-    "                           gol: --temperature 2 --gumbel 0.5 --lr-schedule\n"
-    "                             cooldown --early-stop 3 --keep-best\n"
-    "                           checkerboard: --batch 8 --temperature 2 --epochs\n"
-    "                             1000 --lr-schedule cooldown --early-stop 3\n"
-    "                             --keep-best\n"
-    "                         or reference (the paper's protocol)\n"
+    "                         measured in doc/training.md; options given here win;\n"
+    "                         the recipes are listed at the end of this text) or\n"
+    "                         reference (the paper's protocol)\n"
     "    --reference-protocol the paper's protocol exactly: --recipe reference,\n"
     "                         constant lr, no early stop, no --keep-best and no\n"
     "                         relaxation (conflicting options are errors)\n"
@@ -134,7 +131,16 @@ static const char help_text[] =
     "\n"
     "    More in doc/dlca-train.md.\n";
 
-void train_options_help(void) { fputs(help_text, stdout); }
+void train_options_help(void) {
+  fputs(help_text, stdout);
+  fputs("\nRECIPES\n    --recipe recommended, the default for these presets:\n", stdout);
+  const train_recipe *q;
+  for (size_t i = 0; (q = train_recipe_at(i)); i++) {
+    char opts[256];
+    train_recipe_describe(q, 1, opts, sizeof opts);
+    printf("    %-20s %s\n", q->preset, opts);
+  }
+}
 
 enum {
   OPT_PRESET = 256, OPT_EPOCHS, OPT_BATCH, OPT_STEPS, OPT_LR, OPT_SEED, OPT_DEVICE, OPT_BACKEND, OPT_LOG,
