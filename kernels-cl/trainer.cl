@@ -64,6 +64,22 @@ typedef float real_t;
 #ifndef BWD_GROUPS_PER_CU
 #define BWD_GROUPS_PER_CU 2
 #endif
+/* A narrower work-group for narrow models on many cells (0: never). Where the
+ * backward pass at WG threads would need more groups than compute units x
+ * BWD_GROUPS_PER_CU, and a thread of WG_NARROW still holds one perception
+ * stack (C K <= WG_NARROW) and two gates of the widest update layer, the host
+ * builds every kernel with WG_NARROW threads (-DLWG) and runs WG / WG_NARROW
+ * times the backward groups per compute unit: more groups resident per compute
+ * unit for the same registers (lib/cl/cl_trainer.c: plan_groups). */
+// @tunable WG_NARROW 0 128 64
+#ifndef WG_NARROW
+#define WG_NARROW 0
+#endif
+/* The work-group size the host chose (WG or WG_NARROW). */
+#ifdef LWG
+#undef WG
+#define WG LWG
+#endif
 
 __constant int PS[NP + 1] = {P_SIZES};
 /* one zero past the end, so that an unrolled look-ahead never reads out of bounds */
@@ -87,6 +103,13 @@ __constant int PW[2 * PG1] = {P_WIRES};
 #ifndef PFLAT
 #define PFLAT 1
 #endif
+/* Gates per thread and update layer whose wires and coefficients
+ * cell_forward loads one layer ahead: ceil(GMAX / WG), at most FPF_SLOTS. */
+#ifndef FPF_SLOTS
+#define FPF_SLOTS 2
+#endif
+#define FSLOTS_ALL ((GMAX + WG - 1) / WG)
+#define FSLOTS (FSLOTS_ALL < FPF_SLOTS ? FSLOTS_ALL : FPF_SLOTS)
 __constant int PXA[PG1] = {P_XA}, PXB[PG1] = {P_XB}, PCO[PG1] = {P_CO}, PCG[PG1] = {P_CG}, PBQ[PG1] = {P_BQ};
 
 /* Perception pairs (channel, kernel) per thread, and update gates per thread. */
@@ -179,30 +202,42 @@ inline void cell_forward(__global const float4 *coef, __local const float4 *pcoe
       for (int s = 0; s < S; s++) act[j * astride + C + c * S * K + s * K + k] = x[PTOT - S + s];
     }
   }
-  /* The update layers. Each layer's wires and coefficients for gate tid are
-   * loaded one layer ahead, before the barrier, so that their global-memory
-   * latency hides behind the layer in flight (doc/kernels.md). Every barrier
-   * serves all ncell cells. */
+  /* The update layers. A thread's gates of each layer (tid, tid + WG, ...,
+   * up to FSLOTS of them) have their wires and coefficients loaded one layer
+   * ahead, before the barrier, so that their global-memory latency hides
+   * behind the layer in flight (doc/kernels.md); gates past FSLOTS load
+   * theirs where they are used. Every barrier serves all ncell cells. */
   int ao = 0, wo = 2 * PG1, go = NGP;
-  int pa = 0, pb = 0;
-  float4 pc = (float4)(0.0f);
-  if (tid < US[1]) pa = wires[wo + tid], pb = wires[wo + US[1] + tid], pc = coef[go + tid];
+  int pa[FSLOTS], pb[FSLOTS];
+  float4 pc[FSLOTS];
+  for (int i = 0; i < FSLOTS; i++) {
+    const int g = tid + i * WG;
+    pa[i] = pb[i] = 0, pc[i] = (float4)(0.0f);
+    if (g < US[1]) pa[i] = wires[wo + g], pb[i] = wires[wo + US[1] + g], pc[i] = coef[go + g];
+  }
   barrier(CLK_LOCAL_MEM_FENCE);
 /* no #pragma unroll here: PoCL 3.1 miscompiles this loop unrolled */
   for (int l = 0; l < NU; l++) {
     const int n = US[l], G = US[l + 1];
-    const int wa0 = pa, wb0 = pb;
-    const float4 c0 = pc;
-    if (l + 1 < NU && tid < US[l + 2]) {
+    int wa0[FSLOTS], wb0[FSLOTS];
+    float4 c0[FSLOTS];
+    for (int i = 0; i < FSLOTS; i++) wa0[i] = pa[i], wb0[i] = pb[i], c0[i] = pc[i];
+    if (l + 1 < NU) {
       const int G2 = US[l + 2];
-      pa = wires[wo + 2 * G + tid], pb = wires[wo + 2 * G + G2 + tid], pc = coef[go + G + tid];
-    }
-    if (tid < G)
-      for (int j = 0; j < ncell; j++) {
-        __local float *a = act + j * astride + ao;
-        a[n + tid] = gate_eval(c0, a[wa0], a[wb0]);
+      for (int i = 0; i < FSLOTS; i++) {
+        const int g = tid + i * WG;
+        if (g < G2) pa[i] = wires[wo + 2 * G + g], pb[i] = wires[wo + 2 * G + G2 + g], pc[i] = coef[go + G + g];
       }
-    for (int g = tid + WG; g < G; g += WG) {
+    }
+    for (int i = 0; i < FSLOTS; i++) {
+      const int g = tid + i * WG;
+      if (g < G)
+        for (int j = 0; j < ncell; j++) {
+          __local float *a = act + j * astride + ao;
+          a[n + g] = gate_eval(c0[i], a[wa0[i]], a[wb0[i]]);
+        }
+    }
+    for (int g = tid + FSLOTS * WG; g < G; g += WG) {
       const int ia = wires[wo + g], ib = wires[wo + G + g];
       const float4 cf = coef[go + g];
       for (int j = 0; j < ncell; j++) {

@@ -112,10 +112,10 @@ static int build(dlca_trainer *t, cl_state *st, cl_program *prog) {
   if (!opts) return dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory");
   snprintf(opts, OPTS,
            "-cl-std=CL1.2 -DC=%d -DK=%d -DS=%d -DNP=%d -DNU=%d -DPERIODIC=%d -DASYNC=%d -DNLOSS=%d -DPTOT=%d "
-           "-DUTOTAL=%d -DPG1=%d -DNGP=%d -DNGU=%d -DDW=%d -DCPW=%d -DACTF=%zu -DGMAX=%d -DST=%d",
+           "-DUTOTAL=%d -DPG1=%d -DNGP=%d -DNGU=%d -DDW=%d -DCPW=%d -DACTF=%zu -DGMAX=%d -DST=%d -DLWG=%d",
            s->C, s->K, s->S, s->NP, s->NU, m->shape.periodic ? 1 : 0, t->cfg.async ? 1 : 0, t->cfg.n_loss_channels,
            s->PTOT, s->UTOTAL, s->PG1, s->NGP, s->NGU, s->dw, s->cpw, s->act_floats, s->gmax,
-           t->cfg.relax.straight_through ? 1 : 0);
+           t->cfg.relax.straight_through ? 1 : 0, s->wg);
   append_list(opts, OPTS, "P_SIZES", m->shape.perceive_layers, m->shape.n_perceive_layers);
   append_list(opts, OPTS, "U_SIZES", m->shape.update_layers, m->shape.n_update_layers);
   append_list(opts, OPTS, "U_FANOUT", s->fanout, s->NU);
@@ -215,36 +215,22 @@ static void cl_destroy(dlca_trainer *t) {
   t->impl = NULL;
 }
 
-static int cl_init(dlca_trainer *t) {
-  cl_state *st = calloc(1, sizeof *st);
-  if (!st) return dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory");
-  t->impl = st;
-  dlca_context *ctx = t->ctx;
-  const dlca_model *m = t->model;
-  cl_shape *s = &st->sh;
-  shape_of(m, s);
-  int per_cu = 2, fwd_per_cu = 8, cpw = 1, cpw_min = 1, rc;
-  if (s->PG1 > 1024)
-    return dlca__fail(DLCA_ECONFIG, "a perception stack of %d gates is too large for the device trainer (at most 1024)",
-                      s->PG1);
-  if ((rc = dlca__tunable(ctx, KFILE, "WG", &s->wg))) return rc;
-  if ((rc = dlca__tunable(ctx, KFILE, "BWD_GROUPS_PER_CU", &per_cu))) return rc;
-  if ((rc = dlca__tunable(ctx, KFILE, "FWD_GROUPS_PER_CU", &fwd_per_cu))) return rc;
-  if ((rc = dlca__tunable(ctx, KFILE, "CELLS_PER_GROUP", &cpw))) return rc;
-  if ((rc = dlca__tunable(ctx, KFILE, "CELLS_PER_GROUP_MIN", &cpw_min))) return rc;
-  if (cpw < 1 || cpw > 16) return dlca__fail(DLCA_ECONFIG, "%s: tuned CELLS_PER_GROUP = %d is not in [1, 16]", KFILE, cpw);
-  if (cpw_min < 1 || cpw_min > 16)
-    return dlca__fail(DLCA_ECONFIG, "%s: tuned CELLS_PER_GROUP_MIN = %d is not in [1, 16]", KFILE, cpw_min);
-  if (per_cu < 1 || fwd_per_cu < 1)
-    return dlca__fail(DLCA_ECONFIG, "%s: tuned groups per compute unit must be at least 1", KFILE);
-  if (s->wg < 1 || (s->wg & (s->wg - 1)) || (size_t)s->wg > ctx->info.max_work_group)
-    return dlca__fail(DLCA_ECONFIG, "%s: tuned WG = %d is not a power of two within the device's %zu", KFILE, s->wg,
-                      ctx->info.max_work_group);
-  s->nwg = (int)backward_groups(&t->cfg, ctx->info.compute_units, per_cu);
-  s->nwg_fwd = (int)backward_groups(&t->cfg, ctx->info.compute_units, fwd_per_cu);
-  /* local memory of the backward kernel: per cell act, dact, patch;
-   * then dout and the perception coefficients. Fewer cells side by side
-   * where the tuned number does not fit. */
+/* Groups the device runs at once: compute units x groups per compute unit. */
+static size_t slots_of(const dlca_context *ctx, int per_cu) {
+  return (size_t)(ctx->info.compute_units ? ctx->info.compute_units : 1) * (size_t)per_cu;
+}
+
+/* The backward launch for s->wg threads per group: cells side by side
+ * (s->cpw) and groups (s->nwg). Returns the local memory a group needs:
+ * per cell act, dact, patch; then dout and the perception coefficients.
+ * Fewer cells side by side where the tuned number does not fit, and only
+ * while the batch still fills every group the device runs at once (compute
+ * units x BWD_GROUPS_PER_CU); a smaller one halves them, down to
+ * CELLS_PER_GROUP_MIN. H100 (doc/performance.md): 3 cells win at batch 512
+ * (147.9 ms against 169.9 with 2), 2 at batch 2 (1.19 ms against 1.27 with
+ * 3), and 1 is 1.5x slower than 2 for the 196 cells of checkerboard-async. */
+static size_t plan_groups(const dlca_trainer *t, cl_shape *s, int per_cu, int cpw, int cpw_min) {
+  const dlca_context *ctx = t->ctx;
   size_t local;
   for (;;) {
     size_t per_cell = s->act_floats + 2 * (size_t)s->dw + 9 * (size_t)s->C;
@@ -254,19 +240,60 @@ static int cl_init(dlca_trainer *t) {
     if (local <= ctx->info.local_mem || cpw == 1) break;
     cpw--;
   }
-  /* Cells side by side only while the batch still fills every group the
-   * device runs at once (compute units x BWD_GROUPS_PER_CU); a smaller one
-   * halves them, down to CELLS_PER_GROUP_MIN. H100 (doc/performance.md):
-   * 3 cells win at batch 512 (147.9 ms against 169.9 with 2), 2 at batch 2
-   * (1.19 ms against 1.27 with 3), and 1 is 1.5x slower than 2 for the
-   * 196 cells of checkerboard-async. */
-  const size_t cells = (size_t)t->cfg.batch * t->cfg.height * t->cfg.width;
-  const size_t slots = (size_t)(ctx->info.compute_units ? ctx->info.compute_units : 1) * (size_t)per_cu;
+  const size_t cells = (size_t)t->cfg.batch * t->cfg.height * t->cfg.width, slots = slots_of(ctx, per_cu);
   while (cpw > cpw_min && (cells + (size_t)cpw - 1) / (size_t)cpw < slots)
     cpw = cpw / 2 < cpw_min ? cpw_min : cpw / 2;
   s->cpw = cpw;
   const size_t groups = (cells + (size_t)cpw - 1) / (size_t)cpw;
+  s->nwg = (int)backward_groups(&t->cfg, ctx->info.compute_units, per_cu);
   if ((size_t)s->nwg > groups) s->nwg = (int)groups; /* no group without a cell */
+  return local;
+}
+
+static int cl_init(dlca_trainer *t) {
+  cl_state *st = calloc(1, sizeof *st);
+  if (!st) return dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory");
+  t->impl = st;
+  dlca_context *ctx = t->ctx;
+  const dlca_model *m = t->model;
+  cl_shape *s = &st->sh;
+  shape_of(m, s);
+  int per_cu = 2, fwd_per_cu = 8, cpw = 1, cpw_min = 1, wg_narrow = 0, rc;
+  if (s->PG1 > 1024)
+    return dlca__fail(DLCA_ECONFIG, "a perception stack of %d gates is too large for the device trainer (at most 1024)",
+                      s->PG1);
+  if ((rc = dlca__tunable(ctx, KFILE, "WG", &s->wg))) return rc;
+  if ((rc = dlca__tunable(ctx, KFILE, "BWD_GROUPS_PER_CU", &per_cu))) return rc;
+  if ((rc = dlca__tunable(ctx, KFILE, "FWD_GROUPS_PER_CU", &fwd_per_cu))) return rc;
+  if ((rc = dlca__tunable(ctx, KFILE, "CELLS_PER_GROUP", &cpw))) return rc;
+  if ((rc = dlca__tunable(ctx, KFILE, "CELLS_PER_GROUP_MIN", &cpw_min))) return rc;
+  if ((rc = dlca__tunable(ctx, KFILE, "WG_NARROW", &wg_narrow))) return rc;
+  if (cpw < 1 || cpw > 16) return dlca__fail(DLCA_ECONFIG, "%s: tuned CELLS_PER_GROUP = %d is not in [1, 16]", KFILE, cpw);
+  if (cpw_min < 1 || cpw_min > 16)
+    return dlca__fail(DLCA_ECONFIG, "%s: tuned CELLS_PER_GROUP_MIN = %d is not in [1, 16]", KFILE, cpw_min);
+  if (per_cu < 1 || fwd_per_cu < 1)
+    return dlca__fail(DLCA_ECONFIG, "%s: tuned groups per compute unit must be at least 1", KFILE);
+  if (s->wg < 1 || (s->wg & (s->wg - 1)) || (size_t)s->wg > ctx->info.max_work_group)
+    return dlca__fail(DLCA_ECONFIG, "%s: tuned WG = %d is not a power of two within the device's %zu", KFILE, s->wg,
+                      ctx->info.max_work_group);
+  if (wg_narrow < 0 || (wg_narrow & (wg_narrow - 1)))
+    return dlca__fail(DLCA_ECONFIG, "%s: tuned WG_NARROW = %d is neither 0 nor a power of two", KFILE, wg_narrow);
+  s->nwg_fwd = (int)backward_groups(&t->cfg, ctx->info.compute_units, fwd_per_cu);
+  const size_t cells = (size_t)t->cfg.batch * t->cfg.height * t->cfg.width;
+  size_t local = plan_groups(t, s, per_cu, cpw, cpw_min);
+  /* WG_NARROW (trainer.cl): where the backward pass at WG would need more
+   * groups than run at once, a narrow model (one perception stack and at
+   * most two gates of its widest layer per thread) runs with fewer threads
+   * per group and proportionally more groups per compute unit. H100
+   * (doc/performance.md): checkerboard batch 2 1.17 -> 1.01 ms, batch 512
+   * 147.8 -> 131.2 ms; growth (C K = 512) and checkerboard-async (98 groups)
+   * keep WG, where 128 threads are 2.1x and 1.3x slower. */
+  if (wg_narrow > 0 && wg_narrow < s->wg && s->wg % wg_narrow == 0 && s->C * s->K <= wg_narrow &&
+      s->gmax <= 2 * wg_narrow && (cells + (size_t)s->cpw - 1) / (size_t)s->cpw > slots_of(ctx, per_cu)) {
+    per_cu *= s->wg / wg_narrow;
+    s->wg = wg_narrow;
+    local = plan_groups(t, s, per_cu, cpw, cpw_min);
+  }
   if (local > ctx->info.local_mem)
     return dlca__fail(DLCA_ECONFIG,
                       "model needs %zu KiB of local memory per work-group for one cell's circuit; %s has %llu KiB",
