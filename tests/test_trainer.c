@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cl_util.h"
+#include "train/trainer_impl.h"
 
 static const char *const cases[] = {"tiny_sync.json", "tiny_periodic.json", "tiny_async.json",
                                     "checkerboard_init.json", "checkerboard_mixed.json"};
@@ -68,6 +69,40 @@ START_TEST(test_cl_random) {
   for (int q = 0; q < DLCA_Q_COUNT; q++)
     ck_assert_msg(r.pass[q], "case %d: %s error %g > tolerance %g", _i, dlca_quantity_name(q), r.max_abs[q],
                   r.tolerance[q]);
+  dlca_model_free(m);
+  dlca_context_free(ctx);
+}
+END_TEST
+
+/* WG_NARROW (lib/cl/cl_trainer.c): a narrow model whose backward groups
+ * would queue is built for the narrower work-group, and still matches the
+ * reference; a WG_NARROW that is not a power of two is refused. */
+START_TEST(test_cl_wg_narrow) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("wg-narrow");
+  dlca_context *ctx = tcl_context();
+  ck_assert(dlca__tuning_override(ctx, "trainer.cl", "WG", 64) == DLCA_OK);
+  ck_assert(dlca__tuning_override(ctx, "trainer.cl", "WG_NARROW", 32) == DLCA_OK);
+  dlca_model *m = small_model(3, 3, 0, 0, 104); /* C K = 9 <= 32, widest layer 24 <= 64 */
+  dlca_run run = dlca_run_default(2, 6, 5, 4);   /* 60 cells for a few group slots */
+  run.n_loss_channels = 2, run.loss_channels[0] = 0, run.loss_channels[1] = 2;
+  dlca_train_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.batch = 2, cfg.height = 6, cfg.width = 5, cfg.steps = 4, cfg.n_loss_channels = 1;
+  cfg.optim = dlca_optim_default();
+  dlca_trainer *t = NULL;
+  ck_assert_msg(dlca_trainer_new(ctx, m, &cfg, &t) == DLCA_OK, "%s", dlca_last_error());
+  ck_assert_int_eq(dlca__cl_trainer_wg(t), 32);
+  dlca_trainer_free(t);
+  dlca_parity_report r;
+  ck_assert_msg(dlca_parity_random(ctx, m, &run, 2, 41, &r) == DLCA_OK, "%s", dlca_last_error());
+  print_report(&r);
+  for (int q = 0; q < DLCA_Q_COUNT; q++)
+    ck_assert_msg(r.pass[q], "WG_NARROW: %s error %g > tolerance %g", dlca_quantity_name(q), r.max_abs[q],
+                  r.tolerance[q]);
+  ck_assert(dlca__tuning_override(ctx, "trainer.cl", "WG_NARROW", 3) == DLCA_OK);
+  ck_assert_int_eq(dlca_trainer_new(ctx, m, &cfg, &t), DLCA_ECONFIG);
+  ck_assert_msg(strstr(dlca_last_error(), "WG_NARROW = 3"), "%s", dlca_last_error());
   dlca_model_free(m);
   dlca_context_free(ctx);
 }
@@ -183,6 +218,7 @@ Suite *suite_trainer(void) {
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, test_cl_vector, 0, 5);
   tcase_add_loop_test(tc, test_cl_random, 0, 3);
+  tcase_add_test(tc, test_cl_wg_narrow);
   tcase_add_loop_test(tc, test_cl_determinism, 0, 2);
   tcase_add_loop_test(tc, test_cl_resume, 0, 1);
   tcase_add_test(tc, test_cl_out_of_memory);

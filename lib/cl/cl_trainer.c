@@ -589,6 +589,10 @@ static int cl_set_moments(dlca_trainer *t, const float *m, const float *v) {
   return rc ? rc : dlca__upload(t->ctx, st->v, 0, t->model->n_params * 4, v, "Adam v");
 }
 
+int dlca__cl_trainer_wg(const dlca_trainer *t) {
+  return t && t->ops == &dlca__cl_trainer_ops && t->impl ? ((const cl_state *)t->impl)->sh.wg : 0;
+}
+
 const dlca_trainer_ops dlca__cl_trainer_ops = {
     "cl",         cl_init,        cl_destroy,   cl_sync_target, cl_sync_input,  cl_sync_masks,
     cl_step,      cl_loss,        cl_eval_hard, cl_get_params,  cl_set_params,  cl_get_grad,

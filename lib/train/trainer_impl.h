@@ -45,6 +45,9 @@ extern const dlca_trainer_ops dlca__cl_trainer_ops;
 
 /* Device bytes the OpenCL trainer allocates for this model and configuration. */
 size_t dlca__cl_trainer_footprint(const dlca_model *m, const dlca_train_config *cfg);
+/* The work-group size an OpenCL trainer's kernels were built for (WG or
+ * WG_NARROW, lib/cl/cl_trainer.c); 0 for the CPU reference. For tests. */
+int dlca__cl_trainer_wg(const dlca_trainer *t);
 
 /* The key of epoch e's start grids and fire masks (doc/rng.md). */
 uint64_t dlca__epoch_key(uint64_t seed, uint64_t epoch);
