@@ -114,6 +114,12 @@ __constant int PXA[PG1] = {P_XA}, PXB[PG1] = {P_XB}, PCO[PG1] = {P_CO}, PCG[PG1]
 
 /* Perception pairs (channel, kernel) per thread, and update gates per thread. */
 #define PAIR_SLOTS ((C * K + WG - 1) / WG)
+/* A thread's pairs p = tid + ps WG all have kernel k = p mod K when WG is a
+ * multiple of K, so their perception sums can share one register set
+ * (PACC 1: growth's two slots, 120 floats, become 60); step 6 of
+ * dlca_backward then sums PROWS channel rows instead of C. */
+#define PACC (WG % K == 0 ? 1 : PAIR_SLOTS)
+#define PROWS (PACC == 1 && C * K > WG ? WG / K : C)
 /* Per-work-group partial sums: perception [K][PG1][4] (summed over channels
  * inside the work-group), then update [NGU][4]. */
 #define ACC_PERC (K * PG1 * 4)
@@ -366,9 +372,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
 #else
   __local const float4 *pdcoef = pcoef;
 #endif
-  float accP[PAIR_SLOTS][PG1 * 4];
+  float accP[PACC][PG1 * 4];
   float accU[NGU / WG + NU][4];
-  for (int i = 0; i < PAIR_SLOTS; i++)
+  for (int i = 0; i < PACC; i++)
     for (int j = 0; j < PG1 * 4; j++) accP[i][j] = 0.0f;
   for (int i = 0; i < NGU / WG + NU; i++) accU[i][0] = accU[i][1] = accU[i][2] = accU[i][3] = 0.0f;
   float loss = 0.0f;
@@ -531,7 +537,7 @@ DLCA_UNROLL
           const int q = PBQ[r], ia = PXA[q], ib = PXB[q];
           float d = dx[9 + q], a = x[ia], bb = x[ib];
           float4 cf = pdcoef[PCO[q] + k * PCG[q]];
-          float *A = &accP[ps][q * 4];
+          float *A = &accP[PACC == 1 ? 0 : ps][q * 4];
           A[0] += d, A[1] += d * a, A[2] += d * bb, A[3] += d * a * bb;
           dx[ia] += d * (cf.y + cf.w * bb);
           dx[ib] += d * (cf.z + cf.w * a);
@@ -547,7 +553,7 @@ DLCA_UNROLL
             const int ia = xo + PW[wo + g], ib = xo + PW[wo + G + g];
             float d = dx[xo + n + g], a = x[ia], bb = x[ib];
             float4 cf = pdcoef[go + k * G + g];
-            float *A = &accP[ps][(qo + g) * 4];
+            float *A = &accP[PACC == 1 ? 0 : ps][(qo + g) * 4];
             A[0] += d, A[1] += d * a, A[2] += d * bb, A[3] += d * a * bb;
             dx[ia] += d * (cf.y + cf.w * bb);
             dx[ib] += d * (cf.z + cf.w * a);
@@ -570,13 +576,14 @@ DLCA_UNROLL
   }
 
   /* 6. add this work-group's sums to its own slot. Perception sums are first
-   * summed over channels, in channel order, through local memory. */
+   * summed over channels (the PROWS rows of (channel, kernel) sums left after
+   * PACC), in channel order, through local memory. */
   __global float *mine = partial + (size_t)grp * ACC_STRIDE;
 DLCA_UNROLL
   for (int q = 0; q < PG1; q++) {
     barrier(CLK_LOCAL_MEM_FENCE);
 DLCA_UNROLL
-    for (int ps = 0; ps < PAIR_SLOTS; ps++) {
+    for (int ps = 0; ps < PACC; ps++) {
       const int p = tid + ps * WG;
       if (p < C * K) {
         act[p * 4 + 0] = accP[ps][q * 4 + 0], act[p * 4 + 1] = accP[ps][q * 4 + 1];
@@ -587,7 +594,7 @@ DLCA_UNROLL
     for (int kj = tid; kj < K * 4; kj += WG) {
       const int k = kj >> 2, j = kj & 3;
       float sum = 0.0f;
-      for (int c = 0; c < C; c++) sum += act[(c * K + k) * 4 + j];
+      for (int c = 0; c < PROWS; c++) sum += act[(c * K + k) * 4 + j];
       mine[(k * PG1 + q) * 4 + j] += sum;
     }
   }
