@@ -71,6 +71,7 @@ static const recipe recipes[] = {
     RI("iwp-z1", "IWP, z = 1, constant lr", 0, 1.0f, 0, 0, 0),
     RI("iwp-z2", "IWP, z = 2, constant lr", 0, 2.0f, 0, 0, 0),
     RI("iwp-z3", "IWP, z = 3, constant lr", 0, 3.0f, 0, 0, 0),
+    RI("iwp-z4", "IWP, z = 4, constant lr", 0, 4.0f, 0, 0, 0),
     RI("iwp-z5", "IWP, z = 5, constant lr", 0, 5.0f, 0, 0, 0),
     RI("iwp-z3-cooldown", "IWP, z = 3, cooldown", 1, 3.0f, 0, 0, 0),
     RI("iwp-z3-temp-2", "IWP, z = 3, cooldown + temperature 2", 1, 3.0f, 2.0f, 0, 0),
@@ -112,7 +113,7 @@ static const char help_text[] =
     "    temp-2-gumbel-0.5-constant, temp-2-batch-8,\n"
     "    temp-2-reference, st-temp-4, anneal-4-1, anneal-2-0.5, temp-2-st-1000,\n"
     "    grad-noise, batch-8, gumbel-1-batch-8; input-wise gates (issue 6):\n"
-    "    iwp-z1, iwp-z2, iwp-z3, iwp-z5, iwp-z3-cooldown, iwp-z3-temp-2,\n"
+    "    iwp-z1, iwp-z2, iwp-z3, iwp-z4, iwp-z5, iwp-z3-cooldown, iwp-z3-temp-2,\n"
     "    iwp-z5-temp-2, iwp-z3-logistic-0.5, iwp-z3-temp-2-logistic-0.5, iwp-z3-st\n"
     "    (--list says what each is); default: all\n"
     "\n"
