@@ -20,7 +20,7 @@
 
 #define PROG "dlca-recipes"
 #define MAX_SEEDS 64
-#define MAX_RECIPES 32
+#define MAX_RECIPES 64
 
 typedef struct recipe {
   const char *name, *what;
@@ -30,6 +30,8 @@ typedef struct recipe {
   float t_final;    /* > 0: the temperature goes linearly from relax.temperature to this */
   long anneal;      /* over this many epochs */
   long st_at;       /* > 0: straight-through from this epoch on */
+  int param;        /* DLCA_PARAM_*: the gate parametrisation (issue 6) */
+  float iwp_init;   /* IWP: the pass-through strength z of (-z, -z, z, z); 0: the default */
 } recipe;
 
 #define R(n, w, cd, b, T, G, ST, GN) {.name = n, .what = w, .cooldown = cd, .batch = b, .relax = {T, G, ST, GN}}
@@ -62,7 +64,24 @@ static const recipe recipes[] = {
     R("grad-noise", "cooldown + gradient noise eta 0.01", 1, 0, 0, 0, 0, 0.01f),
     R("batch-8", "cooldown, batch 8", 1, 8, 0, 0, 0, 0),
     R("gumbel-1-batch-8", "cooldown + Gumbel noise 1, batch 8", 1, 8, 0, 1.0f, 0, 0),
+/* Issue 6, the input-wise parametrisation: 4 logits per gate, initialised to
+ * pass-through A as (-z, -z, z, z); "logistic" is its Gumbel noise. */
+#define RI(n, w, cd, z, T, G, ST) \
+  {.name = n, .what = w, .cooldown = cd, .relax = {T, G, ST, 0}, .param = DLCA_PARAM_IWP, .iwp_init = z}
+    RI("iwp-z1", "IWP, z = 1, constant lr", 0, 1.0f, 0, 0, 0),
+    RI("iwp-z2", "IWP, z = 2, constant lr", 0, 2.0f, 0, 0, 0),
+    RI("iwp-z3", "IWP, z = 3, constant lr", 0, 3.0f, 0, 0, 0),
+    RI("iwp-z4", "IWP, z = 4, constant lr", 0, 4.0f, 0, 0, 0),
+    RI("iwp-z5", "IWP, z = 5, constant lr", 0, 5.0f, 0, 0, 0),
+    RI("iwp-z3-cooldown", "IWP, z = 3, cooldown", 1, 3.0f, 0, 0, 0),
+    RI("iwp-z3-temp-2", "IWP, z = 3, cooldown + temperature 2", 1, 3.0f, 2.0f, 0, 0),
+    RI("iwp-z5-temp-2", "IWP, z = 5, cooldown + temperature 2", 1, 5.0f, 2.0f, 0, 0),
+    RI("iwp-z3-logistic-0.5", "IWP, z = 3, cooldown + logistic noise 0.5", 1, 3.0f, 0, 0.5f, 0),
+    RI("iwp-z3-temp-2-logistic-0.5", "IWP, z = 3, cooldown + temperature 2 + logistic noise 0.5", 1, 3.0f, 2.0f,
+       0.5f, 0),
+    RI("iwp-z3-st", "IWP, z = 3, cooldown + straight-through", 1, 3.0f, 0, 0, 1),
 };
+#undef RI
 #undef R
 #define N_RECIPES (int)(sizeof recipes / sizeof recipes[0])
 
@@ -93,7 +112,9 @@ static const char help_text[] =
     "    temp-2-gumbel-1, temp-1.5-gumbel-0.5, temp-3-gumbel-0.5,\n"
     "    temp-2-gumbel-0.5-constant, temp-2-batch-8,\n"
     "    temp-2-reference, st-temp-4, anneal-4-1, anneal-2-0.5, temp-2-st-1000,\n"
-    "    grad-noise, batch-8, gumbel-1-batch-8\n"
+    "    grad-noise, batch-8, gumbel-1-batch-8; input-wise gates (issue 6):\n"
+    "    iwp-z1, iwp-z2, iwp-z3, iwp-z4, iwp-z5, iwp-z3-cooldown, iwp-z3-temp-2,\n"
+    "    iwp-z5-temp-2, iwp-z3-logistic-0.5, iwp-z3-temp-2-logistic-0.5, iwp-z3-st\n"
     "    (--list says what each is); default: all\n"
     "\n"
     "OPTIONS\n"
@@ -214,7 +235,7 @@ static int parse(int argc, char **argv, options *o) {
       case O_MD: o->markdown = optarg; break;
       case O_SAVE: o->save_dir = optarg; break;
       case O_LIST:
-        for (int i = 0; i < N_RECIPES; i++) printf("%-18s %s\n", recipes[i].name, recipes[i].what);
+        for (int i = 0; i < N_RECIPES; i++) printf("%-26s %s\n", recipes[i].name, recipes[i].what);
         exit(0);
       case O_QUIET: o->quiet = 1; break;
       case O_HELP: fputs(help_text, stdout); exit(0);
@@ -235,8 +256,8 @@ static int parse(int argc, char **argv, options *o) {
   return 0;
 }
 
-/* The task's model and configuration for one seed. */
-static int task_setup(const options *o, long seed, dlca_model **m, dlca_train_config *cfg) {
+/* The task's model (in the recipe's parametrisation) and configuration for one seed. */
+static int task_setup(const options *o, const recipe *rp, long seed, dlca_model **m, dlca_train_config *cfg) {
   dlca_preset p;
   if (!strcmp(o->task, "reduced")) {
     if (dlca_preset_get("checkerboard", &p)) return DLCA_EINVAL;
@@ -248,8 +269,10 @@ static int task_setup(const options *o, long seed, dlca_model **m, dlca_train_co
   } else if (dlca_preset_get(o->task, &p)) {
     return DLCA_EINVAL;
   }
+  p.shape.parametrisation = (dlca_parametrisation)rp->param;
   int rc = dlca_model_new(&p.shape, (uint64_t)seed, m);
   if (rc) return rc;
+  if (rp->iwp_init > 0 && (rc = dlca_model_init_pass_through(*m, rp->iwp_init))) return rc;
   dlca_train_config_from_preset(&p, cfg);
   cfg->seed = (uint64_t)seed;
   return DLCA_OK;
@@ -266,7 +289,7 @@ static int run_one(const options *o, dlca_context *ctx, int ri, long seed, resul
   dlca_train_config cfg;
   dlca_trainer *t = NULL;
   float *y = NULL;
-  int rc = task_setup(o, seed, &m, &cfg);
+  int rc = task_setup(o, rp, seed, &m, &cfg);
   if (rc) return fail("model", 1);
   if (rp->batch) cfg.batch = rp->batch;
   cfg.relax = rp->relax;

@@ -8,7 +8,9 @@
  *   ASYNC, NLOSS, LOSS_CH (NLOSS channels), PTOT (sum of P_SIZES),
  *   UTOTAL (sum of U_SIZES), PG1 (gates of one perception stack),
  *   NGP (perception gates, K*PG1), NGU (update gates), DW (widest update
- *   vector), ST (1: straight-through forward, issue 6), and P_WIRES: the
+ *   vector), ST (1: straight-through forward, issue 6), NPG (logits per
+ *   gate: 16 for the spec's softmax, 4 for the input-wise parametrisation
+ *   of issue 6; only dlca_coef and dlca_adamw read it), and P_WIRES: the
  *   perception wires (wa then wb of each layer). Baking them in lets the
  *   compiler unroll each perception stack into registers.
  * Tuned values are injected by the kernel loader as #define lines. */
@@ -24,6 +26,10 @@
 typedef double real_t;
 #else
 typedef float real_t;
+#endif
+
+#ifndef NPG
+#define NPG 16
 #endif
 
 // @tunable WG 256 128 64 32 16 512
@@ -256,14 +262,15 @@ inline void cell_forward(__global const float4 *coef, __local const float4 *pcoe
   }
 }
 
-/* The logits z of gate g's 16 ops in this epoch: the logits, plus one draw
- * of the host's Gumbel table per logit when use_gumbel (issue 6; the twin is
- * dlca__noisy_logits in lib/train/relax.c, doc/rng.md). */
+/* The logits z of gate g in this epoch: the logits, plus one draw of the
+ * host's noise table per logit when use_gumbel (issue 6; Gumbel for
+ * softmax-16, logistic for IWP; the twin is dlca__noisy_logits in
+ * lib/train/relax.c, doc/rng.md). */
 inline void noisy_logits(__global const float *l, __global const float *gumbel, int use_gumbel, ulong key, int g,
                          float *z) {
-  for (int i = 0; i < 16; i++) {
+  for (int i = 0; i < NPG; i++) {
     z[i] = l[i];
-    if (use_gumbel) z[i] += gumbel[dlca_rng_u32(key, 0xFFFFFF00u, (uint)(16 * g + i)) >> 16];
+    if (use_gumbel) z[i] += gumbel[dlca_rng_u32(key, 0xFFFFFF00u, (uint)(NPG * g + i)) >> 16];
   }
 }
 
@@ -273,6 +280,41 @@ __constant float4 GATE_M[16] = {
     (float4)(1, -1, -1, 1), (float4)(1, -1, -1, 2), (float4)(1, 0, -1, 0), (float4)(1, 0, -1, 1),
     (float4)(1, -1, 0, 0),  (float4)(1, -1, 0, 1), (float4)(1, 0, 0, -1),  (float4)(1, 0, 0, 0)};
 
+#if NPG == 4
+/* IWP: the hard op is the truth table of the signs, bit 3 op(0,0) ... bit 0
+ * op(1,1) (spec section 1's numbering); twin: dlca__hard_op. */
+inline int hard_op(const float *w) {
+  return 8 * (w[0] > 0.0f) + 4 * (w[1] > 0.0f) + 2 * (w[2] > 0.0f) + (w[3] > 0.0f);
+}
+
+/* sigmoid(x) and s (1 - s) without cancellation, as sigmoid_d in lib/ref/gates.c */
+inline void sigmoid_d(real_t x, real_t *s, real_t *ds) {
+  real_t e = exp(-fabs(x)), q = (real_t)1 / ((real_t)1 + e);
+  *s = x >= 0 ? q : e * q;
+  *ds = e * q * q;
+}
+
+/* Per-gate coefficients of the input-wise parametrisation (issue 6):
+ * s_ab = sigmoid(z_ab * inv_tau), c = (s00, s10 - s00, s01 - s00,
+ * s00 - s01 - s10 + s11), in real_t as the twin computes them in double;
+ * the hard sets are rows of M as for softmax-16. One thread per gate. */
+__kernel void dlca_coef(__global const float *params, __global float4 *coef, __global float4 *coef_hard,
+                        __global float4 *coef_st, int st, __global const float *gumbel, int use_gumbel, ulong key,
+                        float inv_tau, int n_gates) {
+  int g = get_global_id(0);
+  if (g >= n_gates) return;
+  __global const float *l = params + 4 * (size_t)g;
+  float z[4], lc[4];
+  noisy_logits(l, gumbel, use_gumbel, key, g, z);
+  for (int i = 0; i < 4; i++) lc[i] = l[i];
+  real_t sv[4], ds;
+  for (int i = 0; i < 4; i++) sigmoid_d((real_t)z[i] * inv_tau, &sv[i], &ds);
+  coef[g] = (float4)((float)sv[0], (float)(sv[2] - sv[0]), (float)(sv[1] - sv[0]),
+                     (float)(sv[0] - sv[1] - sv[2] + sv[3]));
+  coef_hard[g] = GATE_M[hard_op(lc)];
+  if (st) coef_st[g] = GATE_M[hard_op(z)];
+}
+#else
 inline int argmax16(const float *z) {
   int best = 0;
   for (int i = 1; i < 16; i++)
@@ -308,6 +350,7 @@ __kernel void dlca_coef(__global const float *params, __global float4 *coef, __g
   coef_hard[g] = GATE_M[argmax16(lc)];
   if (st) coef_st[g] = GATE_M[bz];
 }
+#endif
 
 /* Start grids of one epoch (doc/rng.md): kind 0 random bits, 1 seed cell, 2 zeros. */
 __kernel void dlca_start(__global float *x, int kind, ulong key, int B, int H, int W) {
@@ -663,11 +706,22 @@ __kernel void dlca_adamw(__global float *params, __global float *grad, __global 
       dc0 += a[0], dc1 += a[1], dc2 += a[2], dc3 += a[3];
     }
   }
+  __global float *l = params + NPG * (size_t)g;
+  float z[NPG];
+  noisy_logits(l, gumbel, use_gumbel, key, g, z);
+  real_t gz[NPG];
+#if NPG == 4
+  /* IWP: s = sigmoid(z * inv_tau); dL/ds from c = (s00, s10 - s00, s01 - s00,
+   * s00 - s01 - s10 + s11), then dL/dz = dL/ds s (1 - s) inv_tau */
+  const real_t dsum[4] = {dc0 - dc1 - dc2 + dc3, dc2 - dc3, dc1 - dc3, dc3};
+  for (int i = 0; i < 4; i++) {
+    real_t sv, ds;
+    sigmoid_d((real_t)z[i] * inv_tau, &sv, &ds);
+    gz[i] = dsum[i] * ds * inv_tau;
+  }
+#else
   /* p = softmax(z * inv_tau) of this epoch's (noisy) logits, as dlca_coef;
    * dL/dz = p (dp - p . dp) inv_tau is the gradient of the logits */
-  __global float *l = params + 16 * (size_t)g;
-  float z[16];
-  noisy_logits(l, gumbel, use_gumbel, key, g, z);
   real_t mx = z[0];
   for (int i = 1; i < 16; i++) mx = fmax(mx, (real_t)z[i]);
   real_t p[16], s = 0;
@@ -679,9 +733,11 @@ __kernel void dlca_adamw(__global float *params, __global float *grad, __global 
     dp[i] = M.x * dc0 + M.y * dc1 + M.z * dc2 + M.w * dc3;
     dot += p[i] * dp[i];
   }
-  for (int i = 0; i < 16; i++) {
-    size_t j = 16 * (size_t)g + i;
-    float gr = (float)(p[i] * (dp[i] - dot) * inv_tau);
+  for (int i = 0; i < 16; i++) gz[i] = p[i] * (dp[i] - dot) * inv_tau;
+#endif
+  for (int i = 0; i < NPG; i++) {
+    size_t j = NPG * (size_t)g + i;
+    float gr = (float)gz[i];
     grad[j] = gr;
     if (gn_sigma > 0.0f) {
       /* annealed gradient noise (issue 6), before clipping; twin: dlca__grad_noise */

@@ -103,6 +103,34 @@ expect 2 "unknown schedule" -- cb --epochs 1 --lr-schedule linear
 expect 0 "warmup-cosine" -- cb --seed 7 --epochs 6 --log w.csv --lr-schedule warmup-cosine --warmup 3
 losses w.csv | cmp -s - a.loss && fail "warmup-cosine gives the constant-lr losses"
 
+# Issue 6: input-wise gates. The summary says so, the saved model is IWP and
+# brings its parametrisation with it, a resume is bit for bit, and
+# contradictory options are refused.
+iwp() { "$prog" --backend ref --quiet --preset gol --seed 3 --eval-every 2 --param iwp "$@"; }
+expect 0 "iwp: straight" -- "$prog" --backend ref --preset gol --seed 3 --eval-every 2 --param iwp --epochs 8 \
+  --log i1.csv --save iwp.json
+grep -q '^gates: *iwp, the input-wise parametrisation: 4 logits per gate, pass-through init z = 3' out.txt ||
+  fail "iwp: the summary does not name the parametrisation: $(cat out.txt)"
+grep -q "^recipe: *the paper's" out.txt || fail "iwp: gol's softmax16 recipe was applied: $(cat out.txt)"
+grep -q '"parametrisation":"iwp"' iwp.json || fail "iwp: the saved model is not iwp"
+expect 0 "iwp: first half" -- iwp --epochs 4 --checkpoint i.ckpt --log i2.csv
+expect 0 "iwp: resumed" -- iwp --epochs 8 --resume i.ckpt --log i2.csv
+losses i1.csv >i1.loss
+losses i2.csv | cmp -s - i1.loss || fail "iwp: resumed run differs from the straight run"
+losses i1.csv | cmp -s - g1.loss && fail "iwp and softmax16 give the same losses"
+expect 0 "iwp: --model brings its parametrisation" -- "$prog" --backend ref --preset gol --model iwp.json --epochs 2
+grep -q '^gates: *iwp.*from iwp.json' out.txt || fail "iwp: --model summary: $(cat out.txt)"
+expect 0 "iwp: --iwp-init 5" -- iwp --epochs 0 --iwp-init 5 --save iwp5.json
+grep -q '"logits":\[\[\[\[-5.0,-5.0,5.0,5.0\]' iwp5.json || fail "iwp: --iwp-init 5 is not (-5, -5, 5, 5)"
+expect 2 "iwp: --param contradicts --model" -- "$prog" --backend ref --preset gol --model iwp.json --param softmax16
+grep -q 'the model iwp.json is iwp' err.txt || fail "iwp: contradiction message: $(cat err.txt)"
+expect 2 "iwp: softmax16 checkpoint" -- iwp --epochs 8 --resume g.ckpt
+expect 2 "--iwp-init without iwp" -- "$prog" --backend ref --preset gol --iwp-init 2
+expect 2 "--iwp-init 0" -- iwp --iwp-init 0
+expect 2 "--iwp-init with --model" -- iwp --model iwp.json --iwp-init 2
+expect 2 "unknown --param" -- "$prog" --backend ref --preset gol --param iwp4
+expect 2 "iwp: no recommended recipe" -- iwp --epochs 1 --recipe recommended
+
 # (d) bad input exits 2
 expect 2 "unknown preset" -- "$prog" --backend ref --preset nosuch
 expect 2 "unknown option" -- "$prog" --backend ref --preset gol --nosuch

@@ -32,6 +32,7 @@ EXTRA_DIST += tests/dlca-tune.sh
 tests_main_SOURCES += tests/test_trainer.c
 tests_main_SOURCES += tests/test_schedule.c
 tests_main_SOURCES += tests/test_relax.c
+tests_main_SOURCES += tests/test_iwp.c
 # Smoke test of bench/dlca-recipes on the CPU reference.
 TESTS += tests/dlca-recipes.sh
 EXTRA_DIST += tests/dlca-recipes.sh

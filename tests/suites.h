@@ -10,4 +10,5 @@
   X(gradcheck) \
   X(trainer) \
   X(schedule) \
-  X(relax)
+  X(relax) \
+  X(iwp)

@@ -9,6 +9,10 @@
  * gradient's loss and state equal the forward pass's, the gradient does not
  * depend on the thread count, and async with every mask 1 is sync.
  *
+ * Every case runs again under the input-wise parametrisation (IWP, issue
+ * 6): 4 logits per gate N(0, 2), then peaked (a random op per gate, its
+ * truth table pushed to +-6).
+ *
  * For exploring (not needed by make check): DLCA_GRADCHECK_SEED=n draws other
  * models, grids and samples; DLCA_GRADCHECK_ALL=1 checks every logit;
  * DLCA_GRADCHECK_H=x sets the step. */
@@ -79,9 +83,10 @@ static const gc_case gc_cases[] = {
 };
 
 /* The model of a case: perception [9,8,4,2(,1)], update [in, in, halving to C]. */
-static dlca_model *gc_model(const gc_case *c, uint64_t seed, int peaked) {
+static dlca_model *gc_model_p(const gc_case *c, uint64_t seed, int peaked, dlca_parametrisation par) {
   dlca_model_shape s = tu_small_shape(c->C, c->K, c->with_one, c->periodic, c->extra,
                                       c->random_wiring ? DLCA_WIRING_RANDOM : DLCA_WIRING_UNIQUE);
+  s.parametrisation = par;
   dlca_model *m;
   ck_assert_msg(dlca_model_new(&s, seed, &m) == DLCA_OK, "%s", dlca_last_error());
   /* logits N(0, 2) by Box-Muller */
@@ -94,9 +99,20 @@ static dlca_model *gc_model(const gc_case *c, uint64_t seed, int peaked) {
    * The gates then pass signals on nearly undamped, so that the gradient
    * through neighbouring cells and earlier steps is large enough for the
    * finite differences to see an error in it. */
-  if (peaked)
+  const size_t npg = (size_t)dlca_model_params_per_gate(m);
+  if (peaked && npg == 16)
     for (size_t g = 0; g < m->n_params / 16; g++) m->params[16 * g + dlca_rng_u32(seed, 102, (uint32_t)g) % 16] += GC_PEAK;
+  /* IWP: the truth table of a random op, bit 3 - k of the op for w_k */
+  if (peaked && npg == 4)
+    for (size_t g = 0; g < m->n_params / 4; g++) {
+      const uint32_t op = dlca_rng_u32(seed, 102, (uint32_t)g) % 16;
+      for (int k = 0; k < 4; k++) m->params[4 * g + k] += (op >> (3 - k)) & 1 ? GC_PEAK : -GC_PEAK;
+    }
   return m;
+}
+
+static dlca_model *gc_model(const gc_case *c, uint64_t seed, int peaked) {
+  return gc_model_p(c, seed, peaked, DLCA_PARAM_SOFTMAX16);
 }
 
 typedef struct gc_data {
@@ -175,13 +191,15 @@ static size_t top_k(const float *g, size_t n, size_t *out, size_t k) {
 }
 
 START_TEST(test_gradcheck) {
-  const int n_cases = (int)(sizeof gc_cases / sizeof *gc_cases), peaked = _i >= n_cases;
+  /* _i / n_cases: 0 N(0, 2), 1 peaked, 2 IWP N(0, 2), 3 IWP peaked */
+  const int n_cases = (int)(sizeof gc_cases / sizeof *gc_cases), peaked = (_i / n_cases) & 1,
+            iwp = _i >= 2 * n_cases;
   const gc_case *c = &gc_cases[_i % n_cases];
   const char *env_seed = getenv("DLCA_GRADCHECK_SEED"), *env_h = getenv("DLCA_GRADCHECK_H");
   const int all = getenv("DLCA_GRADCHECK_ALL") && atoi(getenv("DLCA_GRADCHECK_ALL"));
   const float h = env_h ? strtof(env_h, NULL) : GC_H;
   uint64_t seed = 1000 + (uint64_t)_i + (env_seed ? 1000 * strtoull(env_seed, NULL, 10) : 0);
-  dlca_model *m = gc_model(c, seed, peaked);
+  dlca_model *m = gc_model_p(c, seed, peaked, iwp ? DLCA_PARAM_IWP : DLCA_PARAM_SOFTMAX16);
   gc_data d;
   gc_setup(c, m, seed, &d);
   const size_t P = m->n_params, split = m->update[0].offset;
@@ -210,10 +228,11 @@ START_TEST(test_gradcheck) {
     double err = fabs(fd - g[i]) / fmax(1.0, fabs(g[i]));
     if (err > worst || isnan(err)) worst = isnan(err) ? INFINITY : err, worst_i = i, worst_fd = fd;
   }
-  fprintf(stderr, "gradcheck %-18s %-6s %5zu logits  loss %9.4f  max|g| %8.3g  worst |fd-g|/max(1,|g|) %.2e (logit %zu: fd %.6g, g %.6g)\n",
-          c->name, peaked ? "peaked" : "N(0,2)", P, Lg, gmax, worst, worst_i, worst_fd, g[worst_i]);
-  ck_assert_msg(worst <= GC_TOL, "%s%s: worst error %.3e > %.1e at logit %zu: fd %.8g, g %.8g", c->name,
-                peaked ? " (peaked)" : "", worst, GC_TOL,
+  fprintf(stderr, "gradcheck %-18s %-3s %-6s %5zu logits  loss %9.4f  max|g| %8.3g  worst |fd-g|/max(1,|g|) %.2e (logit %zu: fd %.6g, g %.6g)\n",
+          c->name, iwp ? "iwp" : "s16", peaked ? "peaked" : "N(0,2)", P, Lg, gmax, worst, worst_i, worst_fd,
+          g[worst_i]);
+  ck_assert_msg(worst <= GC_TOL, "%s%s%s: worst error %.3e > %.1e at logit %zu: fd %.8g, g %.8g", c->name,
+                iwp ? " (iwp)" : "", peaked ? " (peaked)" : "", worst, GC_TOL,
                 worst_i, worst_fd, g[worst_i]);
   ck_assert_msg(gmax > 1e-4, "%s: the gradient is all but zero (max %g): the check would prove nothing", c->name, gmax);
   free(idx);
@@ -302,7 +321,7 @@ Suite *suite_gradcheck(void) {
   Suite *s = suite_create("gradcheck");
   TCase *tc = tcase_create("fd");
   tcase_set_timeout(tc, 120);
-  tcase_add_loop_test(tc, test_gradcheck, 0, 2 * (int)(sizeof gc_cases / sizeof *gc_cases));
+  tcase_add_loop_test(tc, test_gradcheck, 0, 4 * (int)(sizeof gc_cases / sizeof *gc_cases));
   tcase_add_test(tc, test_gradient_threads);
   tcase_add_test(tc, test_async_limits);
   suite_add_tcase(s, tc);

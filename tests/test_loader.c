@@ -18,8 +18,9 @@ static void rm_tmpdir(const char *dir) {
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
 }
 
-/* The base model: C = 2, K = 2, perceive [9, 8, 4, 2], update [10, 8, 4, 2]. */
-static dlca_model *base_model(dlca_wiring wiring, const int *update, int n_update) {
+/* The base model: C = 2, K = 2, perceive [9, 8, 4, 2], update [10, 8, 4, 2],
+ * softmax-16 or IWP (4 logits per gate). */
+static dlca_model *base_model_p(dlca_wiring wiring, const int *update, int n_update, dlca_parametrisation par) {
   dlca_model_shape s;
   memset(&s, 0, sizeof s);
   s.channels = 2, s.n_kernels = 2, s.periodic = 1;
@@ -32,18 +33,23 @@ static dlca_model *base_model(dlca_wiring wiring, const int *update, int n_updat
   memcpy(s.update_layers, update, sizeof(int) * (size_t)n_update);
   s.perceive_first_wiring = DLCA_WIRING_FIRST_KERNEL;
   s.wiring = wiring;
+  s.parametrisation = par;
   dlca_model *m;
   ck_assert_msg(dlca_model_new(&s, 17, &m) == DLCA_OK, "%s", dlca_last_error());
   tu_random(m->params, m->n_params, -4, 4, 5);
   return m;
 }
 
+static dlca_model *base_model(dlca_wiring wiring, const int *update, int n_update) {
+  return base_model_p(wiring, update, n_update, DLCA_PARAM_SOFTMAX16);
+}
+
 /* The base model as a jansson tree, through dlca_model_save (so the cases
  * start from exactly what the library writes). */
-static json_t *base_json(const char *dir) {
+static json_t *base_json_p(const char *dir, dlca_parametrisation par) {
   char path[1100];
   snprintf(path, sizeof path, "%s/base.json", dir);
-  dlca_model *m = base_model(DLCA_WIRING_UNIQUE, NULL, 0);
+  dlca_model *m = base_model_p(DLCA_WIRING_UNIQUE, NULL, 0, par);
   ck_assert_int_eq(dlca_model_save(m, path), DLCA_OK);
   dlca_model_free(m);
   json_error_t err;
@@ -51,6 +57,8 @@ static json_t *base_json(const char *dir) {
   ck_assert_msg(root != NULL, "%s", err.text);
   return root;
 }
+
+static json_t *base_json(const char *dir) { return base_json_p(dir, DLCA_PARAM_SOFTMAX16); }
 
 /* Finds the parent of a path like "update.wires[3][0][17]" and the last step:
  * *key (object member) or *index (array element). */
@@ -227,6 +235,24 @@ static const loader_case cases[] = {
     {"extra layer in logits", "update.logits[3]", "[]", DLCA_EMODEL, "update.logits: 4 layers, but update.layers has 3"},
     {"perceive.logits missing", "perceive.logits", NULL, DLCA_EMODEL, "perceive.logits: missing"},
     {"update.logits a string", "update.logits", "\"x\"", DLCA_EMODEL, "update.logits: expected an array, found a string"},
+    /* issue 6: a softmax-16 file that claims to be IWP */
+    {"16 logits under iwp", "parametrisation", "\"iwp\"", DLCA_EMODEL, "perceive.logits[0][0][0]: expected 4 logits (parametrisation iwp), found an array of the wrong length"},
+};
+
+/* The same checks on an IWP model (issue 6): 4 logits per gate. */
+static const loader_case iwp_cases[] = {
+    {"parametrisation misspelt", "parametrisation", "\"IWP\"", DLCA_EMODEL, "parametrisation: \"IWP\" is not \"softmax16\" or \"iwp\""},
+    {"parametrisation a number", "parametrisation", "1", DLCA_EMODEL, "parametrisation: expected \"softmax16\" or \"iwp\", found an integer"},
+    {"parametrisation null", "parametrisation", "null", DLCA_EMODEL, "parametrisation: expected \"softmax16\" or \"iwp\", found null"},
+    {"parametrisation dropped", "parametrisation", NULL, DLCA_EMODEL, "perceive.logits[0][0][0]: expected 16 logits, found an array of the wrong length"},
+    {"iwp gate with 16 logits", "update.logits[1][2]", L16("0.5"), DLCA_EMODEL, "update.logits[1][2]: expected 4 logits (parametrisation iwp), found an array of the wrong length"},
+    {"iwp gate with 3 logits", "perceive.logits[1][0][3]", "[1,2,3]", DLCA_EMODEL, "perceive.logits[1][0][3]: expected 4 logits (parametrisation iwp), found an array of the wrong length"},
+    {"iwp gate with 5 logits", "update.logits[2][0]", "[1,2,3,4,5]", DLCA_EMODEL, "update.logits[2][0]: expected 4 logits (parametrisation iwp), found an array of the wrong length"},
+    {"iwp gate a number", "update.logits[0][7]", "0", DLCA_EMODEL, "update.logits[0][7]: expected 4 logits (parametrisation iwp), found an integer"},
+    {"iwp 1e39 logit", "perceive.logits[0][1][2][3]", "1e39", DLCA_EMODEL, "perceive.logits[0][1][2][3]: logit 1e+39 is not finite in float32"},
+    {"iwp string logit", "update.logits[2][1][0]", "\"0\"", DLCA_EMODEL, "update.logits[2][1][0]: expected a number, found a string"},
+    {"iwp NaN logit", "update.logits[0][1][2]", "NaN", DLCA_EPARSE, "not valid JSON"},
+    {"iwp wrong gates", "update.logits[1]", "[[0,0,0,0]]", DLCA_EMODEL, "update.logits[1]: 1 entries, but the layer has 4 gates"},
 };
 
 /* The file for case c, written into dir. */
@@ -259,12 +285,11 @@ static const char *write_case(const char *dir, json_t *base, const loader_case *
   return p;
 }
 
-START_TEST(test_malformed) {
-  const char *dir = tu_tmpdir("loader");
-  json_t *base = base_json(dir);
+/* Every case of a table against one base model; returns the failures. */
+static int run_cases(const char *dir, json_t *base, const loader_case *cs, size_t n) {
   int failures = 0;
-  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-    const loader_case *c = &cases[i];
+  for (size_t i = 0; i < n; i++) {
+    const loader_case *c = &cs[i];
     char path[1100];
     snprintf(path, sizeof path, "%s", write_case(dir, base, c, (int)i));
     dlca_model *m = (dlca_model *)&failures; /* must come back NULL */
@@ -278,9 +303,47 @@ START_TEST(test_malformed) {
       if (rc == DLCA_OK && m != (dlca_model *)&failures) dlca_model_free(m);
     }
   }
+  return failures;
+}
+
+START_TEST(test_malformed) {
+  const char *dir = tu_tmpdir("loader");
+  json_t *base = base_json(dir);
+  int failures = run_cases(dir, base, cases, sizeof cases / sizeof *cases);
   json_decref(base);
   ck_assert_msg(failures == 0, "%d of %zu malformed-model cases failed (details on stderr)", failures,
                 sizeof cases / sizeof *cases);
+  rm_tmpdir(dir);
+}
+END_TEST
+
+/* Issue 6: malformed IWP files, each named with its JSON path; and a valid
+ * IWP file loads with 4 logits per gate. */
+START_TEST(test_malformed_iwp) {
+  const char *dir = tu_tmpdir("loader-iwp");
+  json_t *base = base_json_p(dir, DLCA_PARAM_IWP);
+  ck_assert_str_eq(json_string_value(json_object_get(base, "parametrisation")), "iwp");
+  int failures = run_cases(dir, base, iwp_cases, sizeof iwp_cases / sizeof *iwp_cases);
+  ck_assert_msg(failures == 0, "%d of %zu malformed IWP cases failed (details on stderr)", failures,
+                sizeof iwp_cases / sizeof *iwp_cases);
+  /* "softmax16" spelt out is the default; integers are fine as IWP logits */
+  char *text = mutate(base, "update.logits[0][0]", "[-1,-2,3,4]");
+  const char *p = tu_write(dir, "ok.json", text);
+  free(text);
+  dlca_model *m;
+  ck_assert_msg(dlca_model_load(p, &m) == DLCA_OK, "%s", dlca_last_error());
+  ck_assert_int_eq(dlca_model_params_per_gate(m), 4);
+  ck_assert(m->params[m->update[0].offset] == -1.0f && m->params[m->update[0].offset + 3] == 4.0f);
+  dlca_model_free(m);
+  json_decref(base);
+  base = base_json(dir);
+  text = mutate(base, "parametrisation", "\"softmax16\"");
+  p = tu_write(dir, "ok16.json", text);
+  free(text);
+  ck_assert_msg(dlca_model_load(p, &m) == DLCA_OK, "%s", dlca_last_error());
+  ck_assert_int_eq(dlca_model_params_per_gate(m), 16);
+  dlca_model_free(m);
+  json_decref(base);
   rm_tmpdir(dir);
 }
 END_TEST
@@ -392,6 +455,7 @@ Suite *suite_loader(void) {
   TCase *tc = tcase_create("loader");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_malformed);
+  tcase_add_test(tc, test_malformed_iwp);
   tcase_add_test(tc, test_missing_file);
   tcase_add_test(tc, test_valid_variants);
   tcase_add_test(tc, test_huge_shape);

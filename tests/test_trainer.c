@@ -186,6 +186,48 @@ START_TEST(test_cl_resume) {
 }
 END_TEST
 
+/* Issue 6: an IWP model (-DNPG=4) on PoCL. Fresh random cases against the
+ * reference (dlca_parity_random: random logits, binary start grids, random
+ * targets), then determinism and a bit-for-bit resume. The shape and run
+ * are test_relax.c's, so the kernel build is shared. */
+START_TEST(test_cl_iwp) {
+  if (!tcl_platform()) return;
+  dlca_context *ctx = tcl_context();
+  dlca_model_shape s = tu_small_shape(3, 3, 0, 0, 0, DLCA_WIRING_UNIQUE);
+  s.parametrisation = DLCA_PARAM_IWP;
+  dlca_model *m;
+  ck_assert_msg(dlca_model_new(&s, 5, &m) == DLCA_OK, "%s", dlca_last_error());
+  dlca_run run = dlca_run_default(2, 6, 6, 4);
+  dlca_parity_report r;
+  ck_assert_msg(dlca_parity_random(ctx, m, &run, 4, 21, &r) == DLCA_OK, "%s", dlca_last_error());
+  print_report(&r);
+  for (int q = 0; q < DLCA_Q_COUNT; q++)
+    ck_assert_msg(r.pass[q], "iwp: %s error %g > tolerance %g", dlca_quantity_name(q), r.max_abs[q], r.tolerance[q]);
+  double a[20], b[20], c[20];
+  for (int pass = 0; pass < 2; pass++) {
+    dlca_trainer *t = make_trainer(ctx, m, 0);
+    run_epochs(t, 20, pass ? b : a);
+    dlca_trainer_free(t);
+  }
+  const char *path = tu_write(tu_tmpdir("resume-iwp"), "t.ckpt", "");
+  dlca_trainer *t = make_trainer(ctx, m, 0);
+  run_epochs(t, 10, c);
+  ck_assert_msg(dlca_trainer_save_checkpoint(t, path) == DLCA_OK, "%s", dlca_last_error());
+  dlca_trainer_free(t);
+  t = make_trainer(ctx, m, 0);
+  ck_assert_msg(dlca_trainer_load_checkpoint(t, path) == DLCA_OK, "%s", dlca_last_error());
+  run_epochs(t, 10, c + 10);
+  dlca_trainer_free(t);
+  for (int e = 0; e < 20; e++) {
+    ck_assert_msg(a[e] == b[e], "iwp epoch %d: %.17g != %.17g", e, a[e], b[e]);
+    ck_assert_msg(a[e] == c[e], "iwp resumed epoch %d: %.17g != %.17g", e, a[e], c[e]);
+  }
+  ck_assert_msg(a[19] < a[0], "iwp: the loss did not fall: %g -> %g", a[0], a[19]);
+  dlca_model_free(m);
+  dlca_context_free(ctx);
+}
+END_TEST
+
 START_TEST(test_cl_out_of_memory) {
   if (!tcl_platform()) return;
   dlca_context *ctx = tcl_context();
@@ -221,6 +263,7 @@ Suite *suite_trainer(void) {
   tcase_add_test(tc, test_cl_wg_narrow);
   tcase_add_loop_test(tc, test_cl_determinism, 0, 2);
   tcase_add_loop_test(tc, test_cl_resume, 0, 1);
+  tcase_add_test(tc, test_cl_iwp);
   tcase_add_test(tc, test_cl_out_of_memory);
   suite_add_tcase(s, tc);
   return s;

@@ -378,8 +378,8 @@ static void print_check(const char *label, const check *c, const char *what) {
 static void print_report(const eval *e, int n_checks, int n_failed) {
   const eval_options *o = &e->opt;
   char what[256];
-  printf("model:          %s (%zu gates, %zu logits)\n", o->model, dlca_model_n_gates(e->model),
-         dlca_model_n_params(e->model));
+  printf("model:          %s (%zu gates, %zu logits, %s)\n", o->model, dlca_model_n_gates(e->model),
+         dlca_model_n_params(e->model), dlca_parametrisation_name(e->shape.parametrisation));
   printf("preset:         %s\n", e->preset.name);
   printf("backend:        %s\n", o->backend_ref ? "ref" : "cl");
   printf("device:         %s\n", e->device);
@@ -464,9 +464,11 @@ static int write_json(const eval *e, int n_checks, int n_failed) {
   fprintf(f, ", \"seed\": %llu,\n", (unsigned long long)o->seed);
   fprintf(f, "  \"pass\": %s, \"checks\": %d, \"failed\": %d, \"wall_s\": %.3f,\n", n_failed ? "false" : "true",
           n_checks, n_failed, cli_now() - e->t_start);
-  fprintf(f, "  \"channels\": %d, \"periodic\": %s, \"gates\": %zu, \"logits\": %zu, \"active_gates\": %zu,\n",
-          e->shape.channels, e->shape.periodic ? "true" : "false", e->gates.total, dlca_model_n_params(e->model),
-          e->gates.active);
+  fprintf(f,
+          "  \"channels\": %d, \"periodic\": %s, \"parametrisation\": \"%s\", \"gates\": %zu, \"logits\": %zu, "
+          "\"active_gates\": %zu,\n",
+          e->shape.channels, e->shape.periodic ? "true" : "false", dlca_parametrisation_name(e->shape.parametrisation),
+          e->gates.total, dlca_model_n_params(e->model), e->gates.active);
   fprintf(f, "  \"gate_histogram\": {");
   for (int i = 0; i < 16; i++) fprintf(f, "%s\"%s\": %zu", i ? ", " : "", gate_op_names[i], e->gates.counts[i]);
   fputc('}', f);

@@ -14,14 +14,17 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: dlca-parity --vector FILE [--backend ref|cl] [--device SPEC] [--json]\n"
           "       dlca-parity (--preset NAME | --model FILE) --random N [--device SPEC] [--seed S]\n"
-          "                   [--batch B] [--steps T] [--size HxW] [--async] [--json]\n"
+          "                   [--batch B] [--steps T] [--size HxW] [--async] [--param P] [--json]\n"
           "\n"
           "  --vector FILE   a JAX reference vector (shared/testdata/reference/*.json)\n"
           "  --backend B     ref (the C CPU reference) or cl (an OpenCL device; default cl)\n"
           "  --device SPEC   OpenCL device: index, platform:device, gpu|cpu|accelerator, or a\n"
           "                  name substring (default: $DLCA_CL_DEVICE, else the best device)\n"
           "  --preset NAME   gol, checkerboard, checkerboard-async, growth, colour\n"
-          "  --model FILE    a dlca-model JSON file\n"
+          "  --model FILE    a dlca-model JSON file (its parametrisation, softmax16 or iwp,\n"
+          "                  comes with it)\n"
+          "  --param P       the gate parametrisation of the --preset model: softmax16\n"
+          "                  (default) or iwp (input-wise, 4 logits per gate)\n"
           "  --random N      N fresh random cases (random logits, grids, targets, masks),\n"
           "                  each run on the CPU reference and on the device\n"
           "  --seed S        seed of the random cases (default 1)\n"
@@ -65,12 +68,12 @@ int main(int argc, char **argv) {
   const char *vector = NULL, *backend = "cl", *device = NULL, *preset = NULL, *model_path = NULL;
   long random_n = 0, batch = 0, steps = 0;
   unsigned long long seed = 1;
-  int json = 0, async = 0, H = 0, W = 0;
+  int json = 0, async = 0, H = 0, W = 0, param = DLCA_PARAM_SOFTMAX16, param_given = 0;
   static const struct option opts[] = {
       {"vector", 1, 0, 'v'}, {"backend", 1, 0, 'b'}, {"device", 1, 0, 'd'}, {"json", 0, 0, 'j'},
       {"preset", 1, 0, 'p'}, {"model", 1, 0, 'm'},   {"random", 1, 0, 'r'}, {"seed", 1, 0, 's'},
       {"batch", 1, 0, 'B'},  {"steps", 1, 0, 'T'},   {"size", 1, 0, 'S'},   {"async", 0, 0, 'a'},
-      {"help", 0, 0, 'h'},   {"version", 0, 0, 'V'}, {0, 0, 0, 0}};
+      {"help", 0, 0, 'h'},   {"version", 0, 0, 'V'}, {"param", 1, 0, 'P'},  {0, 0, 0, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
     switch (c) {
@@ -91,6 +94,15 @@ int main(int argc, char **argv) {
         }
         break;
       case 'a': async = 1; break;
+      case 'P':
+        if (!strcmp(optarg, "iwp")) param = DLCA_PARAM_IWP;
+        else if (!strcmp(optarg, "softmax16")) param = DLCA_PARAM_SOFTMAX16;
+        else {
+          fprintf(stderr, "%s: --param: '%s' is neither softmax16 nor iwp\n", prog, optarg);
+          return 2;
+        }
+        param_given = 1;
+        break;
       case 'h': usage(stdout); return 0;
       case 'V': printf("dlca-parity %s\n", dlca_version_string()); return 0;
       default: usage(stderr); return 2;
@@ -99,6 +111,10 @@ int main(int argc, char **argv) {
   if (optind < argc || (!vector && !random_n) || (vector && random_n)) {
     fprintf(stderr, "%s: give either --vector FILE or (--preset NAME | --model FILE) --random N\n", prog);
     usage(stderr);
+    return 2;
+  }
+  if (param_given && !preset) {
+    fprintf(stderr, "%s: --param: only with --preset (a --model or --vector brings its own)\n", prog);
     return 2;
   }
   if (strcmp(backend, "ref") && strcmp(backend, "cl")) {
@@ -129,7 +145,9 @@ int main(int argc, char **argv) {
     dlca_preset p;
     int have_preset = 0;
     if (preset) {
-      if ((rc = dlca_preset_get(preset, &p)) || (rc = dlca_model_new(&p.shape, seed, &m))) goto bad;
+      if ((rc = dlca_preset_get(preset, &p))) goto bad;
+      p.shape.parametrisation = (dlca_parametrisation)param;
+      if ((rc = dlca_model_new(&p.shape, seed, &m))) goto bad;
       have_preset = 1;
     } else if (model_path) {
       if ((rc = dlca_model_load(model_path, &m))) goto bad;

@@ -85,12 +85,17 @@ typedef struct run {
   double t_start;
 } run;
 
+/* A fresh model of the preset's shape in the --param parametrisation, or
+ * the --model file (which brings its own). */
 static int setup_model(run *r) {
   const train_options *o = &r->opt;
   int rc;
   if (!o->model) {
-    if ((rc = dlca_model_new_preset(r->preset.name, o->seed, &r->model)))
-      return fail_lib(CLI_FAIL, rc, "%s model", r->preset.name);
+    dlca_model_shape s = r->preset.shape;
+    s.parametrisation = o->param == DLCA_PARAM_IWP ? DLCA_PARAM_IWP : DLCA_PARAM_SOFTMAX16;
+    if ((rc = dlca_model_new(&s, o->seed, &r->model))) return fail_lib(CLI_FAIL, rc, "%s model", r->preset.name);
+    if (o->iwp_init > 0 && (rc = dlca_model_init_pass_through(r->model, (float)o->iwp_init)))
+      return fail_lib(CLI_USAGE, rc, "--iwp-init");
     return 0;
   }
   if ((rc = dlca_model_load(o->model, &r->model))) return fail_lib(input_code(rc), rc, "--model");
@@ -101,7 +106,19 @@ static int setup_model(run *r) {
             s.channels, s.channels == 1 ? "" : "s", r->preset.name, r->preset.shape.channels);
     return CLI_USAGE;
   }
+  if (o->param >= 0 && o->param != (int)s.parametrisation) {
+    fprintf(stderr, "%s: --param %s: the model %s is %s\n", TRAIN_PROG, dlca_parametrisation_name(o->param), o->model,
+            dlca_parametrisation_name(s.parametrisation));
+    return CLI_USAGE;
+  }
   return 0;
+}
+
+/* The model's parametrisation (--param, or the --model file's). */
+static int model_param(const run *r) {
+  dlca_model_shape s;
+  dlca_model_get_shape(r->model, &s);
+  return (int)s.parametrisation;
 }
 
 static int setup_target(run *r) {
@@ -369,6 +386,14 @@ static void print_summary(const run *r, const outcome *w) {
   printf("preset:         %s\n", r->preset.name);
   printf("backend:        %s\n", dlca_trainer_backend(r->t));
   printf("device:         %s\n", r->device);
+  if (model_param(r) == DLCA_PARAM_IWP) {
+    printf("gates:          iwp, the input-wise parametrisation: 4 logits per gate");
+    if (r->opt.model) printf(", from %s\n", r->opt.model);
+    else if (r->opt.resume) printf(", resumed\n");
+    else printf(", pass-through init z = %g\n", r->opt.iwp_init > 0 ? r->opt.iwp_init : (double)DLCA_IWP_INIT_DEFAULT);
+  } else {
+    printf("gates:          softmax16, the paper's parametrisation: 16 logits per gate\n");
+  }
   if (r->recipe) {
     char what[256];
     train_recipe_describe(r->recipe, 0, what, sizeof what);
@@ -473,7 +498,7 @@ static void apply_overrides(run *r) {
   if (o->lr > 0) r->cfg.optim.lr = (float)o->lr;
   /* the preset's recommended recipe (tools/recipes.h) unless the reference
    * protocol is asked for; explicit --temperature / --gumbel win */
-  r->recipe = o->recipe == TRAIN_RECIPE_REFERENCE ? NULL : train_recipe_for(r->preset.name);
+  r->recipe = o->recipe == TRAIN_RECIPE_REFERENCE ? NULL : train_recipe_for(r->preset.name, model_param(r));
   r->cfg.relax.temperature = o->temperature >= 0 ? (float)o->temperature : r->recipe ? r->recipe->temperature : 0;
   r->cfg.relax.gumbel_scale = o->gumbel >= 0 ? (float)o->gumbel : r->recipe ? r->recipe->gumbel : 0;
   r->cfg.relax.straight_through = o->straight_through;
@@ -511,14 +536,16 @@ static int alloc_best(run *r) {
 static int run_main(run *r) {
   int rc;
   if ((rc = dlca_preset_get(r->opt.preset, &r->preset))) return fail_lib(CLI_USAGE, rc, "--preset");
+  /* the model first: its parametrisation chooses the recipe */
+  if ((rc = setup_model(r))) return rc;
   apply_overrides(r);
   if (r->opt.recipe == TRAIN_RECIPE_RECOMMENDED && !r->recipe) {
-    fprintf(stderr, "%s: --recipe recommended: %s has no recommended recipe yet (doc/training.md)\n", TRAIN_PROG,
-            r->preset.name);
+    fprintf(stderr, "%s: --recipe recommended: %s has no recommended recipe yet%s (doc/training.md)\n", TRAIN_PROG,
+            r->preset.name, model_param(r) == DLCA_PARAM_IWP ? " for --param iwp" : "");
     return CLI_USAGE;
   }
   /* Cheap input checks first, so a typo never waits for a kernel build. */
-  if ((rc = check_schedule(r)) || (rc = setup_model(r)) || (rc = setup_target(r)) || (rc = setup_device(r)) ||
+  if ((rc = check_schedule(r)) || (rc = setup_target(r)) || (rc = setup_device(r)) ||
       (rc = setup_trainer(r)) || (rc = alloc_best(r)))
     return rc;
   uint64_t at = dlca_trainer_epoch(r->t);
@@ -530,9 +557,10 @@ static int run_main(run *r) {
     }
   }
   if (!r->opt.quiet) {
-    fprintf(stderr, "%s: %s on %s: %zu logits, batch %d, %d steps, lr %g, seed %llu, epochs %llu to %ld\n",
-            TRAIN_PROG, r->preset.name, r->device, dlca_trainer_n_params(r->t), r->cfg.batch, r->cfg.steps,
-            r->cfg.optim.lr, (unsigned long long)r->opt.seed, (unsigned long long)at, r->opt.epochs);
+    fprintf(stderr, "%s: %s on %s: %zu logits (%s), batch %d, %d steps, lr %g, seed %llu, epochs %llu to %ld\n",
+            TRAIN_PROG, r->preset.name, r->device, dlca_trainer_n_params(r->t),
+            dlca_parametrisation_name(model_param(r)), r->cfg.batch, r->cfg.steps, r->cfg.optim.lr,
+            (unsigned long long)r->opt.seed, (unsigned long long)at, r->opt.epochs);
     const dlca_relax *x = &r->cfg.relax;
     if (x->temperature > 0 || x->gumbel_scale > 0 || x->straight_through || x->grad_noise > 0)
       fprintf(stderr, "%s: relaxation: temperature %g, gumbel %g, straight-through %s, grad noise %g\n", TRAIN_PROG,

@@ -2,20 +2,21 @@
  * measurement over several seeds in doc/training.md. */
 #include <stdio.h>
 #include <string.h>
+#include "dlca_cl.h"
 #include "recipes.h"
 
 static const train_recipe recipes[] = {
     /* 4 of 5 seeds exact on all 512 boards in 3000 epochs (without relaxation: 2 of 5), on the CPU
      * reference and on the H100 alike */
-    {"gol", 2.0f, 0.5f, 0, 0, 1, 3, 1},
+    {"gol", 2.0f, 0.5f, 0, 0, 1, 3, 1, DLCA_PARAM_SOFTMAX16},
     /* H100, seeds 1-5: 4 of 5 at 100% on 100 fresh grids within 1000 epochs, mean 97.7% (the paper's
      * protocol: 3 of 5, mean 91.7%) */
-    {"checkerboard", 2.0f, 0.0f, 8, 1000, 1, 3, 1},
+    {"checkerboard", 2.0f, 0.0f, 8, 1000, 1, 3, 1, DLCA_PARAM_SOFTMAX16},
 };
 
-const train_recipe *train_recipe_for(const char *preset) {
+const train_recipe *train_recipe_for(const char *preset, int param) {
   for (size_t i = 0; i < sizeof recipes / sizeof recipes[0]; i++)
-    if (preset && !strcmp(recipes[i].preset, preset)) return &recipes[i];
+    if (preset && !strcmp(recipes[i].preset, preset) && recipes[i].param == param) return &recipes[i];
   return NULL;
 }
 
@@ -32,6 +33,7 @@ void train_recipe_describe(const train_recipe *q, int as_options, char *buf, siz
   char t[64];
   if (!n) return;
   buf[0] = '\0';
+  if (q->param == DLCA_PARAM_IWP) put(buf, n, sep, as_options ? "--param iwp" : "input-wise gates");
   if (q->batch > 0) snprintf(t, sizeof t, as_options ? "--batch %d" : "batch %d", q->batch), put(buf, n, sep, t);
   if (q->temperature > 0)
     snprintf(t, sizeof t, as_options ? "--temperature %g" : "temperature %g", q->temperature), put(buf, n, sep, t);

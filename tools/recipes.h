@@ -16,11 +16,12 @@ typedef struct train_recipe {
   int cooldown;              /* --lr-schedule cooldown */
   long early_stop;           /* --early-stop K; 0: none */
   int keep_best;             /* --keep-best */
+  int param;                 /* the gate parametrisation it was measured with (DLCA_PARAM_*) */
 } train_recipe;
 
-/* The preset's recommended recipe, or NULL where none was measured to beat
- * the reference protocol. */
-const train_recipe *train_recipe_for(const char *preset);
+/* The recommended recipe of a preset and parametrisation (DLCA_PARAM_*), or
+ * NULL where none was measured to beat the reference protocol. */
+const train_recipe *train_recipe_for(const char *preset, int param);
 
 /* Recipe i of the table, or NULL past its end (for --help). */
 const train_recipe *train_recipe_at(size_t i);

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "dlca_cl.h"
 #include "cli.h"
 #include "recipes.h"
 #include "train_options.h"
@@ -44,7 +45,14 @@ static const char help_text[] =
     "    --model FILE.json    start from a saved model (its channel count must be\n"
     "                         the preset's) instead of a fresh one\n"
     "    --resume FILE        continue from a checkpoint up to --epochs; give the\n"
-    "                         --seed and --model of the run that wrote it\n"
+    "                         --seed, --model and --param of the run that wrote it\n"
+    "    --param P            gate parametrisation of a fresh model: softmax16 (the\n"
+    "                         paper's: 16 logits per gate, p = softmax; the default)\n"
+    "                         or iwp (input-wise, Ruettgers et al. 2025: 4 logits\n"
+    "                         per gate, one per input pair, s = sigmoid); a --model\n"
+    "                         file brings its own. The recipes below are softmax16's\n"
+    "    --iwp-init Z         iwp: start every gate as pass-through A with logits\n"
+    "                         (-Z, -Z, Z, Z) (default 3)\n"
     "\n"
     "SCHEDULE AND STOPPING OPTIONS\n"
     "    Without these the run follows the paper's reference protocol: a constant\n"
@@ -78,12 +86,14 @@ static const char help_text[] =
     "    Ways to close the gap between the soft circuit that trains and the hard\n"
     "    one that is deployed (doc/training.md). Off by default, except in a\n"
     "    preset's recommended recipe (--recipe); given here, they override it.\n"
-    "    --temperature T      gate probabilities softmax(logits / T) (default 1, or\n"
-    "                         the recipe's)\n"
-    "    --gumbel S           add S times a Gumbel(0, 1) draw to every logit, a new\n"
-    "                         draw each epoch (default 0, or the recipe's)\n"
+    "    --temperature T      gate probabilities softmax(logits / T) (iwp:\n"
+    "                         sigmoid(logits / T)) (default 1, or the recipe's)\n"
+    "    --gumbel S           add S times a Gumbel(0, 1) draw to every logit (iwp: a\n"
+    "                         logistic draw, the Gumbel noise of a two-way softmax),\n"
+    "                         a new draw each epoch (default 0, or the recipe's)\n"
     "    --straight-through   forward pass with hard gates (the argmax of the noisy\n"
-    "                         logits), backward with the soft gradient\n"
+    "                         logits; iwp: their signs), backward with the soft\n"
+    "                         gradient\n"
     "    --grad-noise ETA     add Gaussian noise of variance ETA / t^0.55 to the\n"
     "                         gradient at AdamW step t (default 0: off)\n"
     "\n"
@@ -124,6 +134,7 @@ static const char help_text[] =
     "EXAMPLES\n"
     "    dlca-train --preset checkerboard --log cb.csv --save cb.json\n"
     "    dlca-train --preset gol --backend ref --epochs 500 --seed 3\n"
+    "    dlca-train --preset gol --backend ref --param iwp --early-stop 3 --keep-best\n"
     "    dlca-train --preset growth --target lizard.png --device gpu\n"
     "    dlca-train --preset checkerboard --epochs 1000 --resume cb.ckpt --checkpoint cb.ckpt\n"
     "    dlca-train --preset checkerboard --epochs 3000 --lr-schedule cooldown --early-stop 3\n"
@@ -147,7 +158,7 @@ enum {
   OPT_EVAL_EVERY, OPT_SAVE, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESUME, OPT_MODEL, OPT_TARGET,
   OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_LR_SCHEDULE, OPT_WARMUP, OPT_MIN_LR, OPT_COOLDOWN_FACTOR, OPT_PLATEAU,
   OPT_MAX_COOLDOWNS, OPT_EARLY_STOP, OPT_KEEP_BEST, OPT_EVAL_FRESH, OPT_REFERENCE_PROTOCOL,
-  OPT_TEMPERATURE, OPT_GUMBEL, OPT_STRAIGHT_THROUGH, OPT_GRAD_NOISE, OPT_RECIPE
+  OPT_TEMPERATURE, OPT_GUMBEL, OPT_STRAIGHT_THROUGH, OPT_GRAD_NOISE, OPT_RECIPE, OPT_PARAM, OPT_IWP_INIT
 };
 
 const char *const train_lr_schedule_names[4] = {"constant", "cosine", "warmup-cosine", "cooldown"};
@@ -184,6 +195,8 @@ static const struct option long_options[] = {
     {"straight-through", no_argument, NULL, OPT_STRAIGHT_THROUGH},
     {"grad-noise", required_argument, NULL, OPT_GRAD_NOISE},
     {"recipe", required_argument, NULL, OPT_RECIPE},
+    {"param", required_argument, NULL, OPT_PARAM},
+    {"iwp-init", required_argument, NULL, OPT_IWP_INIT},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
@@ -206,6 +219,7 @@ int train_options_parse(int argc, char **argv, train_options *o) {
   o->plateau = 100;
   o->max_cooldowns = 2;
   o->temperature = o->gumbel = -1;
+  o->param = -1;
   /* which cooldown-only or training-changing options were given, for the checks below */
   const char *cooldown_only = NULL, *changes_training = NULL;
   opterr = 0; /* getopt's own messages do not follow "dlca-train: what: why" */
@@ -324,6 +338,21 @@ int train_options_parse(int argc, char **argv, train_options *o) {
         bad = cli_parse_nonneg(TRAIN_PROG, "--grad-noise", optarg, &o->grad_noise);
         if (!bad && o->grad_noise > 0) changes_training = "--grad-noise";
         break;
+      case OPT_PARAM:
+        if (!strcmp(optarg, "softmax16")) o->param = DLCA_PARAM_SOFTMAX16;
+        else if (!strcmp(optarg, "iwp")) o->param = DLCA_PARAM_IWP;
+        else {
+          fprintf(stderr, "%s: --param: '%s' is neither softmax16 nor iwp\n", TRAIN_PROG, optarg);
+          bad = 1;
+        }
+        break;
+      case OPT_IWP_INIT:
+        bad = cli_parse_double(TRAIN_PROG, "--iwp-init", optarg, 0.0, &o->iwp_init);
+        if (!bad && !(o->iwp_init <= 1e6)) {
+          fprintf(stderr, "%s: --iwp-init: %s is above 1e6\n", TRAIN_PROG, optarg);
+          bad = 1;
+        }
+        break;
       case OPT_MODEL: o->model = optarg; break;
       case OPT_TARGET: o->target = optarg; break;
       case 'q':
@@ -370,6 +399,14 @@ int train_options_parse(int argc, char **argv, train_options *o) {
   }
   if (cooldown_only && o->lr_schedule != TRAIN_LR_COOLDOWN) {
     fprintf(stderr, "%s: %s: only with --lr-schedule cooldown\n", TRAIN_PROG, cooldown_only);
+    return CLI_USAGE;
+  }
+  if (o->iwp_init > 0 && o->param != DLCA_PARAM_IWP) {
+    fprintf(stderr, "%s: --iwp-init: only with --param iwp\n", TRAIN_PROG);
+    return CLI_USAGE;
+  }
+  if (o->iwp_init > 0 && o->model) {
+    fprintf(stderr, "%s: --iwp-init: initialises a fresh model, but --model gives one\n", TRAIN_PROG);
     return CLI_USAGE;
   }
   if (o->backend_ref && o->device) {

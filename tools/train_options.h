@@ -35,6 +35,10 @@ typedef struct train_options {
   double temperature, gumbel, grad_noise;
   int straight_through;
   int recipe;                    /* TRAIN_RECIPE_* */
+  /* Issue 6: the gate parametrisation of a fresh model (a --model file
+   * brings its own). param is -1 when not given: softmax-16, or the file's. */
+  int param;                     /* -1, DLCA_PARAM_SOFTMAX16 or DLCA_PARAM_IWP */
+  double iwp_init;               /* --iwp-init Z; 0: DLCA_IWP_INIT_DEFAULT */
 } train_options;
 
 /* --recipe: the preset's default (recommended where measured), or forced. */

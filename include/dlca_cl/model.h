@@ -20,6 +20,27 @@ typedef enum dlca_wiring {
   DLCA_WIRING_RANDOM = 2
 } dlca_wiring;
 
+/* How a gate's parameters give its soft output (issue 6). A gate computes
+ * c0 + c1 a + c2 b + c3 ab either way (spec/dlca.md section 1).
+ *  - SOFTMAX16 (0, the spec's): 16 logits, one per op; p = softmax(logits / T),
+ *    c = M^T p; the hard gate is the argmax (ties: the lowest op).
+ *  - IWP (1, input-wise, Ruettgers et al. 2025): 4 logits w00, w01, w10, w11,
+ *    one per input combination (a, b); s_ab = sigmoid(w_ab / T) is the
+ *    probability that the gate outputs 1 there: c0 = s00, c1 = s10 - s00,
+ *    c2 = s01 - s00, c3 = s00 - s01 - s10 + s11. The hard gate is the truth
+ *    table of the signs: op 8 [w00 > 0] + 4 [w01 > 0] + 2 [w10 > 0] + [w11 > 0]. */
+typedef enum dlca_parametrisation {
+  DLCA_PARAM_SOFTMAX16 = 0,
+  DLCA_PARAM_IWP = 1
+} dlca_parametrisation;
+
+/* The pass-through initialisation: softmax-16 sets logit 3 (A) to 10 and the
+ * others to 0 (spec section 1); IWP sets w = (-z, -z, +z, +z), gate A with
+ * s = sigmoid(z) on each row. z = 3 measured best on the reduced
+ * checkerboard (doc/training.md, "Input-wise parametrisation"). */
+#define DLCA_SOFTMAX16_INIT 10.0f
+#define DLCA_IWP_INIT_DEFAULT 3.0f
+
 /* The shape of a model. `perceive_layers` is [9, n1, ..., nS] (length
  * n_perceive_layers = S + 1); `update_layers` is [C + C*S*K, m1, ..., C]. */
 typedef struct dlca_model_shape {
@@ -32,6 +53,7 @@ typedef struct dlca_model_shape {
   int update_layers[DLCA_MAX_LAYERS];
   dlca_wiring perceive_first_wiring; /* default FIRST_KERNEL */
   dlca_wiring wiring;                /* every other layer; default UNIQUE */
+  dlca_parametrisation parametrisation; /* default (0) SOFTMAX16 */
 } dlca_model_shape;
 
 /* How a preset's start grids are made. */
@@ -61,7 +83,8 @@ DLCA_API DLCA_WUR int dlca_preset_get(const char *name, dlca_preset *out);
 DLCA_API const char *const *dlca_preset_names(void);
 
 /* A new model with wires drawn from `seed` (doc/rng.md) and logits at the
- * pass-through initialisation (all 0, gate 3 = 10.0). */
+ * pass-through initialisation of its parametrisation (softmax-16: all 0,
+ * gate 3 = 10.0; IWP: (-z, -z, z, z) with z = DLCA_IWP_INIT_DEFAULT). */
 DLCA_API DLCA_WUR int dlca_model_new(const dlca_model_shape *shape, uint64_t seed, dlca_model **out);
 DLCA_API DLCA_WUR int dlca_model_new_preset(const char *preset, uint64_t seed, dlca_model **out);
 DLCA_API DLCA_WUR int dlca_model_clone(const dlca_model *m, dlca_model **out);
@@ -77,18 +100,28 @@ DLCA_API void dlca_model_get_shape(const dlca_model *m, dlca_model_shape *out);
 /* Counts: gates (perception gates counted once per kernel) and logits. */
 DLCA_API size_t dlca_model_n_gates(const dlca_model *m);
 DLCA_API size_t dlca_model_n_params(const dlca_model *m);
+/* Logits per gate: 16 (softmax-16) or 4 (IWP). */
+DLCA_API int dlca_model_params_per_gate(const dlca_model *m);
+/* "softmax16" or "iwp" (the JSON spelling); "unknown" otherwise. */
+DLCA_API const char *dlca_parametrisation_name(int parametrisation);
+/* Sets every gate back to the pass-through gate A with strength z > 0:
+ * softmax-16 logit 3 = z and the others 0; IWP w = (-z, -z, z, z).
+ * DLCA_EINVAL for a z that is not finite and > 0. */
+DLCA_API DLCA_WUR int dlca_model_init_pass_through(dlca_model *m, float z);
 
 /* The logits as one flat float array of dlca_model_n_params() values, in the
- * order of the JSON: perception layer by layer as [kernel][gate][16], then
- * update layer by layer as [gate][16]. The pointer stays owned by the model. */
+ * order of the JSON: perception layer by layer as [kernel][gate][NPG], then
+ * update layer by layer as [gate][NPG], NPG = dlca_model_params_per_gate()
+ * (IWP: w00, w01, w10, w11). The pointer stays owned by the model. */
 DLCA_API float *dlca_model_params(dlca_model *m);
 DLCA_API const float *dlca_model_params_const(const dlca_model *m);
 /* Offset, into the flat array, of a perception (0) or update (1) layer. */
 DLCA_API size_t dlca_model_layer_offset(const dlca_model *m, int update, int layer);
 
-/* The hard circuit's gate histogram: counts[i] = gates whose argmax is op i
- * (perception gates counted once per kernel). Returns the active-gate count:
- * gates other than pass-through A (3) and B (5). */
+/* The hard circuit's gate histogram: counts[i] = gates whose hard op is i
+ * (softmax-16: the argmax; IWP: the truth table of the signs; perception
+ * gates counted once per kernel). Returns the active-gate count: gates
+ * other than pass-through A (3) and B (5). */
 DLCA_API size_t dlca_model_gate_histogram(const dlca_model *m, size_t counts[16]);
 
 #ifdef __cplusplus

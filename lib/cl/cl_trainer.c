@@ -79,15 +79,15 @@ static size_t backward_groups(const dlca_train_config *cfg, unsigned cu, int per
 
 /* Every device buffer, in bytes, for a given number of backward groups. */
 static size_t footprint(const dlca_model *m, const dlca_train_config *cfg, const cl_shape *s, size_t nwg) {
-  size_t P = m->n_params, grid = (size_t)cfg->batch * cfg->height * cfg->width * s->C;
+  size_t P = m->n_params, NG = dlca__model_n_gates(m), grid = (size_t)cfg->batch * cfg->height * cfg->width * s->C;
   size_t cells = (size_t)cfg->batch * cfg->height * cfg->width;
-  size_t f = 4 * P * sizeof(float) + 2 * (P / 16) * 4 * sizeof(float);
+  size_t f = 4 * P * sizeof(float) + 2 * NG * 4 * sizeof(float);
   f += (s->n_wires + 2 * s->n_rev) * sizeof(int);
   f += ((size_t)cfg->steps + 1 + 2 + 2 + 2) * grid * sizeof(float); /* states, hard, g, target/input */
   f += 2 * 9 * grid * sizeof(float);                                 /* dP */
   f += nwg * s->acc_stride * sizeof(float) + nwg * sizeof(float);
   if (cfg->async) f += (size_t)cfg->steps * cells;
-  if (cfg->relax.straight_through) f += (P / 16) * 4 * sizeof(float);
+  if (cfg->relax.straight_through) f += NG * 4 * sizeof(float);
   if (cfg->relax.gumbel_scale > 0) f += DLCA_GUMBEL_LEVELS * sizeof(float);
   return f;
 }
@@ -112,10 +112,10 @@ static int build(dlca_trainer *t, cl_state *st, cl_program *prog) {
   if (!opts) return dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory");
   snprintf(opts, OPTS,
            "-cl-std=CL1.2 -DC=%d -DK=%d -DS=%d -DNP=%d -DNU=%d -DPERIODIC=%d -DASYNC=%d -DNLOSS=%d -DPTOT=%d "
-           "-DUTOTAL=%d -DPG1=%d -DNGP=%d -DNGU=%d -DDW=%d -DCPW=%d -DACTF=%zu -DGMAX=%d -DST=%d -DLWG=%d",
+           "-DUTOTAL=%d -DPG1=%d -DNGP=%d -DNGU=%d -DDW=%d -DCPW=%d -DACTF=%zu -DGMAX=%d -DST=%d -DLWG=%d -DNPG=%d",
            s->C, s->K, s->S, s->NP, s->NU, m->shape.periodic ? 1 : 0, t->cfg.async ? 1 : 0, t->cfg.n_loss_channels,
            s->PTOT, s->UTOTAL, s->PG1, s->NGP, s->NGU, s->dw, s->cpw, s->act_floats, s->gmax,
-           t->cfg.relax.straight_through ? 1 : 0, s->wg);
+           t->cfg.relax.straight_through ? 1 : 0, s->wg, dlca__model_npg(m));
   append_list(opts, OPTS, "P_SIZES", m->shape.perceive_layers, m->shape.n_perceive_layers);
   append_list(opts, OPTS, "U_SIZES", m->shape.update_layers, m->shape.n_update_layers);
   append_list(opts, OPTS, "U_FANOUT", s->fanout, s->NU);
@@ -318,7 +318,7 @@ static int cl_init(dlca_trainer *t) {
       (rc = dlca__kernel_create(ctx, prog, "dlca_adamw", &st->k_adamw)) ||
       (rc = dlca__kernel_create(ctx, prog, "dlca_eval", &st->k_eval)))
     return rc;
-  size_t P = m->n_params, NG = P / 16, grid = t->grid * sizeof(float);
+  size_t P = m->n_params, NG = dlca__model_n_gates(m), grid = t->grid * sizeof(float);
   if ((rc = dlca__buffer(ctx, P * 4, "logits", &st->params)) || (rc = dlca__buffer(ctx, P * 4, "Adam m", &st->m)) ||
       (rc = dlca__buffer(ctx, P * 4, "Adam v", &st->v)) || (rc = dlca__buffer(ctx, P * 4, "gradient", &st->grad)) ||
       (rc = dlca__buffer(ctx, NG * 16, "gate coefficients", &st->coef)) ||
@@ -342,7 +342,7 @@ static int cl_init(dlca_trainer *t) {
     return rc;
   if (t->cfg.relax.gumbel_scale > 0) {
     float *table;
-    if ((rc = dlca__gumbel_table(t->cfg.relax.gumbel_scale, &table))) return rc;
+    if ((rc = dlca__gumbel_table(m->shape.parametrisation, t->cfg.relax.gumbel_scale, &table))) return rc;
     rc = dlca__buffer(ctx, DLCA_GUMBEL_LEVELS * sizeof(float), "Gumbel table", &st->gumbel);
     if (!rc) rc = dlca__upload(ctx, st->gumbel, 0, DLCA_GUMBEL_LEVELS * sizeof(float), table, "Gumbel table");
     free(table);
@@ -417,7 +417,7 @@ static cl_mem forward_coef(const cl_state *st) { return st->coef_st ? st->coef_s
 
 static int enqueue_coef(dlca_trainer *t) {
   cl_state *st = t->impl;
-  cl_int ng = (cl_int)(t->model->n_params / 16);
+  cl_int ng = (cl_int)dlca__model_n_gates(t->model);
   relax_args r = relax_of(t);
   cl_mem cst = st->coef_st ? st->coef_st : st->coef_hard; /* not written unless st */
   argset a = {st->k_coef, 0, 0};
@@ -503,7 +503,7 @@ static int enqueue_adamw(dlca_trainer *t) {
   ARG(&a, clip), ARG(&a, bc1), ARG(&a, bc2), ARG(&a, st->gumbel), ARG(&a, r.use_gumbel), ARG(&a, r.key);
   ARG(&a, r.inv_tau), ARG(&a, gn_sigma);
   int rc = arg_done(&a, "dlca_adamw");
-  size_t ng = t->model->n_params / 16, lws = 64, gws = (ng + 63) / 64 * 64;
+  size_t ng = dlca__model_n_gates(t->model), lws = 64, gws = (ng + 63) / 64 * 64;
   return rc ? rc : dlca__launch(t->ctx, st->k_adamw, "adamw", 1, &gws, &lws);
 }
 

@@ -87,12 +87,12 @@ static int read_wires(json_t *wires, int l, dlca_layer *L, const char *where, co
   return DLCA_OK;
 }
 
-/* One gate's 16 logits; path has the gate's full index already. */
-static int read_gate(json_t *v, float *dst, const char *where, const char *path) {
-  if (!json_is_array(v) || json_array_size(v) != 16)
-    return BAD("%s: %s: expected 16 logits, found %s", where, path,
+/* One gate's npg logits (16, or 4 under IWP); path has the gate's full index already. */
+static int read_gate(json_t *v, int npg, float *dst, const char *where, const char *path) {
+  if (!json_is_array(v) || json_array_size(v) != (size_t)npg)
+    return BAD("%s: %s: expected %d logits%s, found %s", where, path, npg, npg == 4 ? " (parametrisation iwp)" : "",
                json_is_array(v) ? "an array of the wrong length" : (v ? dlca__json_type(v) : "nothing"));
-  for (int i = 0; i < 16; i++) {
+  for (int i = 0; i < npg; i++) {
     json_t *x = json_array_get(v, (size_t)i);
     if (!json_is_number(x)) return BAD("%s: %s[%d]: expected a number, found %s", where, path, i, dlca__json_type(x));
     double d = json_number_value(x);
@@ -124,6 +124,16 @@ int dlca__model_from_json(json_t *root, const char *where, dlca_model **out) {
   if (!json_is_boolean(per))
     return BAD("%s: periodic: expected true or false, found %s", where, per ? dlca__json_type(per) : "nothing");
   s.periodic = json_is_true(per);
+  /* optional (issue 6): absent means the spec's softmax-16 */
+  json_t *par = json_object_get(root, "parametrisation");
+  if (par) {
+    const char *pv = json_is_string(par) ? json_string_value(par) : NULL;
+    if (pv && !strcmp(pv, "iwp")) s.parametrisation = DLCA_PARAM_IWP;
+    else if (pv && !strcmp(pv, "softmax16")) s.parametrisation = DLCA_PARAM_SOFTMAX16;
+    else if (pv) return BAD("%s: parametrisation: \"%.64s\" is not \"softmax16\" or \"iwp\"", where, pv);
+    else return BAD("%s: parametrisation: expected \"softmax16\" or \"iwp\", found %s", where, dlca__json_type(par));
+  }
+  const int npg = dlca__npg(s.parametrisation);
   json_t *P = json_object_get(root, "perceive"), *U = json_object_get(root, "update");
   if (!json_is_object(P)) return BAD("%s: perceive: expected an object, found %s", where, P ? dlca__json_type(P) : "nothing");
   if (!json_is_object(U)) return BAD("%s: update: expected an object, found %s", where, U ? dlca__json_type(U) : "nothing");
@@ -183,7 +193,8 @@ int dlca__model_from_json(json_t *root, const char *where, dlca_model **out) {
       if ((rc = read_sized(kg, (size_t)L->n_gates, where, path, "gates"))) break;
       for (int g = 0; g < L->n_gates && !rc; g++) {
         snprintf(path, sizeof path, "perceive.logits[%d][%d][%d]", l, k, g);
-        rc = read_gate(json_array_get(kg, (size_t)g), m->params + L->offset + ((size_t)k * L->n_gates + g) * 16, where, path);
+        rc = read_gate(json_array_get(kg, (size_t)g), npg, m->params + L->offset + ((size_t)k * L->n_gates + g) * npg,
+                       where, path);
       }
     }
   }
@@ -195,7 +206,7 @@ int dlca__model_from_json(json_t *root, const char *where, dlca_model **out) {
     if ((rc = read_sized(lg, (size_t)L->n_gates, where, path, "gates"))) break;
     for (int g = 0; g < L->n_gates && !rc; g++) {
       snprintf(path, sizeof path, "update.logits[%d][%d]", l, g);
-      rc = read_gate(json_array_get(lg, (size_t)g), m->params + L->offset + (size_t)g * 16, where, path);
+      rc = read_gate(json_array_get(lg, (size_t)g), npg, m->params + L->offset + (size_t)g * npg, where, path);
     }
   }
   if (rc) {
@@ -212,19 +223,23 @@ static json_t *int_array(const int32_t *v, int n) {
   return a;
 }
 
-static json_t *gate_array(const float *l) {
+static json_t *gate_array(const float *l, int npg) {
   json_t *a = json_array();
-  for (int i = 0; i < 16; i++) json_array_append_new(a, json_real(l[i]));
+  for (int i = 0; i < npg; i++) json_array_append_new(a, json_real(l[i]));
   return a;
 }
 
 json_t *dlca__model_to_json(const dlca_model *m) {
   const dlca_model_shape *s = &m->shape;
+  const int npg = dlca__model_npg(m);
   json_t *root = json_object(), *P = json_object(), *U = json_object();
   json_object_set_new(root, "format", json_string("dlca-model"));
   json_object_set_new(root, "version", json_integer(1));
   json_object_set_new(root, "channels", json_integer(s->channels));
   json_object_set_new(root, "periodic", json_boolean(s->periodic));
+  /* only where it is not the default, so that softmax-16 files keep their bytes */
+  if (s->parametrisation != DLCA_PARAM_SOFTMAX16)
+    json_object_set_new(root, "parametrisation", json_string(dlca_parametrisation_name(s->parametrisation)));
   json_object_set_new(P, "n_kernels", json_integer(s->n_kernels));
   json_t *pl = json_array(), *pw = json_array(), *plg = json_array();
   for (int i = 0; i < s->n_perceive_layers; i++) json_array_append_new(pl, json_integer(s->perceive_layers[i]));
@@ -237,7 +252,7 @@ json_t *dlca__model_to_json(const dlca_model *m) {
     for (int k = 0; k < s->n_kernels; k++) {
       json_t *kg = json_array();
       for (int g = 0; g < L->n_gates; g++)
-        json_array_append_new(kg, gate_array(m->params + L->offset + ((size_t)k * L->n_gates + g) * 16));
+        json_array_append_new(kg, gate_array(m->params + L->offset + ((size_t)k * L->n_gates + g) * npg, npg));
       json_array_append_new(lk, kg);
     }
     json_array_append_new(plg, lk);
@@ -253,7 +268,7 @@ json_t *dlca__model_to_json(const dlca_model *m) {
     json_array_append_new(w, int_array(L->wa, L->n_gates));
     json_array_append_new(w, int_array(L->wb, L->n_gates));
     json_array_append_new(uw, w);
-    for (int g = 0; g < L->n_gates; g++) json_array_append_new(lg, gate_array(m->params + L->offset + (size_t)g * 16));
+    for (int g = 0; g < L->n_gates; g++) json_array_append_new(lg, gate_array(m->params + L->offset + (size_t)g * npg, npg));
     json_array_append_new(ulg, lg);
   }
   json_object_set_new(U, "layers", ul);
@@ -286,20 +301,21 @@ int dlca_model_load(const char *path, dlca_model **out) {
 
 /* The JSON path of flat logit i ("update.logits[1][3][7]"). */
 static void logit_path(const dlca_model *m, size_t i, char *buf, size_t n) {
+  const size_t npg = (size_t)dlca__model_npg(m);
   for (int l = 0; l < m->n_perceive; l++) {
     const dlca_layer *L = &m->perceive[l];
-    size_t G = (size_t)L->n_gates, len = (size_t)m->shape.n_kernels * G * 16;
+    size_t G = (size_t)L->n_gates, len = (size_t)m->shape.n_kernels * G * npg;
     if (i >= L->offset && i < L->offset + len) {
       size_t j = i - L->offset;
-      snprintf(buf, n, "perceive.logits[%d][%zu][%zu][%zu]", l, j / (G * 16), j / 16 % G, j % 16);
+      snprintf(buf, n, "perceive.logits[%d][%zu][%zu][%zu]", l, j / (G * npg), j / npg % G, j % npg);
       return;
     }
   }
   for (int l = 0; l < m->n_update; l++) {
     const dlca_layer *L = &m->update[l];
-    if (i >= L->offset && i < L->offset + (size_t)L->n_gates * 16) {
+    if (i >= L->offset && i < L->offset + (size_t)L->n_gates * npg) {
       size_t j = i - L->offset;
-      snprintf(buf, n, "update.logits[%d][%zu][%zu]", l, j / 16, j % 16);
+      snprintf(buf, n, "update.logits[%d][%zu][%zu]", l, j / npg, j % npg);
       return;
     }
   }
@@ -309,7 +325,7 @@ static void logit_path(const dlca_model *m, size_t i, char *buf, size_t n) {
 int dlca_model_save(const dlca_model *m, const char *path) {
   if (!m || !path) return dlca__fail(DLCA_EINVAL, "dlca_model_save: NULL argument");
   /* JSON has no NaN or infinity: json_real() would return NULL and the gate
-   * would be written with fewer than 16 logits. Refuse instead. */
+   * would be written with too few logits. Refuse instead. */
   for (size_t i = 0; i < m->n_params; i++)
     if (!isfinite(m->params[i])) {
       char where[96];

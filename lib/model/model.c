@@ -16,6 +16,9 @@ int dlca__model_max_width(const dlca_model *m) {
 
 int dlca__shape_validate(const dlca_model_shape *s, int generating) {
   if (!s) return dlca__fail(DLCA_EINVAL, "model shape is NULL");
+  if (s->parametrisation != DLCA_PARAM_SOFTMAX16 && s->parametrisation != DLCA_PARAM_IWP)
+    return dlca__fail(DLCA_EMODEL, "parametrisation: %d is not %d (softmax16) or %d (iwp)", (int)s->parametrisation,
+                      DLCA_PARAM_SOFTMAX16, DLCA_PARAM_IWP);
   if (s->channels < 1 || s->channels > 4096)
     return dlca__fail(DLCA_EMODEL, "channels: %d is not in [1, 4096]", s->channels);
   if (s->n_kernels < 1 || s->n_kernels > 4096)
@@ -70,20 +73,21 @@ int dlca__model_alloc(const dlca_model_shape *s, dlca_model **out) {
   m->shape = *s;
   m->n_perceive = s->n_perceive_layers - 1;
   m->n_update = s->n_update_layers - 1;
+  const size_t npg = (size_t)dlca__npg(s->parametrisation);
   size_t off = 0;
   for (int i = 0; i < m->n_perceive; i++) {
     dlca_layer *L = &m->perceive[i];
     L->n_in = s->perceive_layers[i];
     L->n_gates = s->perceive_layers[i + 1];
-    L->offset = off;
-    off += (size_t)s->n_kernels * L->n_gates * 16;
+    L->offset = off, L->gate0 = off / npg;
+    off += (size_t)s->n_kernels * L->n_gates * npg;
   }
   for (int i = 0; i < m->n_update; i++) {
     dlca_layer *L = &m->update[i];
     L->n_in = s->update_layers[i];
     L->n_gates = s->update_layers[i + 1];
-    L->offset = off;
-    off += (size_t)L->n_gates * 16;
+    L->offset = off, L->gate0 = off / npg;
+    off += (size_t)L->n_gates * npg;
   }
   m->n_params = off;
   m->params = calloc(off, sizeof(float));
@@ -105,10 +109,39 @@ int dlca__model_alloc(const dlca_model_shape *s, dlca_model **out) {
   return DLCA_OK;
 }
 
-void dlca__model_init_logits(dlca_model *m) {
+void dlca__model_init_logits(dlca_model *m, float z) {
+  const size_t n = dlca__model_n_gates(m);
+  if (m->shape.parametrisation == DLCA_PARAM_IWP) {
+    /* gate A: outputs 0 on (0, 0) and (0, 1), 1 on (1, 0) and (1, 1) */
+    for (size_t g = 0; g < n; g++) {
+      float *w = m->params + 4 * g;
+      w[0] = -z, w[1] = -z, w[2] = z, w[3] = z;
+    }
+    return;
+  }
   /* spec section 1: every logit 0, the pass-through gate (3) 10.0 */
   memset(m->params, 0, m->n_params * sizeof(float));
-  for (size_t g = 0; g < m->n_params / 16; g++) m->params[g * 16 + 3] = 10.0f;
+  for (size_t g = 0; g < n; g++) m->params[g * 16 + 3] = z;
+}
+
+int dlca_model_init_pass_through(dlca_model *m, float z) {
+  if (!m) return dlca__fail(DLCA_EINVAL, "dlca_model_init_pass_through: NULL model");
+  if (!(z > 0) || !isfinite(z))
+    return dlca__fail(DLCA_EINVAL, "dlca_model_init_pass_through: strength %g is not finite and > 0", (double)z);
+  dlca__model_init_logits(m, z);
+  return DLCA_OK;
+}
+
+int dlca__hard_op(dlca_parametrisation p, const float *l) {
+  if (p == DLCA_PARAM_IWP) return 8 * (l[0] > 0) + 4 * (l[1] > 0) + 2 * (l[2] > 0) + (l[3] > 0);
+  int best = 0; /* spec section 1: ties go to the lowest index */
+  for (int i = 1; i < 16; i++)
+    if (l[i] > l[best]) best = i;
+  return best;
+}
+
+const char *dlca_parametrisation_name(int p) {
+  return p == DLCA_PARAM_SOFTMAX16 ? "softmax16" : p == DLCA_PARAM_IWP ? "iwp" : "unknown";
 }
 
 int dlca_model_new(const dlca_model_shape *shape, uint64_t seed, dlca_model **out) {
@@ -127,7 +160,7 @@ int dlca_model_new(const dlca_model_shape *shape, uint64_t seed, dlca_model **ou
     dlca_model_free(m);
     return rc;
   }
-  dlca__model_init_logits(m);
+  dlca__model_init_logits(m, shape->parametrisation == DLCA_PARAM_IWP ? DLCA_IWP_INIT_DEFAULT : DLCA_SOFTMAX16_INIT);
   *out = m;
   return DLCA_OK;
 }
@@ -171,7 +204,8 @@ void dlca_model_free(dlca_model *m) {
 
 void dlca_model_get_shape(const dlca_model *m, dlca_model_shape *out) { *out = m->shape; }
 size_t dlca_model_n_params(const dlca_model *m) { return m->n_params; }
-size_t dlca_model_n_gates(const dlca_model *m) { return m->n_params / 16; }
+size_t dlca_model_n_gates(const dlca_model *m) { return dlca__model_n_gates(m); }
+int dlca_model_params_per_gate(const dlca_model *m) { return dlca__model_npg(m); }
 float *dlca_model_params(dlca_model *m) { return m->params; }
 const float *dlca_model_params_const(const dlca_model *m) { return m->params; }
 
@@ -183,11 +217,9 @@ size_t dlca_model_layer_offset(const dlca_model *m, int update, int layer) {
 size_t dlca_model_gate_histogram(const dlca_model *m, size_t counts[16]) {
   size_t active = 0;
   for (int i = 0; i < 16; i++) counts[i] = 0;
-  for (size_t g = 0; g < m->n_params / 16; g++) {
-    const float *l = m->params + g * 16;
-    int best = 0; /* spec section 1: ties go to the lowest index */
-    for (int i = 1; i < 16; i++)
-      if (l[i] > l[best]) best = i;
+  const size_t npg = (size_t)dlca__model_npg(m);
+  for (size_t g = 0; g < dlca__model_n_gates(m); g++) {
+    int best = dlca__hard_op(m->shape.parametrisation, m->params + g * npg);
     counts[best]++;
     if (best != 3 && best != 5) active++;
   }

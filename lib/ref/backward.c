@@ -41,7 +41,7 @@ static void cell_backward(const dlca_model *m, const dlca_ref_layout *lay, const
   memcpy(duin + lay->uoff[lay->nU], dy, sizeof(float) * C);
   for (int l = lay->nU - 1; l >= 0; l--) {
     const dlca_layer *L = &m->update[l];
-    size_t g0 = L->offset / 16;
+    size_t g0 = L->gate0;
     layer_backward(L, coef + 4 * g0, uin + lay->uoff[l], duin + lay->uoff[l + 1], duin + lay->uoff[l],
                    acc + 4 * g0);
   }
@@ -54,7 +54,7 @@ static void cell_backward(const dlca_model *m, const dlca_ref_layout *lay, const
       for (int s = 0; s < S; s++) dx[lay->poff[lay->nP] + s] = duin[C + c * S * K + s * K + k];
       for (int l = lay->nP - 1; l >= 0; l--) {
         const dlca_layer *L = &m->perceive[l];
-        size_t g0 = L->offset / 16 + (size_t)k * L->n_gates;
+        size_t g0 = L->gate0 + (size_t)k * L->n_gates;
         layer_backward(L, coef + 4 * g0, x + lay->poff[l], dx + lay->poff[l + 1], dx + lay->poff[l],
                        acc + 4 * g0);
       }
@@ -67,7 +67,7 @@ int dlca_ref_gradient(const dlca_model *m, const dlca_run *run, const float *x, 
   if (!x || !target || !grad) return dlca__fail(DLCA_EINVAL, "dlca_ref_gradient: NULL argument");
   int rc = dlca_run_validate(m, run);
   if (rc) return rc;
-  const size_t n_gates = m->n_params / 16;
+  const size_t n_gates = dlca__model_n_gates(m);
   float *coef = malloc(sizeof(float) * 4 * n_gates);
   double *dc = malloc(sizeof(double) * 4 * n_gates);
   if (!coef || !dc) {
@@ -86,7 +86,7 @@ int dlca__ref_gradient_sums(const dlca_model *m, const dlca_run *run, const floa
                             float *out_state) {
   int rc = DLCA_OK;
   const int B = run->batch, H = run->height, W = run->width, C = m->shape.channels, T = run->steps;
-  const size_t grid = (size_t)B * H * W * C, cells = (size_t)B * H * W, n_gates = m->n_params / 16;
+  const size_t grid = (size_t)B * H * W * C, cells = (size_t)B * H * W, n_gates = dlca__model_n_gates(m);
   const int nchunks = cells < REF_CHUNKS ? (int)cells : REF_CHUNKS;
   dlca_ref_layout lay;
   dlca__ref_layout(m, &lay);

@@ -105,7 +105,7 @@ const float *dlca__ref_cell_forward(const dlca_model *m, const dlca_ref_layout *
       for (int f = 0; f < 9; f++) x[f] = patch[f * C + c];
       for (int l = 0; l < lay->nP; l++) {
         const dlca_layer *L = &m->perceive[l];
-        layer_forward(L, coef + 4 * (L->offset / 16 + (size_t)k * L->n_gates), x + lay->poff[l],
+        layer_forward(L, coef + 4 * (L->gate0 + (size_t)k * L->n_gates), x + lay->poff[l],
                       x + lay->poff[l + 1]);
       }
       /* spec section 3.2: output s of kernel k on channel c at c*(S*K) + s*K + k */
@@ -113,7 +113,7 @@ const float *dlca__ref_cell_forward(const dlca_model *m, const dlca_ref_layout *
     }
   for (int l = 0; l < lay->nU; l++) {
     const dlca_layer *L = &m->update[l];
-    layer_forward(L, coef + 4 * (L->offset / 16), uin + lay->uoff[l], uin + lay->uoff[l + 1]);
+    layer_forward(L, coef + 4 * L->gate0, uin + lay->uoff[l], uin + lay->uoff[l + 1]);
   }
   return uin + lay->uoff[lay->nU];
 }
@@ -188,7 +188,7 @@ int dlca_ref_forward(const dlca_model *m, const dlca_run *run, const float *x, i
   if (!x || !out_state) return dlca__fail(DLCA_EINVAL, "dlca_ref_forward: NULL grid");
   int rc = dlca_run_validate(m, run);
   if (rc) return rc;
-  float *coef = malloc(sizeof(float) * 4 * (m->n_params / 16));
+  float *coef = malloc(sizeof(float) * 4 * dlca__model_n_gates(m));
   if (!coef) return dlca__fail(DLCA_ENOMEM, "reference forward: out of memory");
   dlca__gate_coefficients(m, hard, coef);
   rc = dlca__ref_rollout(m, run, coef, x, out_state, 0);

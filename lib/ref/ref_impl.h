@@ -8,20 +8,25 @@
 /* op_i(a, b) = M[i][0] + M[i][1] a + M[i][2] b + M[i][3] ab (spec section 1). */
 extern const float dlca__gate_M[16][4];
 
-/* Per-gate coefficients c = M^T p, 4 floats per gate in flat gate order
- * (gate g of the flat parameter array is logits [16g, 16g+16)). Soft: p is the
- * softmax in double; hard: p is one-hot on the largest logit, lowest index on ties. */
+/* Per-gate coefficients, 4 floats per gate in flat gate order (gate g of
+ * the flat parameter array is logits [NPG g, NPG g + NPG)). Soft: softmax-16
+ * c = M^T p with p the softmax in double, IWP from the sigmoids in double;
+ * hard: row op of M, op = dlca__hard_op of the logits. */
 void dlca__gate_coefficients(const dlca_model *m, int hard, float *coef);
 /* The softmax of one gate's logits, in double; _t: of logits * inv_tau. */
 void dlca__softmax16(const float *logits, double p[16]);
 void dlca__softmax16_t(const float *logits, float inv_tau, double p[16]);
 /* Coefficients of n gates from any logits z (noisy ones, issue 6): soft from
- * softmax(z * inv_tau), hard from the argmax of z. */
-void dlca__coefficients(size_t n, const float *z, float inv_tau, int hard, float *coef);
-/* dL/dz of n gates, p = softmax(z * inv_tau): p (dL/dp - p . dL/dp) inv_tau. */
-void dlca__logit_grad_t(size_t n, const float *z, float inv_tau, const double *dc, float *grad);
-/* dL/dlogit from the 4 accumulated sums dL/dc of every gate:
- * dL/dp = M dL/dc, dL/dlogit = p (dL/dp - p . dL/dp). */
+ * softmax(z * inv_tau) (IWP: sigmoid(z * inv_tau)), hard from the hard op of z. */
+void dlca__coefficients(dlca_parametrisation par, size_t n, const float *z, float inv_tau, int hard, float *coef);
+/* dL/dz of n gates from the 4 sums dL/dc of each. softmax-16, p =
+ * softmax(z * inv_tau): dL/dp = M dL/dc, p (dL/dp - p . dL/dp) inv_tau.
+ * IWP, s = sigmoid(z * inv_tau): dL/ds00 = dc0 - dc1 - dc2 + dc3,
+ * dL/ds01 = dc2 - dc3, dL/ds10 = dc1 - dc3, dL/ds11 = dc3, times
+ * s (1 - s) inv_tau. */
+void dlca__logit_grad_t(dlca_parametrisation par, size_t n, const float *z, float inv_tau, const double *dc,
+                        float *grad);
+/* dlca__logit_grad_t of the model's own logits at temperature 1. */
 void dlca__logit_grad(const dlca_model *m, const double *dc, float *grad);
 
 /* Where one cell's activations live in its scratch array. Perception block of

@@ -24,7 +24,8 @@ static int ref_init(dlca_trainer *t) {
   t->impl = s;
   if (!s->m || !s->v || !s->grad || !s->x || !s->soft || !s->hard)
     return dlca__fail(DLCA_ENOMEM, "reference trainer: out of memory for %zu logits", P);
-  if (t->cfg.relax.gumbel_scale > 0) return dlca__gumbel_table(t->cfg.relax.gumbel_scale, &s->gumbel);
+  if (t->cfg.relax.gumbel_scale > 0)
+    return dlca__gumbel_table(t->model->shape.parametrisation, t->cfg.relax.gumbel_scale, &s->gumbel);
   return DLCA_OK;
 }
 
@@ -38,14 +39,15 @@ static void ref_destroy(dlca_trainer *t) {
 static int ref_nothing(dlca_trainer *t) { return DLCA_OK; }
 
 /* One epoch's gradient, the twin of dlca_coef, dlca_backward and dlca_adamw:
- * z = the logits (plus Gumbel noise, issue 6), soft coefficients of
- * softmax(z / tau), a hard forward pass on the argmax of z when
- * straight-through, and dL/dz as dL/dlogit. With no relaxation this is
+ * z = the logits (plus Gumbel noise, issue 6; IWP: logistic), soft
+ * coefficients of softmax(z / tau) (IWP: sigmoid(z / tau)), a hard forward
+ * pass on the hard op of z when straight-through, and dL/dz as dL/dlogit. With no relaxation this is
  * dlca_ref_gradient, bit for bit (z = logits, tau = 1). */
 static int epoch_gradient(dlca_trainer *t, const dlca_run *run) {
   ref_state *s = t->impl;
   const dlca_relax *r = &t->cfg.relax;
-  const size_t P = t->model->n_params, NG = P / 16;
+  const dlca_parametrisation par = t->model->shape.parametrisation;
+  const size_t P = t->model->n_params, NG = dlca__model_n_gates(t->model);
   const float inv_tau = dlca__relax_inv_tau(r);
   float *z = malloc(sizeof(float) * P), *cs = malloc(sizeof(float) * 4 * NG);
   float *ch = r->straight_through ? malloc(sizeof(float) * 4 * NG) : NULL;
@@ -57,10 +59,10 @@ static int epoch_gradient(dlca_trainer *t, const dlca_run *run) {
   }
   if (s->gumbel) dlca__noisy_logits(t->model->params, P, s->gumbel, dlca__epoch_key(t->cfg.seed, t->epoch), z);
   else memcpy(z, t->model->params, sizeof(float) * P);
-  dlca__coefficients(NG, z, inv_tau, 0, cs);
-  if (ch) dlca__coefficients(NG, z, 1.0f, 1, ch);
+  dlca__coefficients(par, NG, z, inv_tau, 0, cs);
+  if (ch) dlca__coefficients(par, NG, z, 1.0f, 1, ch);
   rc = dlca__ref_gradient_sums(t->model, run, s->x, t->target, ch ? ch : cs, cs, &s->loss, dc, s->soft);
-  if (!rc) dlca__logit_grad_t(NG, z, inv_tau, dc, s->grad);
+  if (!rc) dlca__logit_grad_t(par, NG, z, inv_tau, dc, s->grad);
 out:
   free(z), free(cs), free(ch), free(dc);
   return rc;

@@ -1,5 +1,6 @@
 /* Checkpoints (doc/checkpoint-format.md): the parameters, the Adam moments,
- * the epoch and the seed, behind a header with a checksum. Written
+ * the epoch and the seed, behind a header with a checksum; the model hash
+ * covers the shape, the parametrisation (IWP) and the wires. Written
  * atomically, so a kill during a save leaves the previous file in place. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,12 @@ static uint64_t model_hash(const dlca_model *m) {
   XXH64_update(s, &m->shape.channels, sizeof(int));
   XXH64_update(s, &m->shape.periodic, sizeof(int));
   XXH64_update(s, &m->shape.n_kernels, sizeof(int));
+  /* only when not the default, so that softmax-16 checkpoints written before
+   * IWP existed still load */
+  if (m->shape.parametrisation != DLCA_PARAM_SOFTMAX16) {
+    int par = (int)m->shape.parametrisation;
+    XXH64_update(s, &par, sizeof par);
+  }
   XXH64_update(s, m->shape.perceive_layers, sizeof(int) * (size_t)m->shape.n_perceive_layers);
   XXH64_update(s, m->shape.update_layers, sizeof(int) * (size_t)m->shape.n_update_layers);
   for (int l = 0; l < m->n_perceive; l++) {

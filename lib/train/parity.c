@@ -153,8 +153,13 @@ int dlca_parity_random(dlca_context *ctx, const dlca_model *m, const dlca_run *r
   if (!x || !y || (run->async && !masks)) rc = dlca__fail(DLCA_ENOMEM, "parity: out of memory");
   for (int c = 0; c < n_cases && !rc; c++) {
     uint64_t key = dlca__epoch_key(seed, (uint64_t)c);
-    /* logits ~ uniform [-3, 3] plus a pass-through bias on odd cases: real mixtures, never zeros */
-    for (size_t i = 0; i < P; i++) mc->params[i] = 6.0f * uniform(key, 1, (uint32_t)i) - 3.0f + ((c & 1) && i % 16 == 3 ? 4.0f : 0);
+    /* logits ~ uniform [-3, 3] plus a pass-through bias on odd cases: real mixtures, never zeros
+     * (softmax-16: +4 on op 3; IWP: -4, -4, +4, +4, towards gate A) */
+    const size_t npg = (size_t)dlca_model_params_per_gate(mc);
+    for (size_t i = 0; i < P; i++) {
+      float bias = npg == 4 ? (i % 4 < 2 ? -4.0f : 4.0f) : (i % 16 == 3 ? 4.0f : 0.0f);
+      mc->params[i] = 6.0f * uniform(key, 1, (uint32_t)i) - 3.0f + ((c & 1) ? bias : 0.0f);
+    }
     for (size_t i = 0; i < n; i++) {
       /* binary start grids, as in training: the hard circuit must then match exactly */
       x[i] = (float)(dlca_rng_u32(key, 2, (uint32_t)i) >> 31);

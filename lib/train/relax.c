@@ -1,4 +1,5 @@
-/* The relaxations of issue 6 that every backend shares: the Gumbel table,
+/* The relaxations of issue 6 that every backend shares: the Gumbel (IWP:
+ * logistic) table,
  * the noisy logits of an epoch and the gradient noise (doc/training.md,
  * doc/rng.md). The OpenCL twins are in kernels-cl/trainer.cl (dlca_coef,
  * dlca_adamw); both draw from dlca_rng_u32, so the values match. */
@@ -20,15 +21,18 @@ int dlca__relax_validate(const dlca_relax *r) {
   return DLCA_OK;
 }
 
-/* Entry i is scale * G((i + 1/2) / 2^16), G(u) = -log(-log u) the Gumbel
- * quantile, computed in double and rounded once: every backend reads the
- * same floats, so the noisy argmax is the same everywhere. */
-int dlca__gumbel_table(float scale, float **out) {
+/* Entry i is scale * G((i + 1/2) / 2^16), computed in double and rounded
+ * once: every backend reads the same floats, so the noisy argmax (or sign)
+ * is the same everywhere. softmax-16: G(u) = -log(-log u), the Gumbel
+ * quantile. IWP: G(u) = log(u / (1 - u)), the logistic quantile, because
+ * s = sigmoid(w) is the two-way softmax of (w, 0), and Gumbel noise on both
+ * of its logits is logistic noise on w (the difference of two Gumbels). */
+int dlca__gumbel_table(dlca_parametrisation par, float scale, float **out) {
   float *t = malloc(sizeof(float) * DLCA_GUMBEL_LEVELS);
   if (!t) return dlca__fail(DLCA_ENOMEM, "trainer: out of memory for the Gumbel table");
   for (int i = 0; i < DLCA_GUMBEL_LEVELS; i++) {
     double u = (i + 0.5) / DLCA_GUMBEL_LEVELS;
-    t[i] = (float)(scale * -log(-log(u)));
+    t[i] = (float)(scale * (par == DLCA_PARAM_IWP ? log(u / (1.0 - u)) : -log(-log(u))));
   }
   *out = t;
   return DLCA_OK;

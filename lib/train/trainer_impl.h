@@ -59,7 +59,7 @@ dlca_run dlca__trainer_run(const dlca_trainer *t, uint64_t epoch);
 void dlca__hard_eval(const dlca_trainer *t, const float *state, dlca_eval *out);
 
 /* Issue 6 relaxations (lib/train/relax.c; twins in kernels-cl/trainer.cl).
- * RNG streams of doc/rng.md: the Gumbel draw of logit j in epoch e is
+ * RNG streams of doc/rng.md: the Gumbel (IWP: logistic) draw of logit j in epoch e is
  * dlca_rng_u32(epoch key, DLCA_STREAM_GUMBEL, j) >> 16, an index into the
  * table; gradient noise uses counters 2j and 2j + 1 of DLCA_STREAM_GRAD_NOISE. */
 #define DLCA_GUMBEL_LEVELS 65536
@@ -67,7 +67,9 @@ void dlca__hard_eval(const dlca_trainer *t, const float *state, dlca_eval *out);
 #define DLCA_STREAM_GRAD_NOISE 0xFFFFFF01u
 int dlca__relax_validate(const dlca_relax *r);
 float dlca__relax_inv_tau(const dlca_relax *r);
-int dlca__gumbel_table(float scale, float **out);
+/* The noise table of a parametrisation: Gumbel quantiles (softmax-16) or
+ * logistic ones (IWP), times scale. */
+int dlca__gumbel_table(dlca_parametrisation par, float scale, float **out);
 void dlca__noisy_logits(const float *params, size_t n, const float *table, uint64_t key, float *z);
 /* sigma of the noise at AdamW step t >= 1, and the standard normal draw j */
 float dlca__grad_noise_sigma(float eta, uint64_t step);

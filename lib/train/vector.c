@@ -27,7 +27,7 @@ static int read_nd(json_t *j, const size_t *dims, int nd, const char *path, cons
   return DLCA_OK;
 }
 
-/* grad-shaped: {"perceive": [layer][kernel][gate][16], "update": [layer][gate][16]} */
+/* grad-shaped: {"perceive": [layer][kernel][gate][NPG], "update": [layer][gate][NPG]}, NPG = 16 (or 4: IWP) */
 static int read_params(json_t *j, const dlca_model *m, const char *path, const char *where, double *dst) {
   json_t *P = json_object_get(j, "perceive"), *U = json_object_get(j, "update");
   if (!json_is_array(P) || !json_is_array(U) || json_array_size(P) != (size_t)m->n_perceive ||
@@ -35,13 +35,13 @@ static int read_params(json_t *j, const dlca_model *m, const char *path, const c
     return BAD("%s: %s: expected {perceive, update} with the model's layer counts", where, path);
   size_t pos = 0;
   for (int l = 0; l < m->n_perceive; l++) {
-    size_t dims[3] = {(size_t)m->shape.n_kernels, (size_t)m->perceive[l].n_gates, 16};
+    size_t dims[3] = {(size_t)m->shape.n_kernels, (size_t)m->perceive[l].n_gates, (size_t)dlca__model_npg(m)};
     pos = m->perceive[l].offset;
     int rc = read_nd(json_array_get(P, l), dims, 3, path, where, dst, NULL, &pos);
     if (rc) return rc;
   }
   for (int l = 0; l < m->n_update; l++) {
-    size_t dims[2] = {(size_t)m->update[l].n_gates, 16};
+    size_t dims[2] = {(size_t)m->update[l].n_gates, (size_t)dlca__model_npg(m)};
     pos = m->update[l].offset;
     int rc = read_nd(json_array_get(U, l), dims, 2, path, where, dst, NULL, &pos);
     if (rc) return rc;
