@@ -13,6 +13,7 @@
  *   compiler unroll each perception stack into registers.
  * Tuned values are injected by the kernel loader as #define lines. */
 #include "rng.cl"
+#include "grid.cl"
 
 /* The reduction of the gate sums and the logit gradient p (dp - p . dp)
  * cancel badly when a gate is nearly one-hot (the pass-through
@@ -64,6 +65,15 @@ typedef float real_t;
 #ifndef BWD_GROUPS_PER_CU
 #define BWD_GROUPS_PER_CU 2
 #endif
+/* Which forward and backward steps the host runs (lib/cl/cl_trainer.c):
+ * 0 dlca_forward and dlca_backward below (a work-group per cell, barriers
+ * per layer: GPUs); 1 those of trainer_cpu.cl (SIMD across cells, one
+ * work-item per group, no barriers: CPU devices). coef, start, adamw and
+ * eval always come from this file. */
+// @tunable KERNELS 0 1
+#ifndef KERNELS
+#define KERNELS 0
+#endif
 
 __constant int PS[NP + 1] = {P_SIZES};
 /* one zero past the end, so that an unrolled look-ahead never reads out of bounds */
@@ -107,27 +117,6 @@ inline float2 rev_coef(__global const float4 *dcoef, int go, int2 ent) {
   if (ent.x < 0) return (float2)(0.0f);
   const float4 cf = dcoef[go + (ent.x >> 1)];
   return (float2)((ent.x & 1) ? cf.z : cf.y, cf.w);
-}
-
-/* The fire mask of cell `cell` at step t, as dlca_fire_mask() in lib/ref/forward.c. */
-inline int fires(__global const uchar *masks, int use_masks, ulong key, float rate, int t, int cells, int cell) {
-#if ASYNC
-  if (use_masks) return masks[(size_t)t * cells + cell] != 0;
-  uint u = dlca_rng_u32(key, 1u + (uint)t, (uint)cell) >> 8;
-  return (float)u * (1.0f / 16777216.0f) < rate;
-#else
-  return 1;
-#endif
-}
-
-inline int wrap_ok(int *rr, int *qq, int H, int W) {
-#if PERIODIC
-  *rr = (*rr + H) % H;
-  *qq = (*qq + W) % W;
-  return 1;
-#else
-  return *rr >= 0 && *rr < H && *qq >= 0 && *qq < W;
-#endif
 }
 
 /* patch[f*C + c] = channel c of cell (r + dr - 1, q + dq - 1), f = 3 dr + dq. */
