@@ -271,6 +271,10 @@ __kernel void dlca_start(__global float *x, int kind, ulong key, int B, int H, i
   x[i] = v;
 }
 
+#if KERNELS == 0
+/* (With KERNELS 1 the host runs trainer_cpu.cl's steps: these two are left
+ * out, so that the program builds in a fraction of the time.) */
+
 /* One forward step. Work-group `grp` handles cells grp, grp + NWG, ... */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_forward(
     __global const float *cur_base, ulong cur_off, __global float *nxt_base, ulong nxt_off,
@@ -571,6 +575,8 @@ DLCA_UNROLL
     if (tid == 0) loss_partial[grp] = dout[0];
   }
 }
+
+#endif
 
 /* Gradient reduction + clip + AdamW: one thread per gate. The 4 sums dL/dc
  * are summed over work-groups (and channels, for perception gates) in a fixed

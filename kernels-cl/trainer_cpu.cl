@@ -29,6 +29,20 @@
 #define DLCA_CAT_(a, b) a##b
 #define DLCA_CAT(a, b) DLCA_CAT_(a, b)
 #define floatV DLCA_CAT(float, VEC)
+#if VEC != 4 && VEC != 8 && VEC != 16
+#error "VEC must be 4, 8 or 16"
+#endif
+/* The gate-sum accumulators are ACCW lanes wide: a gate's VEC lanes are
+ * folded to ACCW (one add for VEC 16) before they are added, which halves
+ * the accumulator traffic at VEC 16 and keeps each sum one AVX register. */
+#if VEC > 8
+#define ACCW 8
+#define to_acc(v) ((v).lo + (v).hi)
+#else
+#define ACCW VEC
+#define to_acc(v) (v)
+#endif
+#define floatA DLCA_CAT(float, ACCW)
 
 __constant int US[NU + 1] = {U_SIZES};
 __constant int LOSS[NLOSS] = {LOSS_CH};
@@ -45,7 +59,8 @@ __constant int PXA[PG1] = {P_XA}, PXB[PG1] = {P_XB}, PCO[PG1] = {P_CO}, PCG[PG1]
 /* One group's scratch, in floatV units (the host sizes it: cpu_scratch_floats
  * in lib/cl/cl_trainer.c): the update input and every update layer's outputs,
  * two gradient rows (ping-pong), the patch and its gradient, the output
- * gradient, one perception stack's values and gradients. */
+ * gradient, one perception stack's values and gradients (where they are not
+ * private, PPRIV 0), then the gate-sum accumulators, ACC_STRIDE floatA. */
 #define SCR_ACT 0
 #define SCR_DACT (SCR_ACT + UTOTAL)
 #define SCR_PATCH (SCR_DACT + 2 * DW)
@@ -53,32 +68,42 @@ __constant int PXA[PG1] = {P_XA}, PXB[PG1] = {P_XB}, PCO[PG1] = {P_CO}, PCG[PG1]
 #define SCR_DOUT (SCR_DPATCH + 9 * C)
 #define SCR_X (SCR_DOUT + C)
 #define SCR_DX (SCR_X + PTOT)
-#define SCR_SIZE (SCR_DX + PTOT)
+#define SCR_ACC (SCR_DX + PTOT)
+#define SCR_SIZE (SCR_ACC + ACC_STRIDE * ACCW / VEC)
+
+/* 1: a perception stack's values live in private arrays and its loops are
+ * unrolled (the wires are compile-time tables, so every index is a
+ * constant); short stacks only, to keep the build fast. */
+#ifndef PPRIV
+#define PPRIV (PG1 <= 32)
+#endif
+#if PPRIV
+#define XSPACE __private
+#define PUNROLL _Pragma("unroll")
+#else
+#define XSPACE __global
+#define PUNROLL
+#endif
 
 /* spec section 1, in the order of gate_eval in trainer.cl */
 inline floatV gate_v(float4 c, floatV a, floatV b) { return c.x + c.y * a + c.z * b + c.w * a * b; }
 
 /* (sum of the lanes of s0, of s1, of s2, of s3), in a fixed order. */
-inline float4 lane_sums(floatV s0, floatV s1, floatV s2, floatV s3) {
-#if VEC == 16
-  float8 h0 = s0.lo + s0.hi, h1 = s1.lo + s1.hi, h2 = s2.lo + s2.hi, h3 = s3.lo + s3.hi;
-  float4 q0 = h0.lo + h0.hi, q1 = h1.lo + h1.hi, q2 = h2.lo + h2.hi, q3 = h3.lo + h3.hi;
-#elif VEC == 8
+inline float4 lane_sums(floatA s0, floatA s1, floatA s2, floatA s3) {
+#if ACCW == 8
   float4 q0 = s0.lo + s0.hi, q1 = s1.lo + s1.hi, q2 = s2.lo + s2.hi, q3 = s3.lo + s3.hi;
-#elif VEC == 4
-  float4 q0 = s0, q1 = s1, q2 = s2, q3 = s3;
 #else
-#error "VEC must be 4, 8 or 16"
+  float4 q0 = s0, q1 = s1, q2 = s2, q3 = s3;
 #endif
   float4 a = (float4)(q0.lo + q0.hi, q1.lo + q1.hi), b = (float4)(q2.lo + q2.hi, q3.lo + q3.hi);
   return (float4)(a.even + a.odd, b.even + b.odd);
 }
 
-/* Adds a gate's 4 sums d, d a, d b, d a b (spec section 1) over the lanes
- * to acc[0..3]. */
-inline void add_sums(__global float *acc, floatV d, floatV a, floatV b) {
+/* Adds a gate's 4 sums d, d a, d b, d a b (spec section 1), lane by lane, to
+ * its accumulators acc[0..3]. */
+inline void add_sums(__global floatA *acc, floatV d, floatV a, floatV b) {
   const floatV da = d * a;
-  vstore4(vload4(0, acc) + lane_sums(d, da, d * b, da * b), 0, acc);
+  acc[0] += to_acc(d), acc[1] += to_acc(da), acc[2] += to_acc(d * b), acc[3] += to_acc(da * b);
 }
 
 /* patch[f C + c], lane j = channel c of the neighbour f = 3 dr + dq of cell
@@ -101,21 +126,29 @@ inline void load_patch(__global const float *grid, int base, int cells, int H, i
 }
 
 /* Perception stack (channel c, kernel k) of the patch into x[PTOT]. */
-inline void perceive(__global const float4 *coef, __global const floatV *patch, int c, int k, __global floatV *x) {
+inline void perceive(__global const float4 *coef, __global const floatV *patch, int c, int k, XSPACE floatV *x) {
+PUNROLL
   for (int f = 0; f < 9; f++) x[f] = patch[f * C + c];
+PUNROLL
   for (int q = 0; q < PG1; q++) x[9 + q] = gate_v(coef[PCO[q] + k * PCG[q]], x[PXA[q]], x[PXB[q]]);
 }
 
 /* The circuit of the chunk's cells: scratch patch -> act[UTOTAL] (the update
  * input, spec section 3.3, and every update layer's outputs). */
 inline void cell_forward(__global const float4 *coef, __global const int *wires, __global floatV *s) {
-  __global floatV *act = s + SCR_ACT, *x = s + SCR_X;
+  __global floatV *act = s + SCR_ACT;
+#if PPRIV
+  floatV x[PTOT];
+#else
+  __global floatV *x = s + SCR_X;
+#endif
   __global const floatV *patch = s + SCR_PATCH;
   for (int c = 0; c < C; c++) act[c] = patch[4 * C + c];
   for (int c = 0; c < C; c++)
     for (int k = 0; k < K; k++) {
       perceive(coef, patch, c, k, x);
       /* spec section 3.2: output s of kernel k on channel c at C + c*(S*K) + s*K + k */
+PUNROLL
       for (int o = 0; o < S; o++) act[C + c * S * K + o * K + k] = x[PTOT - S + o];
     }
   int ao = 0, wo = 2 * PG1, go = NGP;
@@ -209,7 +242,7 @@ inline float chunk_dout(__global const float *state_T, __global const float *tar
  * gradients from dact row (l + 1) & 1 and writes its input gradients to row
  * l & 1; the update input's gradient ends in row 0. */
 inline void update_backward(__global const float4 *dcoef, __global const int *wires, __global floatV *s,
-                            __global float *acc) {
+                            __global floatA *acc) {
   __global const floatV *act = s + SCR_ACT, *dout = s + SCR_DOUT;
   __global floatV *dact = s + SCR_DACT;
   for (int c = 0; c < C; c++) dact[(NU & 1) * DW + c] = dout[c];
@@ -224,7 +257,6 @@ inline void update_backward(__global const float4 *dcoef, __global const int *wi
     for (int i = 0; i < n; i++) di[i] = (floatV)(0.0f);
     for (int g = 0; g < G; g++) {
       const floatV d = dg[g];
-      if (!any(d != (floatV)(0.0f))) continue; /* adds exact zeros */
       const int ia = wa[g], ib = wb[g];
       const floatV a = in[ia], b = in[ib];
       const float4 c = cf[g];
@@ -239,20 +271,27 @@ inline void update_backward(__global const float4 *dcoef, __global const int *wi
  * input's gradient (dact row 0), into dpatch[9 C]: the centre's own
  * channels first, then each kernel's stack in order. */
 inline void perceive_backward(__global const float4 *coef, __global const float4 *dcoef, __global floatV *s,
-                              __global float *acc) {
+                              __global floatA *acc) {
   __global const floatV *duin = s + SCR_DACT, *patch = s + SCR_PATCH;
-  __global floatV *dpatch = s + SCR_DPATCH, *x = s + SCR_X, *dx = s + SCR_DX;
+  __global floatV *dpatch = s + SCR_DPATCH;
+#if PPRIV
+  floatV x[PTOT], dx[PTOT];
+#else
+  __global floatV *x = s + SCR_X, *dx = s + SCR_DX;
+#endif
   for (int i = 0; i < 9 * C; i++) dpatch[i] = (floatV)(0.0f);
   for (int c = 0; c < C; c++) dpatch[4 * C + c] = duin[c];
   for (int c = 0; c < C; c++)
     for (int k = 0; k < K; k++) {
       perceive(coef, patch, c, k, x);
+PUNROLL
       for (int i = 0; i < PTOT - S; i++) dx[i] = (floatV)(0.0f);
+PUNROLL
       for (int o = 0; o < S; o++) dx[PTOT - S + o] = duin[C + c * S * K + o * K + k];
+PUNROLL
       for (int r = 0; r < PG1; r++) {
         const int q = PBQ[r];
         const floatV d = dx[9 + q];
-        if (!any(d != (floatV)(0.0f))) continue;
         const int ia = PXA[q], ib = PXB[q];
         const floatV a = x[ia], b = x[ib];
         const float4 cf = dcoef[PCO[q] + k * PCG[q]];
@@ -260,15 +299,17 @@ inline void perceive_backward(__global const float4 *coef, __global const float4
         dx[ia] += d * (cf.y + cf.w * b);
         dx[ib] += d * (cf.z + cf.w * a);
       }
+PUNROLL
       for (int f = 0; f < 9; f++) dpatch[f * C + c] += dx[f];
     }
 }
 
 /* One backward step t, fused with the gather of step t + 1 (dlca_backward in
- * trainer.cl; the same arguments, then the scratch; rev is not used). The
- * gate sums go straight to this group's slot of `partial`, which the host
- * cleared before step T - 1: chunk by chunk, each gate's lanes summed in a
- * fixed order, so the same seed gives bitwise the same sums. */
+ * trainer.cl; the same arguments, then the scratch; rev is not used). Each
+ * group keeps its gate sums lane by lane in its scratch through the T
+ * launches of an epoch (cleared at the top, t = T - 1) and, at t = 0, adds
+ * their lane sums to its slot of `partial`: a fixed order, no atomics, so
+ * the same seed gives bitwise the same sums. */
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void dlca_backward_cpu(
     __global const float *states, ulong t_off, ulong T_off, __global const float *target,
     __global const float *g_next, __global float *g_cur, __global const float *dP_next, __global float *dP_cur,
@@ -280,7 +321,9 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void dlca_backward_cpu(
   const int chunks = (cells + VEC - 1) / VEC;
   __global const float *state_t = states + t_off, *state_T = states + T_off;
   __global floatV *s = (__global floatV *)scratch + (size_t)grp * SCR_SIZE;
-  __global float *acc = partial + (size_t)grp * ACC_STRIDE;
+  __global floatA *acc = (__global floatA *)(s + SCR_ACC);
+  if (top)
+    for (int i = 0; i < ACC_STRIDE; i++) acc[i] = (floatA)(0.0f);
   __global const float *dpatch = (__global const float *)(s + SCR_DPATCH);
   float loss = 0.0f;
   for (int ch = grp; ch < chunks; ch += ngr) {
@@ -294,6 +337,12 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void dlca_backward_cpu(
     perceive_backward(coef, dcoef, s, acc);
     for (int j = 0; j < VEC && base + j < cells; j++)
       for (int i = 0; i < 9 * C; i++) dP_cur[(size_t)(base + j) * 9 * C + i] = dpatch[i * VEC + j];
+  }
+  if (t == 0) {
+    /* the layout dlca_adamw reads: perception [K][PG1][4], then update [NGU][4] */
+    __global float *mine = partial + (size_t)grp * ACC_STRIDE;
+    for (int i = 0; i < ACC_STRIDE; i += 4)
+      vstore4(vload4(0, mine + i) + lane_sums(acc[i], acc[i + 1], acc[i + 2], acc[i + 3]), 0, mine + i);
   }
   if (top) loss_partial[grp] = loss;
 }

@@ -99,11 +99,13 @@ static size_t footprint(const dlca_model *m, const dlca_train_config *cfg, const
   return f;
 }
 
-/* trainer_cpu.cl: floats of one group's scratch, SCR_SIZE of the kernel
- * (activations, two gradient rows, the patch and its gradient, the output
- * gradient, one perception stack's values and gradients) times VEC. */
+/* trainer_cpu.cl: floats of one group's scratch, SCR_SIZE of the kernel:
+ * VEC lanes of the activations, two gradient rows, the patch and its
+ * gradient, the output gradient and one perception stack's values and
+ * gradients, then the gate sums, min(VEC, 8) lanes each. */
 static size_t cpu_scratch_floats(const cl_shape *s, int vec) {
-  return (size_t)vec * ((size_t)s->UTOTAL + 2 * (size_t)s->dw + 19 * (size_t)s->C + 2 * (size_t)s->PTOT);
+  size_t per_lane = (size_t)s->UTOTAL + 2 * (size_t)s->dw + 19 * (size_t)s->C + 2 * (size_t)s->PTOT;
+  return (size_t)vec * per_lane + (size_t)(vec > 8 ? 8 : vec) * s->acc_stride;
 }
 
 /* trainer_cpu.cl: compute units x CPU_GROUPS_PER_CU groups, but no more than
