@@ -213,6 +213,14 @@ inline float chunk_dout(__global const float *state_T, __global const float *tar
     const int b = cell / (H * W), r = (cell / W) % H, q = cell % W;
     const float fired = fires(masks, use_masks, mask_key, rate, t, cells, cell) ? 1.0f : 0.0f;
     const int keep = ASYNC && !top && !fires(masks, use_masks, mask_key, rate, t + 1, cells, cell);
+    /* cell (r, q) is patch element f = 3 dr + dq of its neighbour
+     * (r - dr + 1, q - dq + 1): where that entry of dP_next starts, or -1
+     * outside a zero-padded grid */
+    long from[9];
+    for (int f = 0; f < 9; f++) {
+      int rr = r - f / 3 + 1, qq = q - f % 3 + 1;
+      from[f] = wrap_ok(&rr, &qq, H, W) ? ((((long)b * H + rr) * W + qq) * 9 + f) * C : -1;
+    }
     for (int c = 0; c < C; c++) {
       const size_t k = (size_t)cell * C + c;
       float d = 0.0f;
@@ -224,12 +232,8 @@ inline float chunk_dout(__global const float *state_T, __global const float *tar
             loss += e * e;
           }
       } else {
-        for (int dr = 0; dr < 3; dr++)
-          for (int dq = 0; dq < 3; dq++) {
-            int rr = r - dr + 1, qq = q - dq + 1;
-            if (wrap_ok(&rr, &qq, H, W))
-              d += dP_next[(((size_t)b * H + rr) * W + qq) * 9 * C + (3 * dr + dq) * C + c];
-          }
+        for (int f = 0; f < 9; f++)
+          if (from[f] >= 0) d += dP_next[from[f] + c];
         if (keep) d += g_next[k];
       }
       g_cur[k] = d;
