@@ -210,37 +210,38 @@ inline float chunk_dout(__global const float *state_T, __global const float *tar
       for (int c = 0; c < C; c++) dout[c * VEC + j] = 0.0f;
       continue;
     }
-    const int b = cell / (H * W), r = (cell / W) % H, q = cell % W;
     const float fired = fires(masks, use_masks, mask_key, rate, t, cells, cell) ? 1.0f : 0.0f;
-    const int keep = ASYNC && !top && !fires(masks, use_masks, mask_key, rate, t + 1, cells, cell);
-    /* cell (r, q) is patch element f = 3 dr + dq of its neighbour
-     * (r - dr + 1, q - dq + 1): where that entry of dP_next starts, or -1
-     * outside a zero-padded grid */
-    long from[9];
-    for (int f = 0; f < 9; f++) {
-      int rr = r - f / 3 + 1, qq = q - f % 3 + 1;
-      from[f] = wrap_ok(&rr, &qq, H, W) ? ((((long)b * H + rr) * W + qq) * 9 + f) * C : -1;
-    }
-    for (int c = 0; c < C; c++) {
-      const size_t k = (size_t)cell * C + c;
-      float d = 0.0f;
-      if (top) {
+    __global float *g = g_cur + (size_t)cell * C;
+    if (top) {
+      for (int c = 0; c < C; c++) {
+        const size_t k = (size_t)cell * C + c;
+        float d = 0.0f;
         for (int i = 0; i < NLOSS; i++)
           if (LOSS[i] == c) {
             const float e = state_T[k] - target[k];
             d = 2.0f * e;
             loss += e * e;
           }
-      } else {
-        for (int f = 0; f < 9; f++)
-          if (from[f] >= 0) d += dP_next[from[f] + c];
-        if (keep) d += g_next[k];
+        g[c] = d;
       }
-      g_cur[k] = d;
-      /* a cell that did not fire at step t runs its circuit with dout = 0,
-       * which adds exact zeros */
-      dout[c * VEC + j] = d * fired;
+    } else {
+      /* cell (r, q) is patch element f = 3 dr + dq of its neighbour
+       * (r - dr + 1, q - dq + 1); neighbour by neighbour, each channel's
+       * sum in the order of dlca_backward's (f = 0 .. 8) */
+      const int b = cell / (H * W), r = (cell / W) % H, q = cell % W;
+      for (int c = 0; c < C; c++) g[c] = 0.0f;
+      for (int f = 0; f < 9; f++) {
+        int rr = r - f / 3 + 1, qq = q - f % 3 + 1;
+        if (!wrap_ok(&rr, &qq, H, W)) continue;
+        __global const float *src = dP_next + ((((size_t)b * H + rr) * W + qq) * 9 + f) * C;
+        for (int c = 0; c < C; c++) g[c] += src[c];
+      }
+      if (ASYNC && !fires(masks, use_masks, mask_key, rate, t + 1, cells, cell))
+        for (int c = 0; c < C; c++) g[c] += g_next[(size_t)cell * C + c];
     }
+    /* a cell that did not fire at step t runs its circuit with dout = 0,
+     * which adds exact zeros */
+    for (int c = 0; c < C; c++) dout[c * VEC + j] = g[c] * fired;
   }
   return loss;
 }
