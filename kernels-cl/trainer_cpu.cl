@@ -15,10 +15,11 @@
  * lib/ref/backward.c (layer_backward, cell_backward). */
 #include "grid.cl"
 
-/* Cells per work-item: the width of every activation vector. */
-// @tunable VEC 8 16 4
+/* Cells per work-item: the width of every activation vector (16 was the
+ * fastest on every preset on an AVX2 CPU: doc/performance.md). */
+// @tunable VEC 16 8 4
 #ifndef VEC
-#define VEC 8
+#define VEC 16
 #endif
 /* Work-groups per compute unit (host side; at most one per chunk of VEC cells). */
 // @tunable CPU_GROUPS_PER_CU 2 1 4
@@ -123,9 +124,12 @@ inline void load_patch(__global const float *grid, int base, int cells, int H, i
     const int b = cell / (H * W), r = (cell / W) % H, q = cell % W;
     for (int f = 0; f < 9; f++) {
       int rr = r + f / 3 - 1, qq = q + f % 3 - 1;
-      const int ok = wrap_ok(&rr, &qq, H, W);
+      if (!wrap_ok(&rr, &qq, H, W)) {
+        for (int c = 0; c < C; c++) patch[(f * C + c) * VEC + j] = 0.0f;
+        continue;
+      }
       __global const float *src = grid + (((size_t)b * H + rr) * W + qq) * C;
-      for (int c = 0; c < C; c++) patch[(f * C + c) * VEC + j] = ok ? src[c] : 0.0f;
+      for (int c = 0; c < C; c++) patch[(f * C + c) * VEC + j] = src[c];
     }
   }
 }
