@@ -266,6 +266,13 @@ static int trainer_run(tuner *T, kfile *k, dlca_context *ctx, meas *m, output *o
   return rc;
 }
 
+/* trainer_cpu.cl's steps run only where trainer.cl's KERNELS is 1: the
+ * same epochs with that set. */
+static int trainer_cpu_run(tuner *T, kfile *k, dlca_context *ctx, meas *m, output *out) {
+  int rc = dlca__tuning_override(ctx, "trainer.cl", "KERNELS", 1);
+  return rc ? rc : trainer_run(T, k, ctx, m, out);
+}
+
 /* ---- the selftest workload: its fill kernel, timed directly ---- */
 
 static void selftest_describe(tuner *T, char *buf, size_t n) {
@@ -343,6 +350,7 @@ static int selftest_run(tuner *T, kfile *k, dlca_context *ctx, meas *m, output *
 
 static const workload workloads[] = {
     {"trainer", trainer_prepare, trainer_describe, trainer_run},
+    {"trainer_cpu", trainer_prepare, trainer_describe, trainer_cpu_run},
     {"selftest", NULL, selftest_describe, selftest_run},
 };
 
@@ -882,7 +890,8 @@ static void help(void) {
       "    configuration is a program build, and builds dominate on CPU devices.\n"
       "\n"
       "    Each configuration runs in a new context with the values as overrides:\n"
-      "    trainer.cl trains real epochs (--preset, from a fixed seed), selftest.cl\n"
+      "    trainer.cl trains real epochs (--preset, from a fixed seed), and so does\n"
+      "    trainer_cpu.cl with trainer.cl's KERNELS set to 1; selftest.cl\n"
       "    launches its fill kernel over %u values. After --warmup untimed epochs,\n"
       "    --repeats epochs are timed with profiling events; a configuration's time\n"
       "    is the median over those epochs of the summed device time of the file's\n"
@@ -1129,7 +1138,8 @@ int main(int argc, char **argv) {
   for (int i = 0; i < n_names; i++) {
     int r = load_file(&T, probe, names[i], &ks[nk], o->kernel != NULL);
     if (r == 0) {
-      need_trainer |= !strcmp(ks[nk++].stem, "trainer");
+      need_trainer |= !strcmp(ks[nk].stem, "trainer") || !strcmp(ks[nk].stem, "trainer_cpu");
+      nk++;
       continue;
     }
     free(ks[nk].t);

@@ -15,6 +15,7 @@
  *   compiler unroll each perception stack into registers.
  * Tuned values are injected by the kernel loader as #define lines. */
 #include "rng.cl"
+#include "grid.cl"
 
 /* The reduction of the gate sums and the logit gradient p (dp - p . dp)
  * cancel badly when a gate is nearly one-hot (the pass-through
@@ -85,6 +86,14 @@ typedef float real_t;
 #ifdef LWG
 #undef WG
 #define WG LWG
+/* Which forward and backward steps the host runs (lib/cl/cl_trainer.c):
+ * 0 dlca_forward and dlca_backward below (a work-group per cell, barriers
+ * per layer: GPUs); 1 those of trainer_cpu.cl (SIMD across cells, one
+ * work-item per group, no barriers: CPU devices). coef, start, adamw and
+ * eval always come from this file. */
+// @tunable KERNELS 0 1
+#ifndef KERNELS
+#define KERNELS 0
 #endif
 
 __constant int PS[NP + 1] = {P_SIZES};
@@ -142,27 +151,6 @@ inline float2 rev_coef(__global const float4 *dcoef, int go, int2 ent) {
   if (ent.x < 0) return (float2)(0.0f);
   const float4 cf = dcoef[go + (ent.x >> 1)];
   return (float2)((ent.x & 1) ? cf.z : cf.y, cf.w);
-}
-
-/* The fire mask of cell `cell` at step t, as dlca_fire_mask() in lib/ref/forward.c. */
-inline int fires(__global const uchar *masks, int use_masks, ulong key, float rate, int t, int cells, int cell) {
-#if ASYNC
-  if (use_masks) return masks[(size_t)t * cells + cell] != 0;
-  uint u = dlca_rng_u32(key, 1u + (uint)t, (uint)cell) >> 8;
-  return (float)u * (1.0f / 16777216.0f) < rate;
-#else
-  return 1;
-#endif
-}
-
-inline int wrap_ok(int *rr, int *qq, int H, int W) {
-#if PERIODIC
-  *rr = (*rr + H) % H;
-  *qq = (*qq + W) % W;
-  return 1;
-#else
-  return *rr >= 0 && *rr < H && *qq >= 0 && *qq < W;
-#endif
 }
 
 /* patch[f*C + c] = channel c of cell (r + dr - 1, q + dq - 1), f = 3 dr + dq. */
@@ -365,6 +353,10 @@ __kernel void dlca_start(__global float *x, int kind, ulong key, int B, int H, i
   }
   x[i] = v;
 }
+
+#if KERNELS == 0
+/* (With KERNELS 1 the host runs trainer_cpu.cl's steps: these two are left
+ * out, so that the program builds in a fraction of the time.) */
 
 /* One forward step. Work-group `grp` handles cells grp, grp + NWG, ... */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_forward(
@@ -667,6 +659,8 @@ DLCA_UNROLL
     if (tid == 0) loss_partial[grp] = dout[0];
   }
 }
+
+#endif
 
 /* Gradient reduction + clip + AdamW: one thread per gate. The 4 sums dL/dc
  * are summed over work-groups (and channels, for perception gates) in a fixed

@@ -133,6 +133,15 @@ size_t tcl_rng_mismatches(dlca_context *ctx, const char *options, uint64_t key, 
   return bad;
 }
 
+void tcl_step_kernels(dlca_context *ctx, int kernels, int vec, int groups) {
+  ck_assert_msg(dlca__tuning_override(ctx, "trainer.cl", "KERNELS", kernels) == DLCA_OK, "%s", dlca_last_error());
+  if (vec > 0)
+    ck_assert_msg(dlca__tuning_override(ctx, "trainer_cpu.cl", "VEC", vec) == DLCA_OK, "%s", dlca_last_error());
+  if (groups > 0)
+    ck_assert_msg(dlca__tuning_override(ctx, "trainer_cpu.cl", "CPU_GROUPS_PER_CU", groups) == DLCA_OK, "%s",
+                  dlca_last_error());
+}
+
 int tcl_count_files(const char *dir, const char *part) {
   DIR *d = opendir(dir);
   if (!d) return 0;

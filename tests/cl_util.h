@@ -23,6 +23,11 @@ void tcl_selftest_params(dlca_context *ctx, const char *options, int *wg, size_t
 /* Runs dlca_selftest_rng for n values and returns how many differ from
  * dlca_rng_u32 on the host. */
 size_t tcl_rng_mismatches(dlca_context *ctx, const char *options, uint64_t key, uint32_t a, size_t n);
+/* Which forward/backward steps the trainers of ctx run (trainer.cl's
+ * KERNELS): 0 those of trainer.cl, shaped for GPUs (CI has no GPU, so PoCL
+ * is where they are tested), 1 those of trainer_cpu.cl; vec > 0 also sets
+ * trainer_cpu.cl's VEC and groups > 0 its CPU_GROUPS_PER_CU. */
+void tcl_step_kernels(dlca_context *ctx, int kernels, int vec, int groups);
 /* Number of files in dir whose name contains `part`. */
 int tcl_count_files(const char *dir, const char *part);
 #endif

@@ -2,8 +2,9 @@
  * straight-through and gradient noise. Each one on the CPU reference (what
  * it must mean) and on PoCL against the reference (parity on fresh random
  * logits, never zeros). Two kernel builds: one with ST=0 for the runtime
- * options, one with ST=1; and the same two for the input-wise
- * parametrisation (IWP, -DNPG=4), whose relaxations are checked the same way. */
+ * options, one with ST=1; each for both sets of step kernels (trainer.cl's
+ * KERNELS 0 and 1); and the same two for the input-wise parametrisation
+ * (IWP, -DNPG=4), whose relaxations are checked the same way. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,9 +236,12 @@ START_TEST(test_set_relax_ref) {
 }
 END_TEST
 
+/* _i: KERNELS */
 START_TEST(test_cl_parity) {
   if (!tcl_platform()) return;
   dlca_context *ctx = tcl_context();
+  tcl_step_kernels(ctx, _i, 0, 0);
+  fprintf(stderr, "KERNELS %d:\n", _i);
   dlca_model *m = small_model(5);
   const dlca_relax soft[] = {{0.5f, 0, 0, 0}, {0, 1.0f, 0, 0}, {2.0f, 0.5f, 0, 0.3f}};
   const char *soft_names[] = {"temperature 0.5", "gumbel 1", "temperature 2 + gumbel 0.5 + grad noise 0.3"};
@@ -283,7 +287,7 @@ Suite *suite_relax(void) {
   suite_add_tcase(s, tc);
   TCase *cl = tcase_create("cl");
   tcase_set_timeout(cl, 300);
-  tcase_add_test(cl, test_cl_parity);
+  tcase_add_loop_test(cl, test_cl_parity, 0, 2);
   tcase_add_test(cl, test_cl_parity_iwp);
   suite_add_tcase(s, cl);
   return s;

@@ -1,7 +1,9 @@
 /* The device trainer on PoCL: the JAX vectors through dlca_parity_vector,
- * fresh random cases against the CPU reference (sync, async, periodic),
- * bitwise determinism, bit-for-bit resume, and the memory and configuration
- * errors. Both backends run through the same trainer API. */
+ * fresh random cases against the CPU reference (sync, async with explicit
+ * and with drawn fire masks, periodic), bitwise determinism, bit-for-bit
+ * resume, and the memory and configuration errors. Both backends run
+ * through the same trainer API. The parity and determinism tests run both
+ * sets of step kernels (trainer.cl's KERNELS 0 and 1, tcl_step_kernels). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,16 +21,21 @@ static void print_report(const dlca_parity_report *r) {
   fprintf(stderr, " %s\n", r->all_pass ? "PASS" : "FAIL");
 }
 
+/* _i: vector _i % 5 with KERNELS _i / 5 */
 START_TEST(test_cl_vector) {
-  const char *path = tu_vector_path(cases[_i]);
+  const char *name = cases[_i % 5];
+  const int kernels = _i / 5;
+  const char *path = tu_vector_path(name);
   if (!path || !tcl_platform()) return;
   dlca_context *ctx = tcl_context();
+  tcl_step_kernels(ctx, kernels, 0, 0);
   dlca_parity_report r;
   ck_assert_msg(dlca_parity_vector(ctx, path, &r) == DLCA_OK, "%s", dlca_last_error());
+  fprintf(stderr, "KERNELS %d ", kernels);
   print_report(&r);
   for (int q = 0; q < DLCA_Q_COUNT; q++)
-    ck_assert_msg(r.pass[q], "%s: %s error %g > tolerance %g", cases[_i], dlca_quantity_name(q), r.max_abs[q],
-                  r.tolerance[q]);
+    ck_assert_msg(r.pass[q], "%s, KERNELS %d: %s error %g > tolerance %g", name, kernels, dlca_quantity_name(q),
+                  r.max_abs[q], r.tolerance[q]);
   dlca_context_free(ctx);
 }
 END_TEST
@@ -52,23 +59,30 @@ static dlca_model *small_model(int C, int K, int with_one, int periodic, uint64_
   return m;
 }
 
+/* _i: shape _i % 3 with KERNELS _i / 3 */
 START_TEST(test_cl_random) {
   if (!tcl_platform()) return;
   dlca_context *ctx = tcl_context();
-  /* each kernel build costs PoCL 10-25 s, so three shapes cover the features:
-   * sync zero-padded [9,8,4,2]; async periodic [9,8,4,2]; sync periodic [9,8,4,2,1] */
-  static const int shapes[3][3] = {{0, 0, 0}, {1, 1, 0}, {0, 1, 1}};
-  int async = shapes[_i][0], periodic = shapes[_i][1], one = shapes[_i][2];
-  dlca_model *m = small_model(3, 3, one, periodic, 100 + (uint64_t)_i);
+  /* each kernel build costs PoCL seconds, so three shapes cover the features:
+   * sync zero-padded [9,8,4,2]; async periodic [9,8,4,2]; sync periodic
+   * [9,8,4,2,1]; and with KERNELS 1 each a different VEC and group count
+   * (the 60 cells end in a partial chunk of VEC 8 and 16) */
+  static const int shapes[3][5] = {{0, 0, 0, 16, 2}, {1, 1, 0, 4, 1}, {0, 1, 1, 8, 4}};
+  const int *sh = shapes[_i % 3], kernels = _i / 3;
+  int async = sh[0], periodic = sh[1], one = sh[2];
+  tcl_step_kernels(ctx, kernels, kernels ? sh[3] : 0, kernels ? sh[4] : 0);
+  if (kernels) fprintf(stderr, "KERNELS 1 (VEC %d, %d groups per unit): ", sh[3], sh[4]);
+  else fprintf(stderr, "KERNELS 0: ");
+  dlca_model *m = small_model(3, 3, one, periodic, 100 + (uint64_t)(_i % 3));
   dlca_run run = dlca_run_default(2, 6, 5, 4);
   run.async = async;
   run.n_loss_channels = 2, run.loss_channels[0] = 0, run.loss_channels[1] = 2;
   dlca_parity_report r;
-  ck_assert_msg(dlca_parity_random(ctx, m, &run, 2, 7 + (uint64_t)_i, &r) == DLCA_OK, "%s", dlca_last_error());
+  ck_assert_msg(dlca_parity_random(ctx, m, &run, 2, 7 + (uint64_t)(_i % 3), &r) == DLCA_OK, "%s", dlca_last_error());
   print_report(&r);
   for (int q = 0; q < DLCA_Q_COUNT; q++)
-    ck_assert_msg(r.pass[q], "case %d: %s error %g > tolerance %g", _i, dlca_quantity_name(q), r.max_abs[q],
-                  r.tolerance[q]);
+    ck_assert_msg(r.pass[q], "case %d, KERNELS %d: %s error %g > tolerance %g", _i % 3, kernels,
+                  dlca_quantity_name(q), r.max_abs[q], r.tolerance[q]);
   dlca_model_free(m);
   dlca_context_free(ctx);
 }
@@ -81,6 +95,7 @@ START_TEST(test_cl_wg_narrow) {
   if (!tcl_platform()) return;
   tcl_fresh_env("wg-narrow");
   dlca_context *ctx = tcl_context();
+  ck_assert(dlca__tuning_override(ctx, "trainer.cl", "KERNELS", 0) == DLCA_OK); /* the GPU-shaped steps */
   ck_assert(dlca__tuning_override(ctx, "trainer.cl", "WG", 64) == DLCA_OK);
   ck_assert(dlca__tuning_override(ctx, "trainer.cl", "WG_NARROW", 32) == DLCA_OK);
   dlca_model *m = small_model(3, 3, 0, 0, 104); /* C K = 9 <= 32, widest layer 24 <= 64 */
@@ -133,18 +148,70 @@ static void run_epochs(dlca_trainer *t, int n, double *losses) {
   }
 }
 
+/* _i: async _i & 1 (fire masks drawn on the device) with KERNELS _i >> 1 */
 START_TEST(test_cl_determinism) {
   if (!tcl_platform()) return;
   dlca_context *ctx = tcl_context();
+  const int async = _i & 1, kernels = _i >> 1;
+  tcl_step_kernels(ctx, kernels, 0, 0);
   dlca_model *m = small_model(3, 4, 0, 0, 5);
   double a[20], b[20];
   for (int pass = 0; pass < 2; pass++) {
-    dlca_trainer *t = make_trainer(ctx, m, _i);
+    dlca_trainer *t = make_trainer(ctx, m, async);
     run_epochs(t, 20, pass ? b : a);
     dlca_trainer_free(t);
   }
-  for (int e = 0; e < 20; e++) ck_assert_msg(a[e] == b[e], "epoch %d: %.17g != %.17g", e, a[e], b[e]);
-  if (!_i) ck_assert_msg(a[19] < a[0], "the loss did not fall: %g -> %g", a[0], a[19]);
+  for (int e = 0; e < 20; e++)
+    ck_assert_msg(a[e] == b[e], "KERNELS %d, epoch %d: %.17g != %.17g", kernels, e, a[e], b[e]);
+  if (!async) ck_assert_msg(a[19] < a[0], "KERNELS %d: the loss did not fall: %g -> %g", kernels, a[0], a[19]);
+  dlca_model_free(m);
+  dlca_context_free(ctx);
+}
+END_TEST
+
+static double max_diff(const float *a, const float *b, size_t n, double *max_a) {
+  double d = 0, m = 0;
+  for (size_t i = 0; i < n; i++) d = fmax(d, fabs((double)a[i] - b[i])), m = fmax(m, fabs((double)a[i]));
+  if (max_a) *max_a = m;
+  return d;
+}
+
+/* Async training with the fire masks drawn from the seed (no explicit
+ * masks: the counter RNG of fires() against dlca_fire_mask) on the device
+ * against the reference, from the same random logits: 3 epochs whose
+ * losses, gradients and logits agree. _i: KERNELS. */
+START_TEST(test_cl_async_drawn) {
+  if (!tcl_platform()) return;
+  dlca_context *ctx = tcl_context();
+  tcl_step_kernels(ctx, _i, 0, 0);
+  dlca_model *m = small_model(3, 3, 0, 1, 8);
+  dlca_trainer *a = make_trainer(NULL, m, 1), *b = make_trainer(ctx, m, 1);
+  size_t P = dlca_trainer_n_params(a);
+  float *p = malloc(sizeof(float) * P), *ga = malloc(sizeof(float) * P), *gb = malloc(sizeof(float) * P);
+  float *pb = malloc(sizeof(float) * P);
+  tu_random(p, P, -3.0f, 3.0f, 41);
+  ck_assert_int_eq(dlca_trainer_set_params(a, p), DLCA_OK);
+  ck_assert_int_eq(dlca_trainer_set_params(b, p), DLCA_OK);
+  for (int e = 0; e < 3; e++) {
+    ck_assert_msg(dlca_trainer_step(a) == DLCA_OK && dlca_trainer_step(b) == DLCA_OK, "%s", dlca_last_error());
+    double la, lb, gmax;
+    ck_assert_int_eq(dlca_trainer_loss(a, &la), DLCA_OK);
+    ck_assert_int_eq(dlca_trainer_loss(b, &lb), DLCA_OK);
+    ck_assert_int_eq(dlca_trainer_get_grad(a, ga), DLCA_OK);
+    ck_assert_int_eq(dlca_trainer_get_grad(b, gb), DLCA_OK);
+    ck_assert_int_eq(dlca_trainer_get_params(a, p), DLCA_OK);
+    ck_assert_int_eq(dlca_trainer_get_params(b, pb), DLCA_OK);
+    double dg = max_diff(ga, gb, P, &gmax) / fmax(1.0, gmax), dp = max_diff(p, pb, P, NULL);
+    fprintf(stderr, "async, drawn masks, KERNELS %d, epoch %d: loss ref %.6f device %.6f; grad %.2e (scaled), "
+                    "logits %.2e\n", _i, e, la, lb, dg, dp);
+    ck_assert_msg(fabs(la - lb) <= 1e-4 * fmax(1.0, fabs(la)), "KERNELS %d epoch %d: loss %g vs %g", _i, e, la, lb);
+    ck_assert_msg(dg <= 1e-3, "KERNELS %d epoch %d: gradient differs by %g", _i, e, dg);
+    ck_assert_msg(dp <= 1e-3, "KERNELS %d epoch %d: logits differ by %g", _i, e, dp);
+    /* go on from the reference's logits, so that float noise does not grow */
+    ck_assert_int_eq(dlca_trainer_set_params(b, p), DLCA_OK);
+  }
+  free(p), free(ga), free(gb), free(pb);
+  dlca_trainer_free(a), dlca_trainer_free(b);
   dlca_model_free(m);
   dlca_context_free(ctx);
 }
@@ -258,10 +325,11 @@ Suite *suite_trainer(void) {
   Suite *s = suite_create("trainer");
   TCase *tc = tcase_create("cl");
   tcase_set_timeout(tc, 600);
-  tcase_add_loop_test(tc, test_cl_vector, 0, 5);
-  tcase_add_loop_test(tc, test_cl_random, 0, 3);
+  tcase_add_loop_test(tc, test_cl_vector, 0, 10);
+  tcase_add_loop_test(tc, test_cl_random, 0, 6);
   tcase_add_test(tc, test_cl_wg_narrow);
-  tcase_add_loop_test(tc, test_cl_determinism, 0, 2);
+  tcase_add_loop_test(tc, test_cl_async_drawn, 0, 2);
+  tcase_add_loop_test(tc, test_cl_determinism, 0, 4);
   tcase_add_loop_test(tc, test_cl_resume, 0, 1);
   tcase_add_test(tc, test_cl_iwp);
   tcase_add_test(tc, test_cl_out_of_memory);

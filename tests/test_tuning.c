@@ -270,12 +270,21 @@ START_TEST(test_overrides) {
 END_TEST
 
 /* A tuned trainer value out of range is a clear error naming it, never a
- * division by zero: CELLS_PER_GROUP_MIN 0. */
+ * division by zero (CELLS_PER_GROUP_MIN 0) or a kernel built for a width it
+ * cannot have (VEC 5). _i: the case. */
 START_TEST(test_bad_trainer_value) {
   if (!tcl_platform()) return;
+  static const char *const params[][2] = {
+      {"{\"trainer\":{\"CELLS_PER_GROUP_MIN\":0}}", "CELLS_PER_GROUP_MIN = 0"},
+      {"{\"trainer\":{\"KERNELS\":2}}", "KERNELS = 2"},
+      {"{\"trainer\":{\"KERNELS\":1},\"trainer_cpu\":{\"VEC\":5}}", "VEC = 5"},
+      {"{\"trainer\":{\"KERNELS\":1},\"trainer_cpu\":{\"CPU_GROUPS_PER_CU\":0}}", "CPU_GROUPS_PER_CU = 0"}};
   const char *dir = tcl_fresh_env("tune-bad-value");
-  use_table(dir, "{\"format\":\"dlca-tuning\",\"version\":1,\"entries\":["
-                 "{\"device\":\"default\",\"params\":{\"trainer\":{\"CELLS_PER_GROUP_MIN\":0}}}]}");
+  char table[512];
+  snprintf(table, sizeof table,
+           "{\"format\":\"dlca-tuning\",\"version\":1,\"entries\":[{\"device\":\"default\",\"params\":%s}]}",
+           params[_i][0]);
+  use_table(dir, table);
   dlca_context *ctx = tcl_context();
   dlca_model *m;
   ck_assert_int_eq(dlca_model_new_preset("checkerboard", 1, &m), DLCA_OK);
@@ -286,7 +295,7 @@ START_TEST(test_bad_trainer_value) {
   dlca_trainer *t = NULL;
   ck_assert_int_eq(dlca_trainer_new(ctx, m, &cfg, &t), DLCA_ECONFIG);
   ck_assert_ptr_null(t);
-  ck_assert_msg(strstr(dlca_last_error(), "CELLS_PER_GROUP_MIN = 0"), "%s", dlca_last_error());
+  ck_assert_msg(strstr(dlca_last_error(), params[_i][1]), "%s", dlca_last_error());
   dlca_model_free(m);
   dlca_context_free(ctx);
   unsetenv("DLCA_CL_TUNING");
@@ -304,7 +313,7 @@ Suite *suite_tuning(void) {
   tcase_add_test(tc, test_malformed_tables);
   tcase_add_test(tc, test_other_device_table);
   tcase_add_test(tc, test_overrides);
-  tcase_add_test(tc, test_bad_trainer_value);
+  tcase_add_loop_test(tc, test_bad_trainer_value, 0, 4);
   suite_add_tcase(s, tc);
   return s;
 }

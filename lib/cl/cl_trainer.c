@@ -1,7 +1,8 @@
 /* The trainer's OpenCL backend: persistent device buffers and the epoch of
- * kernels-cl/trainer.cl, enqueued without a single blocking call. Only the
- * loss (when asked) and what the caller reads cross back to the host.
- * CPU twin: lib/ref/ref_trainer.c. Kernel design: doc/kernels.md. */
+ * kernels-cl/trainer.cl (forward and backward steps from trainer_cpu.cl on
+ * devices tuned with KERNELS 1), enqueued without a single blocking call.
+ * Only the loss (when asked) and what the caller reads cross back to the
+ * host. CPU twin: lib/ref/ref_trainer.c. Kernel design: doc/kernels.md. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "train/trainer_impl.h"
 
 #define KFILE "trainer.cl"
+#define CPU_KFILE "trainer_cpu.cl"
 
 /* The shape of the compiled kernels and the local memory they need. */
 typedef struct cl_shape {
@@ -23,6 +25,9 @@ typedef struct cl_shape {
   int nwg;                     /* backward work-groups */
   int nwg_fwd;                 /* forward work-groups */
   int cpw;                     /* cells side by side in a backward work-group */
+  int kernels;                 /* 0: forward/backward of trainer.cl; 1: of trainer_cpu.cl */
+  int vec, cpu_per_cu;         /* trainer_cpu.cl: cells per work-item (VEC), CPU_GROUPS_PER_CU */
+  size_t scratch_floats;       /* trainer_cpu.cl: floats of one group's scratch (0 for trainer.cl) */
 } cl_shape;
 
 typedef struct cl_state {
@@ -35,6 +40,7 @@ typedef struct cl_state {
   cl_mem hard[2];         /* hard evaluation ping-pong */
   cl_mem g[2], dP[2];     /* backward ping-pong */
   cl_mem partial, loss_partial, loss, eval_out, target, input, masks;
+  cl_mem scratch;         /* trainer_cpu.cl: every group's activations, or NULL */
   int hard_final;         /* which hard buffer holds the last hard state */
 } cl_state;
 
@@ -86,12 +92,34 @@ static size_t footprint(const dlca_model *m, const dlca_train_config *cfg, const
   f += ((size_t)cfg->steps + 1 + 2 + 2 + 2) * grid * sizeof(float); /* states, hard, g, target/input */
   f += 2 * 9 * grid * sizeof(float);                                 /* dP */
   f += nwg * s->acc_stride * sizeof(float) + nwg * sizeof(float);
+  f += nwg * s->scratch_floats * sizeof(float);
   if (cfg->async) f += (size_t)cfg->steps * cells;
   if (cfg->relax.straight_through) f += NG * 4 * sizeof(float);
   if (cfg->relax.gumbel_scale > 0) f += DLCA_GUMBEL_LEVELS * sizeof(float);
   return f;
 }
 
+/* trainer_cpu.cl: floats of one group's scratch, SCR_SIZE of the kernel:
+ * VEC lanes of the activations, two gradient rows, the patch and its
+ * gradient, the output gradient and one perception stack's values and
+ * gradients, then the gate sums, min(VEC, 8) lanes each. */
+static size_t cpu_scratch_floats(const cl_shape *s, int vec) {
+  size_t per_lane = (size_t)s->UTOTAL + 2 * (size_t)s->dw + 19 * (size_t)s->C + 2 * (size_t)s->PTOT;
+  return (size_t)vec * per_lane + (size_t)(vec > 8 ? 8 : vec) * s->acc_stride;
+}
+
+/* trainer_cpu.cl: compute units x CPU_GROUPS_PER_CU groups, but no more than
+ * there are chunks of VEC cells. */
+static size_t cpu_groups(const dlca_train_config *cfg, unsigned cu, int per_cu, int vec) {
+  size_t cells = (size_t)cfg->batch * cfg->height * cfg->width, chunks = (cells + (size_t)vec - 1) / (size_t)vec;
+  size_t n = (size_t)(cu ? cu : 1) * (size_t)per_cu;
+  return n < chunks ? n : chunks;
+}
+
+/* Without a device: trainer.cl's steps on a GPU of 132 compute units with 2
+ * backward groups per unit (doc/performance.md). trainer_cpu.cl's scratch
+ * (cpu_scratch_floats) scales with a CPU's cores, not with this GPU's: on the
+ * 2-core VM it is 2 x 2 groups of about 0.6 MiB for the checkerboard. */
 size_t dlca__cl_trainer_footprint(const dlca_model *m, const dlca_train_config *cfg) {
   cl_shape s;
   shape_of(m, &s);
@@ -104,7 +132,9 @@ static void append_list(char *buf, size_t n, const char *name, const int *v, int
   for (int i = 0; i < count && len < n; i++) len += (size_t)snprintf(buf + len, n - len, i ? ",%d" : "%d", v[i]);
 }
 
-static int build(dlca_trainer *t, cl_state *st, cl_program *prog) {
+/* The program of trainer.cl and, with KERNELS 1, that of trainer_cpu.cl,
+ * both built with the same shape options. */
+static int build(dlca_trainer *t, cl_state *st, cl_program *prog, cl_program *cpu_prog) {
   const cl_shape *s = &st->sh;
   const dlca_model *m = t->model;
   enum { OPTS = 65536 };
@@ -148,6 +178,7 @@ static int build(dlca_trainer *t, cl_state *st, cl_program *prog) {
   int rc = strlen(opts) + 1 >= OPTS
                ? dlca__fail(DLCA_ECONFIG, "the model is too large for the device trainer's build options")
                : dlca__program_get(t->ctx, KFILE, opts, prog, NULL);
+  if (!rc && s->kernels) rc = dlca__program_get(t->ctx, CPU_KFILE, opts, cpu_prog, NULL);
   free(opts);
   return rc;
 }
@@ -200,6 +231,21 @@ static void release(cl_mem *b) {
   *b = NULL;
 }
 
+/* KERNELS 1: trainer_cpu.cl's VEC and groups (s->nwg, which also sizes
+ * `partial`), and its scratch. */
+static int cpu_configure(dlca_context *ctx, const dlca_train_config *cfg, cl_shape *s) {
+  int rc;
+  if ((rc = dlca__tunable(ctx, CPU_KFILE, "VEC", &s->vec))) return rc;
+  if ((rc = dlca__tunable(ctx, CPU_KFILE, "CPU_GROUPS_PER_CU", &s->cpu_per_cu))) return rc;
+  if (s->vec != 4 && s->vec != 8 && s->vec != 16)
+    return dlca__fail(DLCA_ECONFIG, "%s: tuned VEC = %d is not 4, 8 or 16", CPU_KFILE, s->vec);
+  if (s->cpu_per_cu < 1 || s->cpu_per_cu > 64)
+    return dlca__fail(DLCA_ECONFIG, "%s: tuned CPU_GROUPS_PER_CU = %d is not in [1, 64]", CPU_KFILE, s->cpu_per_cu);
+  s->nwg = (int)cpu_groups(cfg, ctx->info.compute_units, s->cpu_per_cu, s->vec);
+  s->scratch_floats = cpu_scratch_floats(s, s->vec);
+  return DLCA_OK;
+}
+
 static void cl_destroy(dlca_trainer *t) {
   cl_state *st = t->impl;
   if (!st) return;
@@ -209,7 +255,7 @@ static void cl_destroy(dlca_trainer *t) {
   cl_mem *bs[] = {&st->coef_st, &st->gumbel, &st->params, &st->m, &st->v, &st->grad, &st->coef, &st->coef_hard,
                   &st->wires, &st->rev, &st->states, &st->hard[0], &st->hard[1], &st->g[0], &st->g[1], &st->dP[0],
                   &st->dP[1], &st->partial, &st->loss_partial, &st->loss, &st->eval_out, &st->target, &st->input,
-                  &st->masks};
+                  &st->masks, &st->scratch};
   for (size_t i = 0; i < sizeof bs / sizeof bs[0]; i++) release(bs[i]);
   free(st);
   t->impl = NULL;
@@ -268,6 +314,10 @@ static int cl_init(dlca_trainer *t) {
   if ((rc = dlca__tunable(ctx, KFILE, "CELLS_PER_GROUP", &cpw))) return rc;
   if ((rc = dlca__tunable(ctx, KFILE, "CELLS_PER_GROUP_MIN", &cpw_min))) return rc;
   if ((rc = dlca__tunable(ctx, KFILE, "WG_NARROW", &wg_narrow))) return rc;
+  if ((rc = dlca__tunable(ctx, KFILE, "KERNELS", &s->kernels))) return rc;
+  if (s->kernels != 0 && s->kernels != 1)
+    return dlca__fail(DLCA_ECONFIG, "%s: tuned KERNELS = %d is not 0 (trainer.cl) or 1 (%s)", KFILE, s->kernels,
+                      CPU_KFILE);
   if (cpw < 1 || cpw > 16) return dlca__fail(DLCA_ECONFIG, "%s: tuned CELLS_PER_GROUP = %d is not in [1, 16]", KFILE, cpw);
   if (cpw_min < 1 || cpw_min > 16)
     return dlca__fail(DLCA_ECONFIG, "%s: tuned CELLS_PER_GROUP_MIN = %d is not in [1, 16]", KFILE, cpw_min);
@@ -288,13 +338,15 @@ static int cl_init(dlca_trainer *t) {
    * (doc/performance.md): checkerboard batch 2 1.17 -> 1.01 ms, batch 512
    * 147.8 -> 131.2 ms; growth (C K = 512) and checkerboard-async (98 groups)
    * keep WG, where 128 threads are 2.1x and 1.3x slower. */
-  if (wg_narrow > 0 && wg_narrow < s->wg && s->wg % wg_narrow == 0 && s->C * s->K <= wg_narrow &&
+  if (!s->kernels && wg_narrow > 0 && wg_narrow < s->wg && s->wg % wg_narrow == 0 && s->C * s->K <= wg_narrow &&
       s->gmax <= 2 * wg_narrow && (cells + (size_t)s->cpw - 1) / (size_t)s->cpw > slots_of(ctx, per_cu)) {
     per_cu *= s->wg / wg_narrow;
     s->wg = wg_narrow;
     local = plan_groups(t, s, per_cu, cpw, cpw_min);
   }
-  if (local > ctx->info.local_mem)
+  if (s->kernels) {
+    if ((rc = cpu_configure(ctx, &t->cfg, s))) return rc;
+  } else if (local > ctx->info.local_mem)
     return dlca__fail(DLCA_ECONFIG,
                       "model needs %zu KiB of local memory per work-group for one cell's circuit; %s has %llu KiB",
                       local / 1024, ctx->info.name, (unsigned long long)ctx->info.local_mem / 1024);
@@ -302,19 +354,24 @@ static int cl_init(dlca_trainer *t) {
   if (need > ctx->info.global_mem) {
     size_t fit = 0;
     dlca_train_config c = t->cfg;
-    for (c.batch = 1; footprint(m, &c, s, backward_groups(&c, ctx->info.compute_units, per_cu)) <= ctx->info.global_mem;
-         c.batch *= 2)
+    for (c.batch = 1;; c.batch *= 2) {
+      const unsigned cu = ctx->info.compute_units;
+      size_t g = s->kernels ? cpu_groups(&c, cu, s->cpu_per_cu, s->vec) : backward_groups(&c, cu, per_cu);
+      if (footprint(m, &c, s, g) > ctx->info.global_mem) break;
       fit = (size_t)c.batch;
+    }
     return dlca__fail(DLCA_EDEVMEM,
                       "training needs %.1f MiB of device memory, %s has %.1f MiB; a batch of %zu would fit",
                       need / 1048576.0, ctx->info.name, ctx->info.global_mem / 1048576.0, fit);
   }
-  cl_program prog;
-  if ((rc = build(t, st, &prog))) return rc;
+  cl_program prog, cpu_prog = NULL;
+  if ((rc = build(t, st, &prog, &cpu_prog))) return rc;
   if ((rc = dlca__kernel_create(ctx, prog, "dlca_coef", &st->k_coef)) ||
       (rc = dlca__kernel_create(ctx, prog, "dlca_start", &st->k_start)) ||
-      (rc = dlca__kernel_create(ctx, prog, "dlca_forward", &st->k_fwd)) ||
-      (rc = dlca__kernel_create(ctx, prog, "dlca_backward", &st->k_bwd)) ||
+      (rc = dlca__kernel_create(ctx, s->kernels ? cpu_prog : prog, s->kernels ? "dlca_forward_cpu" : "dlca_forward",
+                                &st->k_fwd)) ||
+      (rc = dlca__kernel_create(ctx, s->kernels ? cpu_prog : prog, s->kernels ? "dlca_backward_cpu" : "dlca_backward",
+                                &st->k_bwd)) ||
       (rc = dlca__kernel_create(ctx, prog, "dlca_adamw", &st->k_adamw)) ||
       (rc = dlca__kernel_create(ctx, prog, "dlca_eval", &st->k_eval)))
     return rc;
@@ -336,7 +393,9 @@ static int cl_init(dlca_trainer *t) {
       (rc = dlca__buffer(ctx, (size_t)s->nwg * 4, "loss sums", &st->loss_partial)) ||
       (rc = dlca__buffer(ctx, 4, "loss", &st->loss)) || (rc = dlca__buffer(ctx, 8, "evaluation", &st->eval_out)) ||
       (rc = dlca__buffer(ctx, grid, "target", &st->target)) || (rc = dlca__buffer(ctx, grid, "start grids", &st->input)) ||
-      (t->cfg.async && (rc = dlca__buffer(ctx, (size_t)t->cfg.steps * cells, "fire masks", &st->masks))))
+      (t->cfg.async && (rc = dlca__buffer(ctx, (size_t)t->cfg.steps * cells, "fire masks", &st->masks))) ||
+      (s->kernels &&
+       (rc = dlca__buffer(ctx, (size_t)s->nwg * s->scratch_floats * 4, "CPU kernels' activations", &st->scratch))))
     return rc;
   if (t->cfg.relax.straight_through && (rc = dlca__buffer(ctx, NG * 16, "straight-through coefficients", &st->coef_st)))
     return rc;
@@ -455,6 +514,13 @@ static int enqueue_forward(dlca_trainer *t, uint64_t epoch, cl_mem cur, size_t c
   argset a = {st->k_fwd, 0, 0};
   ARG(&a, cur), ARG(&a, co), ARG(&a, nxt), ARG(&a, no), ARG(&a, coef), ARG(&a, st->wires), ARG(&a, st->masks);
   ARG(&a, use_masks), ARG(&a, key), ARG(&a, rate), ARG(&a, ti), ARG(&a, B), ARG(&a, H), ARG(&a, W);
+  if (s->kernels) {
+    /* trainer_cpu.cl: groups of one work-item, each with its scratch */
+    ARG(&a, st->scratch);
+    int rc = arg_done(&a, "dlca_forward_cpu");
+    size_t lws = 1, gws = (size_t)s->nwg;
+    return rc ? rc : dlca__launch(t->ctx, st->k_fwd, "forward", 1, &gws, &lws);
+  }
   LOCAL(&a, (size_t)s->UTOTAL), LOCAL(&a, 9 * (size_t)s->C), LOCAL(&a, 4 * (size_t)s->NGP);
   int rc = arg_done(&a, "dlca_forward");
   size_t lws = (size_t)s->wg, gws = (size_t)s->nwg_fwd * lws;
@@ -478,6 +544,12 @@ static int enqueue_backward(dlca_trainer *t, int step) {
   ARG(&a, dP_next), ARG(&a, dP_cur), ARG(&a, fcoef), ARG(&a, st->coef), ARG(&a, st->wires), ARG(&a, st->rev);
   ARG(&a, st->partial), ARG(&a, st->loss_partial), ARG(&a, st->masks), ARG(&a, use_masks), ARG(&a, key);
   ARG(&a, rate), ARG(&a, ti), ARG(&a, top), ARG(&a, B), ARG(&a, H), ARG(&a, W);
+  if (s->kernels) {
+    ARG(&a, st->scratch);
+    int rc = arg_done(&a, "dlca_backward_cpu");
+    size_t lws = 1, gws = (size_t)s->nwg;
+    return rc ? rc : dlca__launch(t->ctx, st->k_bwd, "backward", 1, &gws, &lws);
+  }
   const size_t cpw = (size_t)s->cpw;
   LOCAL(&a, cpw * s->act_floats), LOCAL(&a, cpw * 2 * (size_t)s->dw), LOCAL(&a, cpw * 9 * (size_t)s->C);
   LOCAL(&a, cpw * s->C > (size_t)s->wg ? cpw * s->C : (size_t)s->wg);
