@@ -86,6 +86,7 @@ typedef float real_t;
 #ifdef LWG
 #undef WG
 #define WG LWG
+#endif
 /* Which forward and backward steps the host runs (lib/cl/cl_trainer.c):
  * 0 dlca_forward and dlca_backward below (a work-group per cell, barriers
  * per layer: GPUs); 1 those of trainer_cpu.cl (SIMD across cells, one
