@@ -98,12 +98,18 @@ START_TEST(test_cl_wg_narrow) {
   ck_assert(dlca__tuning_override(ctx, "trainer.cl", "KERNELS", 0) == DLCA_OK); /* the GPU-shaped steps */
   ck_assert(dlca__tuning_override(ctx, "trainer.cl", "WG", 64) == DLCA_OK);
   ck_assert(dlca__tuning_override(ctx, "trainer.cl", "WG_NARROW", 32) == DLCA_OK);
+  /* one cell per group and one group per compute unit, so that a batch of
+   * more cells than compute units queues its groups on any device */
+  ck_assert(dlca__tuning_override(ctx, "trainer.cl", "CELLS_PER_GROUP", 1) == DLCA_OK);
+  ck_assert(dlca__tuning_override(ctx, "trainer.cl", "CELLS_PER_GROUP_MIN", 1) == DLCA_OK);
+  ck_assert(dlca__tuning_override(ctx, "trainer.cl", "BWD_GROUPS_PER_CU", 1) == DLCA_OK);
+  const int batch = (int)(ctx->info.compute_units / 30) + 2; /* 30 cells per sample */
   dlca_model *m = small_model(3, 3, 0, 0, 104); /* C K = 9 <= 32, widest layer 24 <= 64 */
-  dlca_run run = dlca_run_default(2, 6, 5, 4);   /* 60 cells for a few group slots */
+  dlca_run run = dlca_run_default(batch, 6, 5, 4);
   run.n_loss_channels = 2, run.loss_channels[0] = 0, run.loss_channels[1] = 2;
   dlca_train_config cfg;
   memset(&cfg, 0, sizeof cfg);
-  cfg.batch = 2, cfg.height = 6, cfg.width = 5, cfg.steps = 4, cfg.n_loss_channels = 1;
+  cfg.batch = batch, cfg.height = 6, cfg.width = 5, cfg.steps = 4, cfg.n_loss_channels = 1;
   cfg.optim = dlca_optim_default();
   dlca_trainer *t = NULL;
   ck_assert_msg(dlca_trainer_new(ctx, m, &cfg, &t) == DLCA_OK, "%s", dlca_last_error());
