@@ -26,6 +26,7 @@ static const char *levels_table =
     "{\"format\": \"dlca-tuning\", \"version\": 1, \"entries\": [\n"
     " {\"device\": \"default\", \"params\": {\"selftest\": {\"WG_SIZE\": 64}, \"other\": {\"A\": 1}}},\n"
     " {\"vendor\": \"NVIDIA Corporation\", \"params\": {\"selftest.cl\": {\"WG_SIZE\": 128}}},\n"
+    " {\"type\": \"CPU\", \"params\": {\"selftest\": {\"WG_SIZE\": 16}}},\n"
     " {\"device\": \"NVIDIA H200\", \"params\": {\"selftest\": {\"WG_SIZE\": 256}}},\n"
     " {\"device\": \"NVIDIA  H200\", \"driver\": \"550.54\", \"params\": {\"selftest\": {\"WG_SIZE\": 32}}},\n"
     " {\"device\": \"NVIDIA H100\", \"params\": {\"other\": {\"A\": 5}}}\n"
@@ -46,6 +47,13 @@ START_TEST(test_lookup_levels) {
   ck_assert_int_eq(v, 128); /* vendor */
   ck_assert(dlca__tuning_lookup(&t, "pthread-skylake", "3.1", "AuthenticAMD", "selftest", "WG_SIZE", &v));
   ck_assert_int_eq(v, 64); /* default */
+  /* device type, between vendor and default */
+  ck_assert(dlca__tuning_lookup_typed(&t, "pthread-skylake", "3.1", "AuthenticAMD", "cpu", "selftest", "WG_SIZE", &v));
+  ck_assert_int_eq(v, 16);
+  ck_assert(dlca__tuning_lookup_typed(&t, "NVIDIA H100 80GB HBM3", "1", nv, "gpu", "selftest", "WG_SIZE", &v));
+  ck_assert_int_eq(v, 128); /* vendor beats type */
+  ck_assert(dlca__tuning_lookup_typed(&t, "Some GPU", "1", "Acme", "gpu", "selftest", "WG_SIZE", &v));
+  ck_assert_int_eq(v, 64);
   /* The most specific entry with the file decides: H100 has "other" only. */
   ck_assert(dlca__tuning_lookup(&t, "NVIDIA H100", "1", nv, "other", "A", &v));
   ck_assert_int_eq(v, 5);
@@ -168,6 +176,10 @@ START_TEST(test_malformed_tables) {
        "is not a macro name"},
       {"{\"format\":\"dlca-tuning\",\"version\":1,\"entries\":[{\"device\":7,\"params\":{}}]}",
        "entries[0].device: expected a string"},
+      {"{\"format\":\"dlca-tuning\",\"version\":1,\"entries\":[{\"type\":\"fpga\",\"params\":{}}]}",
+       "entries[0].type: \"fpga\" is not"},
+      {"{\"format\":\"dlca-tuning\",\"version\":1,\"entries\":[{\"type\":\"cpu\",\"vendor\":\"x\",\"params\":{}}]}",
+       "\"type\" selects an entry on its own"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     use_table(dir, cases[i][0]);

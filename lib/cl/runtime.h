@@ -80,6 +80,7 @@ typedef struct dlca__tuning_param {
 
 typedef struct dlca__tuning_entry {
   char device[256], driver[128], vendor[128]; /* normalised; "" when absent */
+  char type[16];                               /* "cpu", "gpu", "accelerator" or "" */
   int is_default;
   dlca__tuning_param *params;
   size_t n_params;
@@ -98,9 +99,14 @@ void dlca__normalise_name(const char *in, char *out, size_t n);
 int dlca__tuning_load(const char *path, dlca__tuning_table *t);
 void dlca__tuning_free(dlca__tuning_table *t);
 /* 1 and *value if the table sets stem's param for this device: exact device
- * and driver, then the device under any driver, then vendor, then default. */
+ * and driver, then the device under any driver, then vendor, then device
+ * type ("cpu", "gpu", "accelerator"; "" or NULL matches no type entry), then
+ * default. dlca__tuning_lookup is the same without a type. */
 int dlca__tuning_lookup(const dlca__tuning_table *t, const char *device, const char *driver,
                         const char *vendor, const char *stem, const char *param, int *value);
+int dlca__tuning_lookup_typed(const dlca__tuning_table *t, const char *device, const char *driver,
+                              const char *vendor, const char *type, const char *stem, const char *param,
+                              int *value);
 /* Whether the table's header names this device (no header: yes). */
 int dlca__tuning_matches(const dlca__tuning_table *t, const char *device, const char *driver);
 /* Loads the shipped table and the user table into ctx (context creation). */

@@ -1,5 +1,5 @@
 /* The tuning table (doc/tuning-table.md): tuned kernel parameters by device,
- * then vendor, then default; the shipped table, the user's table, and the
+ * then vendor, then device type, then default; the shipped table, the user's table, and the
  * tuner's in-process overrides. */
 #include <ctype.h>
 #include <jansson.h>
@@ -135,12 +135,19 @@ static int read_table(json_t *root, const char *path, dlca__tuning_table *t) {
     if ((rc = opt_string(e, "device", path, where, te->device, sizeof te->device, 1))) return rc;
     if ((rc = opt_string(e, "driver", path, where, te->driver, sizeof te->driver, 0))) return rc;
     if ((rc = opt_string(e, "vendor", path, where, te->vendor, sizeof te->vendor, 1))) return rc;
+    if ((rc = opt_string(e, "type", path, where, te->type, sizeof te->type, 1))) return rc;
     if (!strcmp(te->device, "default")) {
       te->is_default = 1;
       te->device[0] = 0;
     }
-    if (!te->is_default && !te->device[0] && !te->vendor[0])
-      return BAD("%s: entries[%zu]: needs \"device\", \"vendor\", or \"device\": \"default\"", path, i);
+    if (te->type[0] && strcmp(te->type, "cpu") && strcmp(te->type, "gpu") && strcmp(te->type, "accelerator"))
+      return BAD("%s: entries[%zu].type: \"%s\" is not \"cpu\", \"gpu\" or \"accelerator\"", path, i, te->type);
+    if (te->type[0] && (te->device[0] || te->vendor[0] || te->is_default))
+      return BAD("%s: entries[%zu]: \"type\" selects an entry on its own, without \"device\" or \"vendor\"", path,
+                 i);
+    if (!te->is_default && !te->device[0] && !te->vendor[0] && !te->type[0])
+      return BAD("%s: entries[%zu]: needs \"device\", \"vendor\", \"type\", or \"device\": \"default\"", path,
+                 i);
     if (te->driver[0] && !te->device[0])
       return BAD("%s: entries[%zu]: \"driver\" needs a \"device\"", path, i);
     json_t *params = json_object_get(e, "params");
@@ -180,14 +187,15 @@ int dlca__tuning_matches(const dlca__tuning_table *t, const char *device, const 
 }
 
 /* How closely an entry names this device; -1 if it does not apply. */
-static int entry_score(const dlca__tuning_entry *e, const char *dev, const char *driver,
-                       const char *vendor) {
+static int entry_score(const dlca__tuning_entry *e, const char *dev, const char *driver, const char *vendor,
+                       const char *type) {
   if (e->device[0]) {
     if (strcmp(e->device, dev) != 0) return -1;
-    if (!e->driver[0]) return 3;
-    return strcmp(e->driver, driver) == 0 ? 4 : 2;
+    if (!e->driver[0]) return 4;
+    return strcmp(e->driver, driver) == 0 ? 5 : 3;
   }
-  if (e->vendor[0]) return strcmp(e->vendor, vendor) == 0 ? 1 : -1;
+  if (e->vendor[0]) return strcmp(e->vendor, vendor) == 0 ? 2 : -1;
+  if (e->type[0]) return strcmp(e->type, type) == 0 ? 1 : -1;
   return e->is_default ? 0 : -1;
 }
 
@@ -195,6 +203,12 @@ static int entry_score(const dlca__tuning_entry *e, const char *dev, const char 
  * all of that file's parameters: parameters tuned together stay together. */
 int dlca__tuning_lookup(const dlca__tuning_table *t, const char *device, const char *driver,
                         const char *vendor, const char *stem, const char *param, int *value) {
+  return dlca__tuning_lookup_typed(t, device, driver, vendor, NULL, stem, param, value);
+}
+
+int dlca__tuning_lookup_typed(const dlca__tuning_table *t, const char *device, const char *driver,
+                              const char *vendor, const char *type, const char *stem, const char *param,
+                              int *value) {
   char dev[256], ven[128], st[64];
   dlca__normalise_name(device, dev, sizeof dev);
   dlca__normalise_name(vendor, ven, sizeof ven);
@@ -203,7 +217,7 @@ int dlca__tuning_lookup(const dlca__tuning_table *t, const char *device, const c
   int best_score = -1;
   for (size_t i = 0; i < t->n_entries; i++) {
     const dlca__tuning_entry *e = &t->entries[i];
-    int s = entry_score(e, dev, driver ? driver : "", ven);
+    int s = entry_score(e, dev, driver ? driver : "", ven, type ? type : "");
     if (s <= best_score) continue;
     for (size_t j = 0; j < e->n_params; j++)
       if (!strcmp(e->params[j].stem, st)) {
@@ -267,6 +281,11 @@ int dlca__tuning_init(dlca_context *ctx) {
   return DLCA_OK;
 }
 
+/* The "type" of a tuning entry that matches a device of this type. */
+static const char *device_type_name(dlca_device_type t) {
+  return t == DLCA_DEVICE_CPU ? "cpu" : t == DLCA_DEVICE_GPU ? "gpu" : t == DLCA_DEVICE_ACCELERATOR ? "accelerator" : "";
+}
+
 int dlca__tunable_value(dlca_context *ctx, const char *stem, const dlca_tunable *t, int *value) {
   int found = 0;
   if (ctx) {
@@ -277,12 +296,13 @@ int dlca__tunable_value(dlca_context *ctx, const char *stem, const dlca_tunable 
         found = 1;
       }
     pthread_mutex_unlock(&ctx->lock);
+    const char *type = device_type_name(ctx->info.type);
     if (!found && ctx->have_user)
-      found = dlca__tuning_lookup(&ctx->user, ctx->info.name, ctx->info.driver, ctx->info.vendor,
-                                  stem, t->name, value);
+      found = dlca__tuning_lookup_typed(&ctx->user, ctx->info.name, ctx->info.driver, ctx->info.vendor, type,
+                                        stem, t->name, value);
     if (!found && ctx->have_shipped)
-      found = dlca__tuning_lookup(&ctx->shipped, ctx->info.name, ctx->info.driver,
-                                  ctx->info.vendor, stem, t->name, value);
+      found = dlca__tuning_lookup_typed(&ctx->shipped, ctx->info.name, ctx->info.driver, ctx->info.vendor,
+                                        type, stem, t->name, value);
   }
   if (!found) *value = t->values[0];
   return DLCA_OK;
