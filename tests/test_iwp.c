@@ -227,16 +227,7 @@ END_TEST
 
 /* ---- the reference trainer ----------------------------------------------- */
 
-static dlca_train_config iwp_config(void) {
-  dlca_train_config cfg;
-  memset(&cfg, 0, sizeof cfg);
-  cfg.batch = 2, cfg.height = 6, cfg.width = 6, cfg.steps = 4, cfg.fire_rate = 0.6f;
-  cfg.n_loss_channels = 1;
-  cfg.start = DLCA_START_RANDOM;
-  cfg.seed = 77;
-  cfg.optim = dlca_optim_default();
-  return cfg;
-}
+static dlca_train_config iwp_config(void) { return tu_small_train_config(); }
 
 static dlca_trainer *iwp_trainer(const dlca_model *m, dlca_relax r) {
   dlca_train_config cfg = iwp_config();

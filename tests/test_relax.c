@@ -22,13 +22,7 @@ static dlca_model *small_model_p(uint64_t seed, dlca_parametrisation par) {
 static dlca_model *small_model(uint64_t seed) { return small_model_p(seed, DLCA_PARAM_SOFTMAX16); }
 
 static dlca_train_config config(dlca_relax r) {
-  dlca_train_config cfg;
-  memset(&cfg, 0, sizeof cfg);
-  cfg.batch = 2, cfg.height = 6, cfg.width = 6, cfg.steps = 4, cfg.fire_rate = 0.6f;
-  cfg.n_loss_channels = 1;
-  cfg.start = DLCA_START_RANDOM;
-  cfg.seed = 77;
-  cfg.optim = dlca_optim_default();
+  dlca_train_config cfg = tu_small_train_config();
   cfg.relax = r;
   return cfg;
 }

@@ -75,3 +75,14 @@ dlca_model_shape tu_small_shape(int C, int K, int with_one, int periodic, int ex
   s.wiring = wiring;
   return s;
 }
+
+dlca_train_config tu_small_train_config(void) {
+  dlca_train_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.batch = 2, cfg.height = 6, cfg.width = 6, cfg.steps = 4, cfg.fire_rate = 0.6f;
+  cfg.n_loss_channels = 1;
+  cfg.start = DLCA_START_RANDOM;
+  cfg.seed = 77;
+  cfg.optim = dlca_optim_default();
+  return cfg;
+}

@@ -16,6 +16,9 @@ const char *tu_write(const char *dir, const char *name, const char *text);
  * halving down to C], so that unique wiring works in every layer (2G >= N).
  * `wiring` applies to every layer after the first perception layer. */
 dlca_model_shape tu_small_shape(int C, int K, int with_one, int periodic, int extra, dlca_wiring wiring);
+/* The small training run of the relaxation and IWP suites: batch 2, 6x6,
+ * 4 steps, random starts from seed 77, loss channel 0, default AdamW. */
+dlca_train_config tu_small_train_config(void);
 /* Fills n floats with uniform values in [lo, hi) from seed (never all zero). */
 void tu_random(float *v, size_t n, float lo, float hi, uint64_t seed);
 #endif
