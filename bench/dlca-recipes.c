@@ -64,6 +64,9 @@ static const recipe recipes[] = {
     R("grad-noise", "cooldown + gradient noise eta 0.01", 1, 0, 0, 0, 0, 0.01f),
     R("batch-8", "cooldown, batch 8", 1, 8, 0, 0, 0, 0),
     R("gumbel-1-batch-8", "cooldown + Gumbel noise 1, batch 8", 1, 8, 0, 1.0f, 0, 0),
+    R("temp-2-gumbel-0.5-batch-8", "cooldown + temperature 2 + Gumbel noise 0.5, batch 8", 1, 8, 2.0f, 0.5f, 0, 0),
+    R("temp-2-batch-32", "cooldown + temperature 2, batch 32", 1, 32, 2.0f, 0, 0, 0),
+    R("reference-batch-32", "constant lr, batch 32", 0, 32, 0, 0, 0, 0),
 /* Issue 6, the input-wise parametrisation: 4 logits per gate, initialised to
  * pass-through A as (-z, -z, z, z); "logistic" is its Gumbel noise. */
 #define RI(n, w, cd, z, T, G, ST) \
@@ -112,7 +115,8 @@ static const char help_text[] =
     "    temp-2-gumbel-1, temp-1.5-gumbel-0.5, temp-3-gumbel-0.5,\n"
     "    temp-2-gumbel-0.5-constant, temp-2-batch-8,\n"
     "    temp-2-reference, st-temp-4, anneal-4-1, anneal-2-0.5, temp-2-st-1000,\n"
-    "    grad-noise, batch-8, gumbel-1-batch-8; input-wise gates (issue 6):\n"
+    "    grad-noise, batch-8, gumbel-1-batch-8, temp-2-gumbel-0.5-batch-8,\n"
+    "    temp-2-batch-32, reference-batch-32; input-wise gates (issue 6):\n"
     "    iwp-z1, iwp-z2, iwp-z3, iwp-z4, iwp-z5, iwp-z3-cooldown, iwp-z3-temp-2,\n"
     "    iwp-z5-temp-2, iwp-z3-logistic-0.5, iwp-z3-temp-2-logistic-0.5, iwp-z3-st\n"
     "    (--list says what each is); default: all\n"

@@ -613,8 +613,48 @@ DLCA_UNROLL
 
   /* 6. add this work-group's sums to its own slot. Perception sums are first
    * summed over channels (the PROWS rows of (channel, kernel) sums left after
-   * PACC), in channel order, through local memory. */
+   * PACC) through local memory, in a fixed order. Every global read-add-write
+   * of `mine` is issued in batches, so that their round trips overlap: they
+   * end every launch, on its critical path (doc/performance.md, v7). */
   __global float *mine = partial + (size_t)grp * ACC_STRIDE;
+  barrier(CLK_LOCAL_MEM_FENCE);
+#if K * 4 <= WG
+  /* FPARTS threads per (kernel, sum) each add every FPARTS-th row, then
+   * thread (kernel, sum) adds the FPARTS parts in order; its PG1 results are
+   * added to `mine` together after the loop. */
+#define FPARTS (WG / (K * 4))
+  float psum[PG1];
+  const int fkj = tid % (K * 4), fpart = tid / (K * 4);
+DLCA_UNROLL
+  for (int q = 0; q < PG1; q++) {
+DLCA_UNROLL
+    for (int ps = 0; ps < PACC; ps++) {
+      const int p = tid + ps * WG;
+      if (p < C * K) {
+        act[p * 4 + 0] = accP[ps][q * 4 + 0], act[p * 4 + 1] = accP[ps][q * 4 + 1];
+        act[p * 4 + 2] = accP[ps][q * 4 + 2], act[p * 4 + 3] = accP[ps][q * 4 + 3];
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    float part = 0.0f;
+    if (fpart < FPARTS)
+      for (int c = fpart; c < PROWS; c += FPARTS) part += act[(c * K + (fkj >> 2)) * 4 + (fkj & 3)];
+    dout[tid] = part; /* dout holds max(CPW * C, WG) floats */
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* (the next q's rows go to act only after this barrier, whose reads of
+     * act are done; its parts go to dout only after its own barrier above) */
+    if (tid < K * 4) {
+      float sum = 0.0f;
+      for (int pp = 0; pp < FPARTS; pp++) sum += dout[pp * K * 4 + tid];
+      psum[q] = sum;
+    }
+  }
+  if (tid < K * 4) {
+    const int k = tid >> 2, j = tid & 3;
+DLCA_UNROLL
+    for (int q = 0; q < PG1; q++) mine[(k * PG1 + q) * 4 + j] += psum[q];
+  }
+#else
 DLCA_UNROLL
   for (int q = 0; q < PG1; q++) {
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -634,18 +674,38 @@ DLCA_UNROLL
       mine[(k * PG1 + q) * 4 + j] += sum;
     }
   }
+#endif
+  /* update gates: FCHUNK slots of a thread read, then added and written */
   {
-    int go = 0, slot = 0;
+    __global float4 *m4 = (__global float4 *)(mine + ACC_PERC);
+#define NSLOTS (NGU / WG + NU)
+#define FCHUNK 8
 DLCA_UNROLL
-    for (int l = 0; l < NU; l++) {
-      const int G = US[l + 1];
+    for (int c0 = 0; c0 < NSLOTS; c0 += FCHUNK) {
+      float4 old[FCHUNK];
+      int go = 0, slot = 0;
 DLCA_UNROLL
-      for (int i = 0; i < (G + WG - 1) / WG; i++) {
-        const int g = tid + i * WG;
-        if (g < G)
-          for (int j = 0; j < 4; j++) mine[ACC_PERC + (go + g) * 4 + j] += accU[slot + i][j];
+      for (int l = 0; l < NU; l++) {
+        const int G = US[l + 1];
+DLCA_UNROLL
+        for (int i = 0; i < (G + WG - 1) / WG; i++) {
+          const int g = tid + i * WG, sl = slot + i;
+          if (sl >= c0 && sl < c0 + FCHUNK && g < G) old[sl - c0] = m4[go + g];
+        }
+        go += G, slot += (G + WG - 1) / WG;
       }
-      go += G, slot += (G + WG - 1) / WG;
+      go = 0, slot = 0;
+DLCA_UNROLL
+      for (int l = 0; l < NU; l++) {
+        const int G = US[l + 1];
+DLCA_UNROLL
+        for (int i = 0; i < (G + WG - 1) / WG; i++) {
+          const int g = tid + i * WG, sl = slot + i;
+          if (sl >= c0 && sl < c0 + FCHUNK && g < G)
+            m4[go + g] = old[sl - c0] + (float4)(accU[sl][0], accU[sl][1], accU[sl][2], accU[sl][3]);
+        }
+        go += G, slot += (G + WG - 1) / WG;
+      }
     }
   }
   if (top) {
