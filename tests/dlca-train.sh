@@ -80,15 +80,15 @@ expect 0 "recipe reference" -- cb --seed 7 --epochs 6 --log q.csv --recipe refer
 losses p.csv >p.loss
 losses q.csv | cmp -s - p.loss || fail "--reference-protocol differs from --recipe reference"
 losses p.csv | cmp -s - a.loss || fail "--reference-protocol differs from --recipe reference's run"
-# the checkerboard's recommended recipe: batch 8, temperature 2, cooldown;
-# --batch on the command line wins
+# the checkerboard's recommended recipe: temperature 2, Gumbel noise 0.5,
+# cooldown, the preset's batch 2; options on the command line win
 expect 0 "checkerboard's recommended recipe" -- "$prog" --backend ref --preset checkerboard --steps 2 --epochs 1
-grep -q '^recipe: *recommended for checkerboard: batch 8, temperature 2' out.txt ||
+grep -q '^recipe: *recommended for checkerboard: temperature 2, Gumbel noise 0.5' out.txt ||
   fail "checkerboard default is not the recipe: $(cat out.txt)"
-grep -q 'batch 8,' err.txt || fail "the recipe does not train batch 8: $(cat err.txt)"
+grep -q 'batch 2,' err.txt || fail "the recipe does not train the preset's batch 2: $(cat err.txt)"
 grep -q '^lr: *cooldown' out.txt || fail "the recipe has no cooldown: $(cat out.txt)"
-expect 0 "recipe with --batch 2" -- "$prog" --backend ref --preset checkerboard --steps 2 --epochs 1 --batch 2
-grep -q 'batch 2,' err.txt || fail "--batch 2 does not override the recipe: $(cat err.txt)"
+expect 0 "recipe with --batch 4" -- "$prog" --backend ref --preset checkerboard --steps 2 --epochs 1 --batch 4
+grep -q 'batch 4,' err.txt || fail "--batch 4 does not override the recipe: $(cat err.txt)"
 # gol has a recommended recipe: the default says so, the reference protocol turns it off
 expect 0 "gol's recommended recipe" -- "$prog" --backend ref --preset gol --epochs 2 --eval-every 1
 grep -q '^recipe: *recommended for gol: temperature 2' out.txt || fail "gol default is not the recipe: $(cat out.txt)"
