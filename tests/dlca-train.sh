@@ -97,6 +97,14 @@ grep -q "^recipe: *the paper's" out.txt || fail "--reference-protocol still rela
 expect 2 "recipe recommended with reference protocol" -- "$prog" --backend ref --preset gol --epochs 1 \
   --recipe recommended --reference-protocol
 expect 2 "unknown recipe" -- "$prog" --backend ref --preset gol --epochs 1 --recipe fancy
+# --restarts: a circuit that is wrong on fresh grids trains again with seed + 1000 k, at most N times
+expect 0 "restarts" -- "$prog" --backend ref --preset checkerboard --steps 2 --epochs 2 --restarts 2 --eval-fresh 1 \
+  --seed 5 --save re.json
+grep -q 'restart 1 of 2 with seed 1005' err.txt || fail "--restarts: no first restart: $(cat err.txt)"
+grep -q 'restart 2 of 2 with seed 2005' err.txt || fail "--restarts: no second restart: $(cat err.txt)"
+grep -q 'none of the 3 runs' err.txt || fail "--restarts: no final word: $(cat err.txt)"
+[ -s re.json ] || fail "--restarts: the last run's model was not saved"
+expect 2 "restarts with resume" -- cb --epochs 2 --restarts 1 --resume r.ckpt
 expect 2 "reference protocol with a schedule" -- cb --epochs 1 --reference-protocol --lr-schedule cosine
 expect 2 "cooldown option without cooldown" -- cb --epochs 1 --plateau 5
 expect 2 "unknown schedule" -- cb --epochs 1 --lr-schedule linear

@@ -80,6 +80,7 @@ typedef struct run {
   const train_recipe *recipe; /* the preset's recommended recipe in use, or NULL */
   int gol_order[GOL_BOARDS];
   char device[512];
+  int fresh_ok;               /* the last run's circuit was right on every fresh grid */
   csvlog log;
   progress prog;
   double t_start;
@@ -484,6 +485,7 @@ static int finish(run *r, outcome *w) {
     if ((rc = dlca_trainer_eval_hard_fresh(ft, o->seed, (int)o->eval_fresh, &w->fresh)))
       return fail_lib(CLI_FAIL, rc, "--eval-fresh");
     w->have_fresh = 1;
+    r->fresh_ok = w->fresh.errors == 0;
   }
   if (!o->quiet) print_summary(r, w);
   return 0;
@@ -582,6 +584,24 @@ static int run_main(run *r) {
   return rc;
 }
 
+/* Frees what run_main set up and clears it for another run; keeps the options. */
+static void run_free(run *r) {
+  csvlog_close(&r->log);
+  dlca_trainer_free(r->gol_eval);
+  dlca_trainer_free(r->t);
+  dlca_context_free(r->ctx);
+  dlca_model_free(r->model);
+  free(r->target);
+  free(r->gol_x);
+  free(r->gol_y);
+  free(r->params);
+  free(r->best);
+  const train_options opt = r->opt;
+  const double t0 = r->t_start;
+  memset(r, 0, sizeof *r);
+  r->opt = opt, r->t_start = t0;
+}
+
 int main(int argc, char **argv) {
   run r;
   memset(&r, 0, sizeof r);
@@ -597,16 +617,23 @@ int main(int argc, char **argv) {
     return 0;
   }
   quiet_mode = r.opt.quiet;
-  rc = run_main(&r);
-  csvlog_close(&r.log);
-  dlca_trainer_free(r.gol_eval);
-  dlca_trainer_free(r.t);
-  dlca_context_free(r.ctx);
-  dlca_model_free(r.model);
-  free(r.target);
-  free(r.gol_x);
-  free(r.gol_y);
-  free(r.params);
-  free(r.best);
+  /* --restarts: run k trains seed + 1000 k while the fresh check fails */
+  const uint64_t seed0 = r.opt.seed;
+  for (long k = 0;; k++) {
+    rc = run_main(&r);
+    const int more = !rc && !r.fresh_ok && k < r.opt.restarts && !stop_signal;
+    if (r.opt.restarts > 0 && !rc && r.fresh_ok)
+      fprintf(stderr, "%s: right on every fresh grid at run %ld (seed %llu)\n", TRAIN_PROG, k + 1,
+              (unsigned long long)r.opt.seed);
+    else if (r.opt.restarts > 0 && !rc && !more)
+      fprintf(stderr, "%s: --restarts: none of the %ld runs was right on every fresh grid (the last: seed %llu)\n",
+              TRAIN_PROG, k + 1, (unsigned long long)r.opt.seed);
+    if (!more) break;
+    run_free(&r);
+    r.opt.seed = seed0 + 1000 * (uint64_t)(k + 1);
+    fprintf(stderr, "%s: the circuit is wrong on fresh grids: restart %ld of %ld with seed %llu\n", TRAIN_PROG,
+            k + 1, r.opt.restarts, (unsigned long long)r.opt.seed);
+  }
+  run_free(&r);
   return rc;
 }
