@@ -617,6 +617,16 @@ DLCA_UNROLL
    * of `mine` is issued in batches, so that their round trips overlap: they
    * end every launch, on its critical path (doc/performance.md, v7). */
   __global float *mine = partial + (size_t)grp * ACC_STRIDE;
+/* the perception sums of gate q of every (channel, kernel) row a thread holds, to act[row * 4 + j]
+ * (a loop: put DLCA_UNROLL before it) */
+#define STAGE_PERC_ROWS(q)                                                                         \
+  for (int ps = 0; ps < PACC; ps++) {                                                              \
+    const int p = tid + ps * WG;                                                                   \
+    if (p < C * K) {                                                                               \
+      act[p * 4 + 0] = accP[ps][(q) * 4 + 0], act[p * 4 + 1] = accP[ps][(q) * 4 + 1];              \
+      act[p * 4 + 2] = accP[ps][(q) * 4 + 2], act[p * 4 + 3] = accP[ps][(q) * 4 + 3];              \
+    }                                                                                              \
+  }
   barrier(CLK_LOCAL_MEM_FENCE);
 #if K * 4 <= WG
   /* FPARTS threads per (kernel, sum) each add every FPARTS-th row, then
@@ -628,13 +638,7 @@ DLCA_UNROLL
 DLCA_UNROLL
   for (int q = 0; q < PG1; q++) {
 DLCA_UNROLL
-    for (int ps = 0; ps < PACC; ps++) {
-      const int p = tid + ps * WG;
-      if (p < C * K) {
-        act[p * 4 + 0] = accP[ps][q * 4 + 0], act[p * 4 + 1] = accP[ps][q * 4 + 1];
-        act[p * 4 + 2] = accP[ps][q * 4 + 2], act[p * 4 + 3] = accP[ps][q * 4 + 3];
-      }
-    }
+    STAGE_PERC_ROWS(q);
     barrier(CLK_LOCAL_MEM_FENCE);
     float part = 0.0f;
     if (fpart < FPARTS)
@@ -659,13 +663,7 @@ DLCA_UNROLL
   for (int q = 0; q < PG1; q++) {
     barrier(CLK_LOCAL_MEM_FENCE);
 DLCA_UNROLL
-    for (int ps = 0; ps < PACC; ps++) {
-      const int p = tid + ps * WG;
-      if (p < C * K) {
-        act[p * 4 + 0] = accP[ps][q * 4 + 0], act[p * 4 + 1] = accP[ps][q * 4 + 1];
-        act[p * 4 + 2] = accP[ps][q * 4 + 2], act[p * 4 + 3] = accP[ps][q * 4 + 3];
-      }
-    }
+    STAGE_PERC_ROWS(q);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int kj = tid; kj < K * 4; kj += WG) {
       const int k = kj >> 2, j = kj & 3;
