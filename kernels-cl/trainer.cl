@@ -87,6 +87,29 @@ typedef float real_t;
 #undef WG
 #define WG LWG
 #endif
+/* N > 0: the backward pass of the whole epoch in one launch where a step
+ * has at most N rounds of backward groups and T > 1 (host side, which sets
+ * PERSIST; for devices that run every backward group at once). Group g takes tasks g,
+ * g + NWG, ... of the list (step T-1, every unit of CPW cells; step T-2, ...)
+ * and waits, per task, only for the units next to its cells to have finished
+ * the step before: a step's last cells overlap the next step's first ones
+ * instead of a launch per step leaving most compute units idle at its end
+ * (growth: 400 cells on 132 SMs, 4 rounds where 3.03 would do). The gate
+ * sums are flushed once per epoch instead of once per step. doc/kernels.md */
+// @tunable BWD_PERSIST 0 16 4 64
+#ifndef BWD_PERSIST
+#define BWD_PERSIST 0
+#endif
+/* 1: this build runs the one-launch backward pass (set by the host) */
+#ifndef PERSIST
+#define PERSIST 0
+#endif
+/* A persistent group that waits this many polls for a neighbour gives up
+ * and raises the status word: a device that does not keep every group
+ * resident gets an error from the host, not a hang. */
+#ifndef SPIN_MAX
+#define SPIN_MAX (1u << 25)
+#endif
 /* Which forward and backward steps the host runs (lib/cl/cl_trainer.c):
  * 0 dlca_forward and dlca_backward below (a work-group per cell, barriers
  * per layer: GPUs); 1 those of trainer_cpu.cl (SIMD across cells, one
@@ -389,15 +412,44 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_forward(
  * Work-group `grp` handles cells grp, grp + NWG, ... and keeps its gate sums in
  * private registers, added once to its own slot of `partial` at the end:
  * fixed order, no atomics, bitwise reproducible. */
+#if PERSIST
+/* Reads of what other groups wrote in this launch bypass the (incoherent)
+ * first-level cache. */
+#define PVOL volatile
+/* Waits until every unit (CPW consecutive cells) that holds a neighbour of
+ * cells base .. base + CPW - 1 has finished `need` steps of this epoch
+ * (flags[v], written by dlca_backward after the unit's patch gradients).
+ * flags[units] is the status word: 1 once any wait gave up. */
+inline void wait_for_neighbours(__global volatile int *flags, int units, int need, int base, int cells, int H,
+                                int W) {
+  for (int i = get_local_id(0); i < CPW * 9; i += WG) {
+    const int cell = base + i / 9, f = i % 9;
+    int rr = (cell / W) % H + f / 3 - 1, qq = cell % W + f % 3 - 1;
+    if (cell >= cells || !wrap_ok(&rr, &qq, H, W)) continue;
+    const int v = ((cell / (H * W) * H + rr) * W + qq) / CPW;
+    if (flags[units]) continue;
+    for (uint n = 0; flags[v] < need; n++)
+      if (n == SPIN_MAX) {
+        atomic_xchg(&flags[units], 1);
+        break;
+      }
+  }
+  mem_fence(CLK_GLOBAL_MEM_FENCE);
+  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+}
+#else
+#define PVOL
+#endif
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
-    __global const float *states, ulong t_off, ulong T_off, __global const float *target,
-    __global const float *g_next, __global float *g_cur, __global const float *dP_next, __global float *dP_cur,
-    __global const float4 *coef, __global const float4 *dcoef, __global const int *wires, __global const int2 *rev,
-    __global float *partial, __global float *loss_partial, __global const uchar *masks, int use_masks,
-    ulong mask_key, float rate, int t, int top, int B, int H, int W, __local float *act, __local float *dact,
+    __global const float *states, ulong grid, int T, __global const float *target, __global float *g0,
+    __global float *g1, __global float *dP0, __global float *dP1, __global const float4 *coef,
+    __global const float4 *dcoef, __global const int *wires, __global const int2 *rev, __global float *partial,
+    __global float *loss_partial, __global const uchar *masks, int use_masks, ulong mask_key, float rate,
+    int t_arg, int B, int H, int W, __global volatile int *flags, __local float *act, __local float *dact,
     __local float *patch, __local float *dout, __local float4 *pcoef, __local float4 *pdcoef_st) {
   const int tid = get_local_id(0), grp = get_group_id(0), nwg = get_num_groups(0), cells = B * H * W;
-  __global const float *state_t = states + t_off, *state_T = states + T_off;
+  __global const float *state_T = states + (size_t)T * grid;
   /* coef runs the circuit (recompute); dcoef gives the gate derivatives
    * (c1 + c3 b, c2 + c3 a). They differ only with the straight-through
    * relaxation (ST): hard gates forward, the soft gradient backward. */
@@ -415,10 +467,29 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
   for (int i = 0; i < NGU / WG + NU; i++) accU[i][0] = accU[i][1] = accU[i][2] = accU[i][3] = 0.0f;
   float loss = 0.0f;
 
-  /* CPW cells at a time: cells base .. base + CPW - 1 share every barrier.
-   * Local arrays hold CPW rows: act (ACTF floats each), dact (2 DW), patch
-   * (9 C), dout (C). */
-  for (int base = grp * CPW; base < cells; base += nwg * CPW) {
+  /* Tasks of CPW cells (a unit): cells base .. base + CPW - 1 share every
+   * barrier. Local arrays hold CPW rows: act (ACTF floats each), dact (2 DW),
+   * patch (9 C), dout (C). One launch runs the units of step t_arg, or with
+   * PERSIST every step, last to first. */
+  const int units = (cells + CPW - 1) / CPW;
+  for (int task = grp; task < (PERSIST ? T : 1) * units; task += nwg) {
+    const int si = PERSIST ? task / units : 0, t = PERSIST ? T - 1 - si : t_arg, top = t == T - 1;
+    int u = task - si * units;
+    /* on a periodic grid every other step starts half the grid on, so that
+     * its first cells do not wait for the last ones of the step before, their
+     * neighbours across the wrap */
+    if (PERSIST && PERIODIC && (si & 1)) u = (u + units / 2) % units;
+    const int base = u * CPW;
+    /* step t writes g and dP [t % 2] and reads those of step t + 1 */
+    __global PVOL const float *g_next = (t & 1) ? g0 : g1, *dP_next = (t & 1) ? dP0 : dP1;
+    __global float *g_cur = (t & 1) ? g1 : g0, *dP_cur = (t & 1) ? dP1 : dP0;
+    __global const float *state_t = states + (size_t)t * grid;
+#if PERSIST
+    /* dP_next and g_next of the neighbours are written, and what this task
+     * overwrites (step t + 2's) is read, by the tasks of step t + 1 of
+     * exactly these units */
+    if (!top) wait_for_neighbours(flags, units, T - 1 - t, base, cells, H, W);
+#endif
     /* 1. dL/d(state_{t+1}) of each cell */
     for (int jc = tid; jc < CPW * C; jc += WG) {
       const int j = jc / C, c = jc - j * C, cell = base + j;
@@ -608,7 +679,17 @@ DLCA_UNROLL
       for (int k = 0; k < K; k++) s += act[j * ACTF + (c * K + k) * 9 + f];
       dP_cur[(size_t)(base + j) * 9 * C + i] = s;
     }
+#if PERSIST
+    /* every thread's writes are done and visible before the unit's flag */
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    if (tid == 0) {
+      mem_fence(CLK_GLOBAL_MEM_FENCE);
+      atomic_xchg(&flags[u], T - t);
+    }
+#else
     barrier(CLK_LOCAL_MEM_FENCE);
+#endif
   }
 
   /* 6. add this work-group's sums to its own slot. Perception sums are first
@@ -706,7 +787,7 @@ DLCA_UNROLL
       }
     }
   }
-  if (top) {
+  if (PERSIST || t_arg == T - 1) {
     /* fixed-tree reduction of the loss over the work-group */
     barrier(CLK_LOCAL_MEM_FENCE);
     dout[tid] = loss; /* dout holds max(CPW * C, WG) floats */
@@ -726,7 +807,7 @@ DLCA_UNROLL
  * order; then dL/dp = M dL/dc, dL/dlogit = p (dL/dp - p . dL/dp) (spec section 1). */
 __kernel void dlca_adamw(__global float *params, __global float *grad, __global float *m, __global float *v,
                          __global const float *partial, int nwg, __global const float *loss_partial,
-                         __global float *loss_out, float lr, float b1, float b2, float eps, float wd, float clip,
+                         __global float *loss_out, __global int *flags, int units, float lr, float b1, float b2, float eps, float wd, float clip,
                          float bc1, float bc2, __global const float *gumbel, int use_gumbel, ulong key,
                          float inv_tau, float gn_sigma) {
   const int g = get_global_id(0);
@@ -734,7 +815,11 @@ __kernel void dlca_adamw(__global float *params, __global float *grad, __global 
     float s = 0.0f;
     for (int i = 0; i < nwg; i++) s += loss_partial[i];
     loss_out[0] = s;
+    /* PERSIST: the status word travels with the loss; the step flags are
+     * cleared for the next epoch (units is 0 without PERSIST) */
+    loss_out[1] = as_float(units ? flags[units] : 0);
   }
+  for (int i = g; i < units; i += get_global_size(0)) flags[i] = 0;
   if (g >= NGP + NGU) return;
   real_t dc0 = 0, dc1 = 0, dc2 = 0, dc3 = 0;
   if (g < NGP) {

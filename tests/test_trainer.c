@@ -127,6 +127,47 @@ START_TEST(test_cl_wg_narrow) {
 }
 END_TEST
 
+/* BWD_PERSIST (trainer.cl): the whole backward pass in one launch, one group
+ * per compute unit (PoCL: one per thread), each waiting for the units next
+ * to its own, against the reference on fresh random cases. _i: 0 sync
+ * zero-padded, units of one cell; 1 async periodic (the half-grid start of
+ * odd steps); 2 sync periodic, units of two cells (across rows). */
+START_TEST(test_cl_persist) {
+  if (!tcl_platform()) return;
+  dlca_context *ctx = tcl_context();
+  static const int cases[3][3] = {{0, 0, 1}, {1, 1, 1}, {0, 1, 2}}; /* async, periodic, CPW */
+  const int *c = cases[_i];
+  tcl_step_kernels(ctx, 0, 0, 0);
+  ck_assert(dlca__tuning_override(ctx, "trainer.cl", "BWD_PERSIST", 1024) == DLCA_OK);
+  ck_assert(dlca__tuning_override(ctx, "trainer.cl", "BWD_GROUPS_PER_CU", 1) == DLCA_OK);
+  ck_assert(dlca__tuning_override(ctx, "trainer.cl", "CELLS_PER_GROUP", c[2]) == DLCA_OK);
+  ck_assert(dlca__tuning_override(ctx, "trainer.cl", "CELLS_PER_GROUP_MIN", c[2]) == DLCA_OK);
+  dlca_model *m = small_model(3, 3, _i == 2, c[1], 120 + (uint64_t)_i);
+  dlca_run run = dlca_run_default(2, 6, 5, 4);
+  run.async = c[0];
+  run.n_loss_channels = 2, run.loss_channels[0] = 0, run.loss_channels[1] = 2;
+  {
+    dlca_train_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.batch = 2, cfg.height = 6, cfg.width = 5, cfg.steps = 4, cfg.n_loss_channels = 1;
+    cfg.optim = dlca_optim_default();
+    dlca_trainer *t = NULL;
+    ck_assert_msg(dlca_trainer_new(ctx, m, &cfg, &t) == DLCA_OK, "%s", dlca_last_error());
+    ck_assert_int_eq(dlca__cl_trainer_persist(t), 1);
+    dlca_trainer_free(t);
+  }
+  fprintf(stderr, "BWD_PERSIST (%u groups, %d cells each): ", ctx->info.compute_units, c[2]);
+  dlca_parity_report r;
+  ck_assert_msg(dlca_parity_random(ctx, m, &run, 2, 51 + (uint64_t)_i, &r) == DLCA_OK, "%s", dlca_last_error());
+  print_report(&r);
+  for (int q = 0; q < DLCA_Q_COUNT; q++)
+    ck_assert_msg(r.pass[q], "BWD_PERSIST case %d: %s error %g > tolerance %g", _i, dlca_quantity_name(q),
+                  r.max_abs[q], r.tolerance[q]);
+  dlca_model_free(m);
+  dlca_context_free(ctx);
+}
+END_TEST
+
 /* A checkerboard-like trainer on a small model; fills losses[epochs]. */
 static dlca_trainer *make_trainer(dlca_context *ctx, const dlca_model *m, int async) {
   dlca_train_config cfg;
@@ -152,12 +193,17 @@ static void run_epochs(dlca_trainer *t, int n, double *losses) {
   }
 }
 
-/* _i: async _i & 1 (fire masks drawn on the device) with KERNELS _i >> 1 */
+/* _i: async _i & 1 (fire masks drawn on the device) with KERNELS (_i >> 1) & 1;
+ * _i 4, 5: KERNELS 0 with the one-launch backward pass (BWD_PERSIST) */
 START_TEST(test_cl_determinism) {
   if (!tcl_platform()) return;
   dlca_context *ctx = tcl_context();
-  const int async = _i & 1, kernels = _i >> 1;
+  const int async = _i & 1, kernels = (_i >> 1) & 1, persist = _i >> 2;
   tcl_step_kernels(ctx, kernels, 0, 0);
+  if (persist) {
+    ck_assert(dlca__tuning_override(ctx, "trainer.cl", "BWD_PERSIST", 1024) == DLCA_OK);
+    ck_assert(dlca__tuning_override(ctx, "trainer.cl", "BWD_GROUPS_PER_CU", 1) == DLCA_OK);
+  }
   dlca_model *m = small_model(3, 4, 0, 0, 5);
   double a[20], b[20];
   for (int pass = 0; pass < 2; pass++) {
@@ -332,8 +378,9 @@ Suite *suite_trainer(void) {
   tcase_add_loop_test(tc, test_cl_vector, 0, 10);
   tcase_add_loop_test(tc, test_cl_random, 0, 6);
   tcase_add_test(tc, test_cl_wg_narrow);
+  tcase_add_loop_test(tc, test_cl_persist, 0, 3);
   tcase_add_loop_test(tc, test_cl_async_drawn, 0, 2);
-  tcase_add_loop_test(tc, test_cl_determinism, 0, 4);
+  tcase_add_loop_test(tc, test_cl_determinism, 0, 6);
   tcase_add_loop_test(tc, test_cl_resume, 0, 1);
   tcase_add_test(tc, test_cl_iwp);
   tcase_add_test(tc, test_cl_out_of_memory);

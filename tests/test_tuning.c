@@ -290,6 +290,7 @@ START_TEST(test_bad_trainer_value) {
       {"{\"trainer\":{\"CELLS_PER_GROUP_MIN\":0}}", "CELLS_PER_GROUP_MIN = 0"},
       {"{\"trainer\":{\"KERNELS\":2}}", "KERNELS = 2"},
       {"{\"trainer\":{\"WG_NARROW\":3}}", "WG_NARROW = 3"},
+      {"{\"trainer\":{\"BWD_PERSIST\":-1}}", "BWD_PERSIST = -1"},
       {"{\"trainer\":{\"KERNELS\":1},\"trainer_cpu\":{\"VEC\":5}}", "VEC = 5"},
       {"{\"trainer\":{\"KERNELS\":1},\"trainer_cpu\":{\"CPU_GROUPS_PER_CU\":0}}", "CPU_GROUPS_PER_CU = 0"}};
   const char *dir = tcl_fresh_env("tune-bad-value");
@@ -326,7 +327,7 @@ Suite *suite_tuning(void) {
   tcase_add_test(tc, test_malformed_tables);
   tcase_add_test(tc, test_other_device_table);
   tcase_add_test(tc, test_overrides);
-  tcase_add_loop_test(tc, test_bad_trainer_value, 0, 5);
+  tcase_add_loop_test(tc, test_bad_trainer_value, 0, 6);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -25,6 +25,8 @@ typedef struct cl_shape {
   int nwg;                     /* backward work-groups */
   int nwg_fwd;                 /* forward work-groups */
   int cpw;                     /* cells side by side in a backward work-group */
+  int persist;                 /* 1: the whole backward pass in one launch (BWD_PERSIST) */
+  size_t units;                /* backward tasks per step: ceil(cells / cpw) */
   int kernels;                 /* 0: forward/backward of trainer.cl; 1: of trainer_cpu.cl */
   int vec, cpu_per_cu;         /* trainer_cpu.cl: cells per work-item (VEC), CPU_GROUPS_PER_CU */
   size_t scratch_floats;       /* trainer_cpu.cl: floats of one group's scratch (0 for trainer.cl) */
@@ -41,6 +43,7 @@ typedef struct cl_state {
   cl_mem g[2], dP[2];     /* backward ping-pong */
   cl_mem partial, loss_partial, loss, eval_out, target, input, masks;
   cl_mem scratch;         /* trainer_cpu.cl: every group's activations, or NULL */
+  cl_mem flags;           /* trainer.cl: steps each unit has finished (units ints), then the status word */
   int hard_final;         /* which hard buffer holds the last hard state */
 } cl_state;
 
@@ -94,6 +97,7 @@ static size_t footprint(const dlca_model *m, const dlca_train_config *cfg, const
   f += nwg * s->acc_stride * sizeof(float) + nwg * sizeof(float);
   f += nwg * s->scratch_floats * sizeof(float);
   if (cfg->async) f += (size_t)cfg->steps * cells;
+  f += (cells + 1) * sizeof(int); /* flags of the persistent backward pass, at most one per cell */
   if (cfg->relax.straight_through) f += NG * 4 * sizeof(float);
   if (cfg->relax.gumbel_scale > 0) f += DLCA_GUMBEL_LEVELS * sizeof(float);
   return f;
@@ -142,10 +146,11 @@ static int build(dlca_trainer *t, cl_state *st, cl_program *prog, cl_program *cp
   if (!opts) return dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory");
   snprintf(opts, OPTS,
            "-cl-std=CL1.2 -DC=%d -DK=%d -DS=%d -DNP=%d -DNU=%d -DPERIODIC=%d -DASYNC=%d -DNLOSS=%d -DPTOT=%d "
-           "-DUTOTAL=%d -DPG1=%d -DNGP=%d -DNGU=%d -DDW=%d -DCPW=%d -DACTF=%zu -DGMAX=%d -DST=%d -DLWG=%d -DNPG=%d",
+           "-DUTOTAL=%d -DPG1=%d -DNGP=%d -DNGU=%d -DDW=%d -DCPW=%d -DACTF=%zu -DGMAX=%d -DST=%d -DLWG=%d -DNPG=%d "
+           "-DPERSIST=%d",
            s->C, s->K, s->S, s->NP, s->NU, m->shape.periodic ? 1 : 0, t->cfg.async ? 1 : 0, t->cfg.n_loss_channels,
            s->PTOT, s->UTOTAL, s->PG1, s->NGP, s->NGU, s->dw, s->cpw, s->act_floats, s->gmax,
-           t->cfg.relax.straight_through ? 1 : 0, s->wg, dlca__model_npg(m));
+           t->cfg.relax.straight_through ? 1 : 0, s->wg, dlca__model_npg(m), s->persist);
   append_list(opts, OPTS, "P_SIZES", m->shape.perceive_layers, m->shape.n_perceive_layers);
   append_list(opts, OPTS, "U_SIZES", m->shape.update_layers, m->shape.n_update_layers);
   append_list(opts, OPTS, "U_FANOUT", s->fanout, s->NU);
@@ -255,7 +260,7 @@ static void cl_destroy(dlca_trainer *t) {
   cl_mem *bs[] = {&st->coef_st, &st->gumbel, &st->params, &st->m, &st->v, &st->grad, &st->coef, &st->coef_hard,
                   &st->wires, &st->rev, &st->states, &st->hard[0], &st->hard[1], &st->g[0], &st->g[1], &st->dP[0],
                   &st->dP[1], &st->partial, &st->loss_partial, &st->loss, &st->eval_out, &st->target, &st->input,
-                  &st->masks, &st->scratch};
+                  &st->masks, &st->scratch, &st->flags};
   for (size_t i = 0; i < sizeof bs / sizeof bs[0]; i++) release(bs[i]);
   free(st);
   t->impl = NULL;
@@ -304,7 +309,7 @@ static int cl_init(dlca_trainer *t) {
   const dlca_model *m = t->model;
   cl_shape *s = &st->sh;
   shape_of(m, s);
-  int per_cu = 2, fwd_per_cu = 8, cpw = 1, cpw_min = 1, wg_narrow = 0, rc;
+  int per_cu = 2, fwd_per_cu = 8, cpw = 1, cpw_min = 1, wg_narrow = 0, persist = 0, rc;
   if (s->PG1 > 1024)
     return dlca__fail(DLCA_ECONFIG, "a perception stack of %d gates is too large for the device trainer (at most 1024)",
                       s->PG1);
@@ -315,6 +320,10 @@ static int cl_init(dlca_trainer *t) {
   if ((rc = dlca__tunable(ctx, KFILE, "CELLS_PER_GROUP_MIN", &cpw_min))) return rc;
   if ((rc = dlca__tunable(ctx, KFILE, "WG_NARROW", &wg_narrow))) return rc;
   if ((rc = dlca__tunable(ctx, KFILE, "KERNELS", &s->kernels))) return rc;
+  if ((rc = dlca__tunable(ctx, KFILE, "BWD_PERSIST", &persist))) return rc;
+  if (persist < 0 || persist > 1024)
+    return dlca__fail(DLCA_ECONFIG, "%s: tuned BWD_PERSIST = %d is not in [0, 1024] (rounds of groups per step)",
+                      KFILE, persist);
   if (s->kernels != 0 && s->kernels != 1)
     return dlca__fail(DLCA_ECONFIG, "%s: tuned KERNELS = %d is not 0 (trainer.cl) or 1 (%s)", KFILE, s->kernels,
                       CPU_KFILE);
@@ -344,6 +353,16 @@ static int cl_init(dlca_trainer *t) {
     s->wg = wg_narrow;
     local = plan_groups(t, s, per_cu, cpw, cpw_min);
   }
+  /* BWD_PERSIST: one backward launch per epoch where a step has at most
+   * that many rounds of groups (more, and the launches per step cost
+   * nothing next to the step: H100 batch 512, 165 rounds, 1.5% slower in
+   * one launch) and there is more than one step. Its groups wait for each
+   * other, so it is for devices that run all s->nwg groups at once (the
+   * tuned groups per compute unit must fit); where they do not, the waits
+   * give up and cl_loss reports it. */
+  s->units = (cells + (size_t)s->cpw - 1) / (size_t)s->cpw;
+  s->persist = !s->kernels && persist > 0 && t->cfg.steps > 1 &&
+               (s->units + (size_t)s->nwg - 1) / (size_t)s->nwg <= (size_t)persist;
   if (s->kernels) {
     if ((rc = cpu_configure(ctx, &t->cfg, s))) return rc;
   } else if (local > ctx->info.local_mem)
@@ -391,9 +410,10 @@ static int cl_init(dlca_trainer *t) {
       (rc = dlca__buffer(ctx, 9 * grid, "patch gradients", &st->dP[1])) ||
       (rc = dlca__buffer(ctx, (size_t)s->nwg * s->acc_stride * 4, "gate gradient sums", &st->partial)) ||
       (rc = dlca__buffer(ctx, (size_t)s->nwg * 4, "loss sums", &st->loss_partial)) ||
-      (rc = dlca__buffer(ctx, 4, "loss", &st->loss)) || (rc = dlca__buffer(ctx, 8, "evaluation", &st->eval_out)) ||
+      (rc = dlca__buffer(ctx, 8, "loss", &st->loss)) || (rc = dlca__buffer(ctx, 8, "evaluation", &st->eval_out)) ||
       (rc = dlca__buffer(ctx, grid, "target", &st->target)) || (rc = dlca__buffer(ctx, grid, "start grids", &st->input)) ||
       (t->cfg.async && (rc = dlca__buffer(ctx, (size_t)t->cfg.steps * cells, "fire masks", &st->masks))) ||
+      (rc = dlca__buffer(ctx, (s->units + 1) * sizeof(cl_int), "backward step flags", &st->flags)) ||
       (s->kernels &&
        (rc = dlca__buffer(ctx, (size_t)s->nwg * s->scratch_floats * 4, "CPU kernels' activations", &st->scratch))))
     return rc;
@@ -415,6 +435,8 @@ static int cl_init(dlca_trainer *t) {
   cl_int err = clEnqueueFillBuffer(ctx->queue, st->m, &zero, 4, 0, P * 4, 0, NULL, NULL);
   if (!err) err = clEnqueueFillBuffer(ctx->queue, st->v, &zero, 4, 0, P * 4, 0, NULL, NULL);
   if (!err) err = clEnqueueFillBuffer(ctx->queue, st->grad, &zero, 4, 0, P * 4, 0, NULL, NULL);
+  cl_int izero = 0; /* the flags and the status word */
+  if (!err) err = clEnqueueFillBuffer(ctx->queue, st->flags, &izero, 4, 0, (s->units + 1) * 4, 0, NULL, NULL);
   if (err) return dlca__fail_cl(err, "OpenCL trainer: clearing the Adam moments: %s", dlca__cl_error_name(err));
   return dlca__finish(ctx, "trainer set-up");
 }
@@ -531,25 +553,35 @@ static int enqueue_backward(dlca_trainer *t, int step) {
   cl_state *st = t->impl;
   const cl_shape *s = &st->sh;
   const int T = t->cfg.steps;
-  cl_int use_masks = t->masks != NULL, ti = step, top = step == T - 1, B = t->cfg.batch, H = t->cfg.height,
-         W = t->cfg.width;
-  cl_ulong key = dlca__epoch_key(t->cfg.seed, t->epoch), t_off = (cl_ulong)step * t->grid,
-           T_off = (cl_ulong)T * t->grid;
+  cl_int use_masks = t->masks != NULL, ti = step, B = t->cfg.batch, H = t->cfg.height, W = t->cfg.width;
+  cl_ulong key = dlca__epoch_key(t->cfg.seed, t->epoch);
   cl_float rate = t->cfg.fire_rate;
-  /* step t writes g[t % 2] and dP[t % 2], and reads those of step t + 1 */
-  cl_mem g_cur = st->g[step % 2], g_next = st->g[(step + 1) % 2];
-  cl_mem dP_cur = st->dP[step % 2], dP_next = st->dP[(step + 1) % 2], fcoef = forward_coef(st);
+  cl_mem fcoef = forward_coef(st);
   argset a = {st->k_bwd, 0, 0};
-  ARG(&a, st->states), ARG(&a, t_off), ARG(&a, T_off), ARG(&a, st->target), ARG(&a, g_next), ARG(&a, g_cur);
-  ARG(&a, dP_next), ARG(&a, dP_cur), ARG(&a, fcoef), ARG(&a, st->coef), ARG(&a, st->wires), ARG(&a, st->rev);
-  ARG(&a, st->partial), ARG(&a, st->loss_partial), ARG(&a, st->masks), ARG(&a, use_masks), ARG(&a, key);
-  ARG(&a, rate), ARG(&a, ti), ARG(&a, top), ARG(&a, B), ARG(&a, H), ARG(&a, W);
   if (s->kernels) {
+    /* step t writes g[t % 2] and dP[t % 2], and reads those of step t + 1 */
+    cl_int top = step == T - 1;
+    cl_ulong t_off = (cl_ulong)step * t->grid, T_off = (cl_ulong)T * t->grid;
+    cl_mem g_cur = st->g[step % 2], g_next = st->g[(step + 1) % 2];
+    cl_mem dP_cur = st->dP[step % 2], dP_next = st->dP[(step + 1) % 2];
+    ARG(&a, st->states), ARG(&a, t_off), ARG(&a, T_off), ARG(&a, st->target), ARG(&a, g_next), ARG(&a, g_cur);
+    ARG(&a, dP_next), ARG(&a, dP_cur), ARG(&a, fcoef), ARG(&a, st->coef), ARG(&a, st->wires), ARG(&a, st->rev);
+    ARG(&a, st->partial), ARG(&a, st->loss_partial), ARG(&a, st->masks), ARG(&a, use_masks), ARG(&a, key);
+    ARG(&a, rate), ARG(&a, ti), ARG(&a, top), ARG(&a, B), ARG(&a, H), ARG(&a, W);
+
     ARG(&a, st->scratch);
     int rc = arg_done(&a, "dlca_backward_cpu");
     size_t lws = 1, gws = (size_t)s->nwg;
     return rc ? rc : dlca__launch(t->ctx, st->k_bwd, "backward", 1, &gws, &lws);
   }
+  /* trainer.cl: both ping-pong buffers; step t writes [t % 2] (with PERSIST
+   * every step, in one launch) */
+  cl_ulong grid = t->grid;
+  cl_int Ti = T;
+  ARG(&a, st->states), ARG(&a, grid), ARG(&a, Ti), ARG(&a, st->target), ARG(&a, st->g[0]), ARG(&a, st->g[1]);
+  ARG(&a, st->dP[0]), ARG(&a, st->dP[1]), ARG(&a, fcoef), ARG(&a, st->coef), ARG(&a, st->wires), ARG(&a, st->rev);
+  ARG(&a, st->partial), ARG(&a, st->loss_partial), ARG(&a, st->masks), ARG(&a, use_masks), ARG(&a, key);
+  ARG(&a, rate), ARG(&a, ti), ARG(&a, B), ARG(&a, H), ARG(&a, W), ARG(&a, st->flags);
   const size_t cpw = (size_t)s->cpw;
   LOCAL(&a, cpw * s->act_floats), LOCAL(&a, cpw * 2 * (size_t)s->dw), LOCAL(&a, cpw * 9 * (size_t)s->C);
   LOCAL(&a, cpw * s->C > (size_t)s->wg ? cpw * s->C : (size_t)s->wg);
@@ -564,14 +596,14 @@ static int enqueue_adamw(dlca_trainer *t) {
   cl_state *st = t->impl;
   const dlca_optim *o = &t->cfg.optim;
   int step = (int)t->epoch + 1;
-  cl_int nwg = st->sh.nwg;
+  cl_int nwg = st->sh.nwg, units = st->sh.persist ? (cl_int)st->sh.units : 0;
   cl_float lr = o->lr, b1 = o->beta1, b2 = o->beta2, eps = o->eps, wd = o->weight_decay, clip = o->clip;
   cl_float bc1 = (float)(1.0 - pow(o->beta1, step)), bc2 = (float)(1.0 - pow(o->beta2, step));
   cl_float gn_sigma = dlca__grad_noise_sigma(t->cfg.relax.grad_noise, (uint64_t)step);
   relax_args r = relax_of(t);
   argset a = {st->k_adamw, 0, 0};
   ARG(&a, st->params), ARG(&a, st->grad), ARG(&a, st->m), ARG(&a, st->v), ARG(&a, st->partial), ARG(&a, nwg);
-  ARG(&a, st->loss_partial), ARG(&a, st->loss), ARG(&a, lr), ARG(&a, b1), ARG(&a, b2), ARG(&a, eps), ARG(&a, wd);
+  ARG(&a, st->loss_partial), ARG(&a, st->loss), ARG(&a, st->flags), ARG(&a, units), ARG(&a, lr), ARG(&a, b1), ARG(&a, b2), ARG(&a, eps), ARG(&a, wd);
   ARG(&a, clip), ARG(&a, bc1), ARG(&a, bc2), ARG(&a, st->gumbel), ARG(&a, r.use_gumbel), ARG(&a, r.key);
   ARG(&a, r.inv_tau), ARG(&a, gn_sigma);
   int rc = arg_done(&a, "dlca_adamw");
@@ -594,16 +626,26 @@ static int cl_step(dlca_trainer *t) {
                                      (size_t)st->sh.nwg * st->sh.acc_stride * 4, 0, NULL, NULL);
     if (err) rc = dlca__fail_cl(err, "clearing the gradient sums: %s", dlca__cl_error_name(err));
   }
-  for (int s = T - 1; s >= 0 && !rc; s--) rc = enqueue_backward(t, s);
+  /* (the step flags start at zero: cl_init, then dlca_adamw of each epoch) */
+  if (!rc && st->sh.persist) rc = enqueue_backward(t, T - 1);
+  for (int s = T - 1; s >= 0 && !rc && !st->sh.persist; s--) rc = enqueue_backward(t, s);
   if (!rc) rc = enqueue_adamw(t);
   return rc;
 }
 
 static int cl_loss(dlca_trainer *t, double *loss) {
   cl_state *st = t->impl;
-  float l;
-  int rc = dlca__download(t->ctx, st->loss, 0, 4, &l, "loss");
-  if (!rc) *loss = l;
+  float l[2]; /* the loss, then the status word of the one-launch backward pass */
+  cl_int status = 0;
+  int rc = dlca__download(t->ctx, st->loss, 0, sizeof l, l, "loss");
+  if (!rc) memcpy(&status, &l[1], sizeof status);
+  if (!rc && status)
+    return dlca__fail(DLCA_ECL,
+                      "%s: the one-launch backward pass (trainer.cl BWD_PERSIST 1) gave up waiting for work-groups "
+                      "that the device did not run at once, so this run's gradients are wrong; set BWD_PERSIST 0 "
+                      "or fewer BWD_GROUPS_PER_CU in the tuning table for this device",
+                      t->ctx->info.name);
+  if (!rc) *loss = l[0];
   return rc;
 }
 
@@ -663,6 +705,10 @@ static int cl_set_moments(dlca_trainer *t, const float *m, const float *v) {
 
 int dlca__cl_trainer_wg(const dlca_trainer *t) {
   return t && t->ops == &dlca__cl_trainer_ops && t->impl ? ((const cl_state *)t->impl)->sh.wg : 0;
+}
+
+int dlca__cl_trainer_persist(const dlca_trainer *t) {
+  return t && t->ops == &dlca__cl_trainer_ops && t->impl ? ((const cl_state *)t->impl)->sh.persist : 0;
 }
 
 const dlca_trainer_ops dlca__cl_trainer_ops = {
