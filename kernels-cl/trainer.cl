@@ -10,7 +10,9 @@
  *   NGP (perception gates, K*PG1), NGU (update gates), DW (widest update
  *   vector), ST (1: straight-through forward, issue 6), NPG (logits per
  *   gate: 16 for the spec's softmax, 4 for the input-wise parametrisation
- *   of issue 6; only dlca_coef and dlca_adamw read it), and P_WIRES: the
+ *   of issue 6; only dlca_coef and dlca_adamw read it), PERSIST (1: the
+ *   one-launch backward pass, BWD_PERSIST below), NV_PTX (1 on NVIDIA:
+ *   inline PTX for the device-wide fence that PERSIST needs), and P_WIRES: the
  *   perception wires (wa then wb of each layer). Baking them in lets the
  *   compiler unroll each perception stack into registers.
  * Tuned values are injected by the kernel loader as #define lines. */
@@ -416,6 +418,16 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_forward(
 /* Reads of what other groups wrote in this launch bypass the (incoherent)
  * first-level cache. */
 #define PVOL volatile
+/* A fence that orders this work-item's global writes before its later ones
+ * for every work-group of the device. OpenCL 1.2's mem_fence promises that
+ * only within the work-item, and NVIDIA's compiler emits nothing for it
+ * (its PTX, H100 2026-11-25), so on NVIDIA (the host sets NV_PTX) it is
+ * PTX's own membar.gl. */
+#if NV_PTX
+#define DEVICE_FENCE() __asm__ volatile("membar.gl;" ::: "memory")
+#else
+#define DEVICE_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
+#endif
 /* Waits until every unit (CPW consecutive cells) that holds a neighbour of
  * cells base .. base + CPW - 1 has finished `need` steps of this epoch
  * (flags[v], written by dlca_backward after the unit's patch gradients).
@@ -433,8 +445,11 @@ inline void wait_for_neighbours(__global volatile int *flags, int units, int nee
         atomic_xchg(&flags[units], 1);
         break;
       }
+    /* only the waiting threads fence (NVIDIA: each membar.gl of a warp costs
+     * microseconds), then the barrier hands on what they saw, as CUDA's grid
+     * barrier does */
+    DEVICE_FENCE();
   }
-  mem_fence(CLK_GLOBAL_MEM_FENCE);
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 }
 #else
@@ -680,11 +695,11 @@ DLCA_UNROLL
       dP_cur[(size_t)(base + j) * 9 * C + i] = s;
     }
 #if PERSIST
-    /* every thread's writes are done and visible before the unit's flag */
-    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    /* every thread's writes are done (the barrier) and, through thread 0's
+     * fence, visible device-wide before the unit's flag */
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     if (tid == 0) {
-      mem_fence(CLK_GLOBAL_MEM_FENCE);
+      DEVICE_FENCE();
       atomic_xchg(&flags[u], T - t);
     }
 #else

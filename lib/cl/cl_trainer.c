@@ -147,10 +147,11 @@ static int build(dlca_trainer *t, cl_state *st, cl_program *prog, cl_program *cp
   snprintf(opts, OPTS,
            "-cl-std=CL1.2 -DC=%d -DK=%d -DS=%d -DNP=%d -DNU=%d -DPERIODIC=%d -DASYNC=%d -DNLOSS=%d -DPTOT=%d "
            "-DUTOTAL=%d -DPG1=%d -DNGP=%d -DNGU=%d -DDW=%d -DCPW=%d -DACTF=%zu -DGMAX=%d -DST=%d -DLWG=%d -DNPG=%d "
-           "-DPERSIST=%d",
+           "-DPERSIST=%d -DNV_PTX=%d",
            s->C, s->K, s->S, s->NP, s->NU, m->shape.periodic ? 1 : 0, t->cfg.async ? 1 : 0, t->cfg.n_loss_channels,
            s->PTOT, s->UTOTAL, s->PG1, s->NGP, s->NGU, s->dw, s->cpw, s->act_floats, s->gmax,
-           t->cfg.relax.straight_through ? 1 : 0, s->wg, dlca__model_npg(m), s->persist);
+           t->cfg.relax.straight_through ? 1 : 0, s->wg, dlca__model_npg(m), s->persist,
+           strstr(t->ctx->info.vendor, "NVIDIA") != NULL);
   append_list(opts, OPTS, "P_SIZES", m->shape.perceive_layers, m->shape.n_perceive_layers);
   append_list(opts, OPTS, "U_SIZES", m->shape.update_layers, m->shape.n_update_layers);
   append_list(opts, OPTS, "U_FANOUT", s->fanout, s->NU);
