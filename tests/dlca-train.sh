@@ -105,6 +105,13 @@ grep -q 'restart 2 of 2 with seed 2005' err.txt || fail "--restarts: no second r
 grep -q 'none of the 3 runs' err.txt || fail "--restarts: no final word: $(cat err.txt)"
 [ -s re.json ] || fail "--restarts: the last run's model was not saved"
 expect 2 "restarts with resume" -- cb --epochs 2 --restarts 1 --resume r.ckpt
+# --eval-scale: the saved circuit on 8 fresh grids S times larger for S times the steps
+expect 0 "eval-scale" -- "$prog" --backend ref --preset checkerboard --steps 2 --epochs 2 --eval-scale 2 --seed 5
+grep -q '^generalisation: .* of 8192 values wrong; 8 fresh grids of 32x32, 4 steps, scale 2' out.txt ||
+  fail "--eval-scale: no generalisation line: $(cat out.txt)"
+expect 2 "eval-scale on gol" -- "$prog" --backend ref --preset gol --epochs 1 --eval-scale 2
+grep -q 'checkerboard presets' err.txt || fail "--eval-scale on gol: $(cat err.txt)"
+expect 2 "eval-scale 0" -- cb --epochs 1 --eval-scale 0
 expect 2 "reference protocol with a schedule" -- cb --epochs 1 --reference-protocol --lr-schedule cosine
 expect 2 "cooldown option without cooldown" -- cb --epochs 1 --plateau 5
 expect 2 "unknown schedule" -- cb --epochs 1 --lr-schedule linear

@@ -13,6 +13,7 @@
 #include "csvlog.h"
 #include "gates.h"
 #include "progress.h"
+#include "rollout.h"
 #include "targets.h"
 #include "train_options.h"
 #include "recipes.h"
@@ -259,6 +260,9 @@ typedef struct outcome {
   /* the saved model's circuit */
   int have_gates;
   gate_summary gates;
+  int have_scale;          /* --eval-scale ran: */
+  size_t scale_errors, scale_total;
+  int scale_h, scale_w, scale_steps, scale_grids;
   int have_fresh;
   dlca_eval fresh;
 } outcome;
@@ -425,6 +429,10 @@ static void print_summary(const run *r, const outcome *w) {
     printf("best hard loss: %.9g at epoch %llu%s\n", w->best_hard, (unsigned long long)w->best_epoch,
            w->have_gates ? " (the model below)" : "");
   if (w->have_gates) gate_summary_print(stdout, &w->gates);
+  if (w->have_scale)
+    printf("generalisation: %.4f%% (%zu of %zu values wrong; %d fresh grids of %dx%d, %d steps, scale %ld)\n",
+           100.0 * (1.0 - (double)w->scale_errors / (double)w->scale_total), w->scale_errors, w->scale_total,
+           w->scale_grids, w->scale_h, w->scale_w, w->scale_steps, r->opt.eval_scale);
   if (w->have_fresh) { /* fewer batches than asked where nothing is random (gol's 512 boards) */
     size_t batches = w->hard.total ? w->fresh.total / w->hard.total : 0;
     printf("fresh accuracy: %.4f%% (%zu of %zu values wrong, %zu fresh batch%s), hard loss %.9g\n",
@@ -442,6 +450,35 @@ static void print_summary(const run *r, const outcome *w) {
     printf("\n");
   }
   if (r->opt.log) printf("log:            %s\n", r->opt.log);
+}
+
+/* --eval-scale S: the hard circuit of m on 8 fresh random grids S times the
+ * training grid's sides for S times its steps, against the checkerboard of
+ * that size (the paper's generalisation test; dlca-eval --scale is the same
+ * check). Returns 0, or CLI_FAIL after printing why. */
+static int eval_scale(run *r, const dlca_model *m, outcome *w) {
+  const int S = (int)r->opt.eval_scale, H = S * r->cfg.height, W = S * r->cfg.width, T = S * r->cfg.steps;
+  const int C = r->preset.shape.channels, grids = 8;
+  const size_t n = (size_t)grids * H * W * C;
+  float *x = malloc(sizeof(float) * n), *y = malloc(sizeof(float) * (size_t)H * W * C);
+  rollout ro;
+  memset(&ro, 0, sizeof ro);
+  int rc = x && y ? DLCA_OK : DLCA_ENOMEM;
+  if (!rc) {
+    /* fresh grids: a stream of the seed apart from the trainer's draws ("TS") */
+    for (size_t i = 0; i < n; i++) x[i] = (float)(dlca_rng_u32(r->opt.seed, 0x54530001u, (uint32_t)i) >> 31);
+    target_checkerboard(H, W, C, y);
+    rc = rollout_new(r->ctx, m, &r->cfg, grids, H, W, x, y, dlca_rng_u32(r->opt.seed, 0x54530002u, 0), &ro);
+  }
+  dlca_eval ev;
+  memset(&ev, 0, sizeof ev);
+  for (int s = 0; s < T && !rc; s++) rc = rollout_step(&ro, NULL, &ev);
+  rollout_free(&ro);
+  free(x), free(y);
+  if (rc) return fail_lib(CLI_FAIL, rc, "--eval-scale %d: a %dx%d grid, %d steps", S, H, W, T);
+  w->have_scale = 1, w->scale_errors = ev.errors, w->scale_total = ev.total;
+  w->scale_h = H, w->scale_w = W, w->scale_steps = T, w->scale_grids = grids;
+  return 0;
 }
 
 static int finish(run *r, outcome *w) {
@@ -472,8 +509,13 @@ static int finish(run *r, outcome *w) {
   gate_summary_of(m, &w->gates);
   w->have_gates = 1;
   rc = o->save ? dlca_model_save(m, o->save) : 0;
+  if (rc) {
+    dlca_model_free(m);
+    return fail_lib(CLI_FAIL, rc, "--save");
+  }
+  rc = o->eval_scale > 0 ? eval_scale(r, m, w) : 0;
   dlca_model_free(m);
-  if (rc) return fail_lib(CLI_FAIL, rc, "--save");
+  if (rc) return rc;
   if (o->eval_fresh > 0) {
     dlca_trainer *ft = r->t;
     if (r->gol_eval) { /* gol: all 512 boards, on the twin */
@@ -487,6 +529,7 @@ static int finish(run *r, outcome *w) {
     w->have_fresh = 1;
     r->fresh_ok = w->fresh.errors == 0;
   }
+  if (w->have_scale && w->scale_errors) r->fresh_ok = 0;
   if (!o->quiet) print_summary(r, w);
   return 0;
 }
@@ -538,6 +581,11 @@ static int alloc_best(run *r) {
 static int run_main(run *r) {
   int rc;
   if ((rc = dlca_preset_get(r->opt.preset, &r->preset))) return fail_lib(CLI_USAGE, rc, "--preset");
+  if (r->opt.eval_scale > 0 && strncmp(r->preset.name, "checkerboard", 12)) {
+    fprintf(stderr, "%s: --eval-scale: the generalisation test is for the checkerboard presets, not %s\n",
+            TRAIN_PROG, r->preset.name);
+    return CLI_USAGE;
+  }
   /* the model first: its parametrisation chooses the recipe */
   if ((rc = setup_model(r))) return rc;
   apply_overrides(r);
@@ -623,8 +671,8 @@ int main(int argc, char **argv) {
     rc = run_main(&r);
     const int more = !rc && !r.fresh_ok && k < r.opt.restarts && !stop_signal;
     if (r.opt.restarts > 0 && !rc && r.fresh_ok)
-      fprintf(stderr, "%s: right on every fresh grid at run %ld (seed %llu)\n", TRAIN_PROG, k + 1,
-              (unsigned long long)r.opt.seed);
+      fprintf(stderr, "%s: right on every fresh grid%s at run %ld (seed %llu)\n", TRAIN_PROG,
+              r.opt.eval_scale > 0 ? " and on the larger grid" : "", k + 1, (unsigned long long)r.opt.seed);
     else if (r.opt.restarts > 0 && !rc && !more)
       fprintf(stderr, "%s: --restarts: none of the %ld runs was right on every fresh grid (the last: seed %llu)\n",
               TRAIN_PROG, k + 1, (unsigned long long)r.opt.seed);

@@ -74,8 +74,13 @@ static const char help_text[] =
     "                         an evaluation (ties: the later), not the last ones\n"
     "    --eval-fresh N       at the end, also score the saved model's hard circuit\n"
     "                         on N batches of start grids no epoch trained on\n"
+    "    --eval-scale S       checkerboard presets: at the end, also run the saved\n"
+    "                         hard circuit on 8 fresh grids S times larger for S\n"
+    "                         times the steps (the paper's generalisation test:\n"
+    "                         S 4 is 64x64 for 80 steps); it must be exact there\n"
     "    --restarts N         while the saved circuit is not right on every fresh\n"
-    "                         grid (--eval-fresh, 100 batches if not given), train\n"
+    "                         grid (--eval-fresh, 100 batches if not given; and\n"
+    "                         with --eval-scale, exact on the larger grid), train\n"
     "                         a new model with the next seed (seed + 1000 k for\n"
     "                         restart k), at most N times; --save, --log and\n"
     "                         --checkpoint then hold the last run's (default 0)\n"
@@ -162,7 +167,7 @@ enum {
   OPT_PRESET = 256, OPT_EPOCHS, OPT_BATCH, OPT_STEPS, OPT_LR, OPT_SEED, OPT_DEVICE, OPT_BACKEND, OPT_LOG,
   OPT_EVAL_EVERY, OPT_SAVE, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESUME, OPT_MODEL, OPT_TARGET,
   OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_LR_SCHEDULE, OPT_WARMUP, OPT_MIN_LR, OPT_COOLDOWN_FACTOR, OPT_PLATEAU,
-  OPT_MAX_COOLDOWNS, OPT_EARLY_STOP, OPT_KEEP_BEST, OPT_EVAL_FRESH, OPT_RESTARTS, OPT_REFERENCE_PROTOCOL,
+  OPT_MAX_COOLDOWNS, OPT_EARLY_STOP, OPT_KEEP_BEST, OPT_EVAL_FRESH, OPT_RESTARTS, OPT_EVAL_SCALE, OPT_REFERENCE_PROTOCOL,
   OPT_TEMPERATURE, OPT_GUMBEL, OPT_STRAIGHT_THROUGH, OPT_GRAD_NOISE, OPT_RECIPE, OPT_PARAM, OPT_IWP_INIT
 };
 
@@ -195,6 +200,7 @@ static const struct option long_options[] = {
     {"keep-best", no_argument, NULL, OPT_KEEP_BEST},
     {"eval-fresh", required_argument, NULL, OPT_EVAL_FRESH},
     {"restarts", required_argument, NULL, OPT_RESTARTS},
+    {"eval-scale", required_argument, NULL, OPT_EVAL_SCALE},
     {"reference-protocol", no_argument, NULL, OPT_REFERENCE_PROTOCOL},
     {"temperature", required_argument, NULL, OPT_TEMPERATURE},
     {"gumbel", required_argument, NULL, OPT_GUMBEL},
@@ -316,6 +322,7 @@ int train_options_parse(int argc, char **argv, train_options *o) {
         break;
       case OPT_EVAL_FRESH: bad = cli_parse_long(TRAIN_PROG, "--eval-fresh", optarg, 1, 1000000, &o->eval_fresh); break;
       case OPT_RESTARTS: bad = cli_parse_long(TRAIN_PROG, "--restarts", optarg, 0, 100000, &o->restarts); break;
+      case OPT_EVAL_SCALE: bad = cli_parse_long(TRAIN_PROG, "--eval-scale", optarg, 1, 16, &o->eval_scale); break;
       case OPT_REFERENCE_PROTOCOL: o->reference_protocol = 1; break;
       case OPT_RECIPE:
         if (!strcmp(optarg, "reference")) o->recipe = TRAIN_RECIPE_REFERENCE;
