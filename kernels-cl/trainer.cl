@@ -493,7 +493,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
     /* on a periodic grid every other step starts half the grid on, so that
      * its first cells do not wait for the last ones of the step before, their
      * neighbours across the wrap */
-    if (PERSIST && PERIODIC && (si & 1)) u = (u + units / 2) % units;
+#if PERSIST && PERIODIC
+    if (si & 1) u = (u + units / 2) % units;
+#endif
     const int base = u * CPW;
     /* step t writes g and dP [t % 2] and reads those of step t + 1 */
     __global PVOL const float *g_next = (t & 1) ? g0 : g1, *dP_next = (t & 1) ? dP0 : dP1;
