@@ -112,6 +112,13 @@ typedef float real_t;
 #ifndef SPIN_MAX
 #define SPIN_MAX (1u << 25)
 #endif
+/* Tests only (-DPERSIST_NEVER, tests/test_trainer.c): every wait asks for a
+ * step that never comes, so that the give-up path and its error run. */
+#ifdef PERSIST_NEVER
+#define NEED_MORE T
+#else
+#define NEED_MORE 0
+#endif
 /* Which forward and backward steps the host runs (lib/cl/cl_trainer.c):
  * 0 dlca_forward and dlca_backward below (a work-group per cell, barriers
  * per layer: GPUs); 1 those of trainer_cpu.cl (SIMD across cells, one
@@ -505,7 +512,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
     /* dP_next and g_next of the neighbours are written, and what this task
      * overwrites (step t + 2's) is read, by the tasks of step t + 1 of
      * exactly these units */
-    if (!top) wait_for_neighbours(flags, units, T - 1 - t, base, cells, H, W);
+    if (!top) wait_for_neighbours(flags, units, T - 1 - t + NEED_MORE, base, cells, H, W);
 #endif
     /* 1. dL/d(state_{t+1}) of each cell */
     for (int jc = tid; jc < CPW * C; jc += WG) {

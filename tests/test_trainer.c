@@ -168,6 +168,39 @@ START_TEST(test_cl_persist) {
 }
 END_TEST
 
+/* BWD_PERSIST on a device that would not run every group at once: a build
+ * whose waits never see their step (-DPERSIST_NEVER) gives up after
+ * SPIN_MAX polls, and the loss read fails with DLCA_ECL naming the tunable:
+ * an error, not a hang. */
+START_TEST(test_cl_persist_gives_up) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("persist-never");
+  setenv("DLCA_CL_BUILD_OPTIONS", "-DPERSIST_NEVER -DSPIN_MAX=1000u", 1);
+  dlca_context *ctx = tcl_context();
+  tcl_step_kernels(ctx, 0, 0, 0);
+  ck_assert(dlca__tuning_override(ctx, "trainer.cl", "BWD_PERSIST", 1024) == DLCA_OK);
+  dlca_model *m = small_model(3, 3, 0, 0, 130);
+  dlca_train_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.batch = 1, cfg.height = 4, cfg.width = 4, cfg.steps = 3, cfg.n_loss_channels = 1;
+  cfg.optim = dlca_optim_default();
+  dlca_trainer *t = NULL;
+  ck_assert_msg(dlca_trainer_new(ctx, m, &cfg, &t) == DLCA_OK, "%s", dlca_last_error());
+  ck_assert_int_eq(dlca__cl_trainer_persist(t), 1);
+  float y[4 * 4 * 3] = {0};
+  ck_assert_int_eq(dlca_trainer_set_target(t, y, 0), DLCA_OK);
+  double loss;
+  ck_assert_msg(dlca_trainer_step(t) == DLCA_OK, "%s", dlca_last_error());
+  ck_assert_int_eq(dlca_trainer_loss(t, &loss), DLCA_ECL);
+  ck_assert_msg(strstr(dlca_last_error(), "BWD_PERSIST"), "%s", dlca_last_error());
+  fprintf(stderr, "BWD_PERSIST gives up: %s\n", dlca_last_error());
+  dlca_trainer_free(t);
+  dlca_model_free(m);
+  dlca_context_free(ctx);
+  unsetenv("DLCA_CL_BUILD_OPTIONS");
+}
+END_TEST
+
 /* A checkerboard-like trainer on a small model; fills losses[epochs]. */
 static dlca_trainer *make_trainer(dlca_context *ctx, const dlca_model *m, int async) {
   dlca_train_config cfg;
@@ -379,6 +412,7 @@ Suite *suite_trainer(void) {
   tcase_add_loop_test(tc, test_cl_random, 0, 6);
   tcase_add_test(tc, test_cl_wg_narrow);
   tcase_add_loop_test(tc, test_cl_persist, 0, 3);
+  tcase_add_test(tc, test_cl_persist_gives_up);
   tcase_add_loop_test(tc, test_cl_async_drawn, 0, 2);
   tcase_add_loop_test(tc, test_cl_determinism, 0, 6);
   tcase_add_loop_test(tc, test_cl_resume, 0, 1);

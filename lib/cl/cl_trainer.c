@@ -642,7 +642,7 @@ static int cl_loss(dlca_trainer *t, double *loss) {
   if (!rc) memcpy(&status, &l[1], sizeof status);
   if (!rc && status)
     return dlca__fail(DLCA_ECL,
-                      "%s: the one-launch backward pass (trainer.cl BWD_PERSIST 1) gave up waiting for work-groups "
+                      "%s: the one-launch backward pass (trainer.cl BWD_PERSIST) gave up waiting for work-groups "
                       "that the device did not run at once, so this run's gradients are wrong; set BWD_PERSIST 0 "
                       "or fewer BWD_GROUPS_PER_CU in the tuning table for this device",
                       t->ctx->info.name);
