@@ -59,6 +59,25 @@ static dlca_model *small_model(int C, int K, int with_one, int periodic, uint64_
   return m;
 }
 
+/* A trainer of m on batch grids of H x W for T steps, defaults otherwise
+ * (one loss channel, AdamW's defaults, no target yet). */
+static dlca_trainer *plain_trainer(dlca_context *ctx, const dlca_model *m, int batch, int H, int W, int T) {
+  dlca_train_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.batch = batch, cfg.height = H, cfg.width = W, cfg.steps = T, cfg.n_loss_channels = 1;
+  cfg.optim = dlca_optim_default();
+  dlca_trainer *t = NULL;
+  ck_assert_msg(dlca_trainer_new(ctx, m, &cfg, &t) == DLCA_OK, "%s", dlca_last_error());
+  return t;
+}
+
+/* Fails the test on any quantity of r outside its tolerance. */
+static void assert_report(const dlca_parity_report *r, const char *what) {
+  for (int q = 0; q < DLCA_Q_COUNT; q++)
+    ck_assert_msg(r->pass[q], "%s: %s error %g > tolerance %g", what, dlca_quantity_name(q), r->max_abs[q],
+                  r->tolerance[q]);
+}
+
 /* _i: shape _i % 3 with KERNELS _i / 3 */
 START_TEST(test_cl_random) {
   if (!tcl_platform()) return;
@@ -108,20 +127,13 @@ START_TEST(test_cl_wg_narrow) {
   dlca_model *m = small_model(3, 3, 0, 0, 104); /* C K = 9 <= 32, widest layer 24 <= 64 */
   dlca_run run = dlca_run_default(batch, 6, 5, 4);
   run.n_loss_channels = 2, run.loss_channels[0] = 0, run.loss_channels[1] = 2;
-  dlca_train_config cfg;
-  memset(&cfg, 0, sizeof cfg);
-  cfg.batch = batch, cfg.height = 6, cfg.width = 5, cfg.steps = 4, cfg.n_loss_channels = 1;
-  cfg.optim = dlca_optim_default();
-  dlca_trainer *t = NULL;
-  ck_assert_msg(dlca_trainer_new(ctx, m, &cfg, &t) == DLCA_OK, "%s", dlca_last_error());
+  dlca_trainer *t = plain_trainer(ctx, m, batch, 6, 5, 4);
   ck_assert_int_eq(dlca__cl_trainer_wg(t), 32);
   dlca_trainer_free(t);
   dlca_parity_report r;
   ck_assert_msg(dlca_parity_random(ctx, m, &run, 2, 41, &r) == DLCA_OK, "%s", dlca_last_error());
   print_report(&r);
-  for (int q = 0; q < DLCA_Q_COUNT; q++)
-    ck_assert_msg(r.pass[q], "WG_NARROW: %s error %g > tolerance %g", dlca_quantity_name(q), r.max_abs[q],
-                  r.tolerance[q]);
+  assert_report(&r, "WG_NARROW");
   dlca_model_free(m);
   dlca_context_free(ctx);
 }
@@ -146,23 +158,14 @@ START_TEST(test_cl_persist) {
   dlca_run run = dlca_run_default(2, 6, 5, 4);
   run.async = c[0];
   run.n_loss_channels = 2, run.loss_channels[0] = 0, run.loss_channels[1] = 2;
-  {
-    dlca_train_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.batch = 2, cfg.height = 6, cfg.width = 5, cfg.steps = 4, cfg.n_loss_channels = 1;
-    cfg.optim = dlca_optim_default();
-    dlca_trainer *t = NULL;
-    ck_assert_msg(dlca_trainer_new(ctx, m, &cfg, &t) == DLCA_OK, "%s", dlca_last_error());
-    ck_assert_int_eq(dlca__cl_trainer_persist(t), 1);
-    dlca_trainer_free(t);
-  }
+  dlca_trainer *t = plain_trainer(ctx, m, 2, 6, 5, 4);
+  ck_assert_int_eq(dlca__cl_trainer_persist(t), 1);
+  dlca_trainer_free(t);
   fprintf(stderr, "BWD_PERSIST (%u groups, %d cells each): ", ctx->info.compute_units, c[2]);
   dlca_parity_report r;
   ck_assert_msg(dlca_parity_random(ctx, m, &run, 2, 51 + (uint64_t)_i, &r) == DLCA_OK, "%s", dlca_last_error());
   print_report(&r);
-  for (int q = 0; q < DLCA_Q_COUNT; q++)
-    ck_assert_msg(r.pass[q], "BWD_PERSIST case %d: %s error %g > tolerance %g", _i, dlca_quantity_name(q),
-                  r.max_abs[q], r.tolerance[q]);
+  assert_report(&r, "BWD_PERSIST");
   dlca_model_free(m);
   dlca_context_free(ctx);
 }
@@ -180,12 +183,7 @@ START_TEST(test_cl_persist_gives_up) {
   tcl_step_kernels(ctx, 0, 0, 0);
   ck_assert(dlca__tuning_override(ctx, "trainer.cl", "BWD_PERSIST", 1024) == DLCA_OK);
   dlca_model *m = small_model(3, 3, 0, 0, 130);
-  dlca_train_config cfg;
-  memset(&cfg, 0, sizeof cfg);
-  cfg.batch = 1, cfg.height = 4, cfg.width = 4, cfg.steps = 3, cfg.n_loss_channels = 1;
-  cfg.optim = dlca_optim_default();
-  dlca_trainer *t = NULL;
-  ck_assert_msg(dlca_trainer_new(ctx, m, &cfg, &t) == DLCA_OK, "%s", dlca_last_error());
+  dlca_trainer *t = plain_trainer(ctx, m, 1, 4, 4, 3);
   ck_assert_int_eq(dlca__cl_trainer_persist(t), 1);
   float y[4 * 4 * 3] = {0};
   ck_assert_int_eq(dlca_trainer_set_target(t, y, 0), DLCA_OK);
