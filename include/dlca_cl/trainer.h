@@ -86,7 +86,10 @@ DLCA_API float dlca_trainer_lr(const dlca_trainer *t);
 DLCA_API DLCA_WUR int dlca_trainer_set_relax(dlca_trainer *t, const dlca_relax *relax);
 DLCA_API dlca_relax dlca_trainer_relax(const dlca_trainer *t);
 
-/* The soft loss of the last step. */
+/* The soft loss of the last step: the one blocking read of an OpenCL epoch.
+ * DLCA_ECL when a one-launch backward pass (the tuned BWD_PERSIST of
+ * trainer.cl) gave up waiting for work-groups that the device did not run
+ * at once: that run's gradients are wrong (doc/kernels.md). */
 DLCA_API DLCA_WUR int dlca_trainer_loss(dlca_trainer *t, double *soft_loss);
 
 typedef struct dlca_eval {
