@@ -414,13 +414,6 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_forward(
   }
 }
 
-/* One backward step t, fused with the gather of step t+1 (doc/kernels.md):
- *   dout = g_{t+1}[cell] = top ? 2 (s_T - y) on loss channels
- *                              : sum of the 9 neighbours' dP_{t+1} + (1 - m_{t+1}) g_{t+2}[cell]
- *   g_cur[cell] = dout; then backprop the cell's circuit at step t into dP_cur[cell].
- * Work-group `grp` handles cells grp, grp + NWG, ... and keeps its gate sums in
- * private registers, added once to its own slot of `partial` at the end:
- * fixed order, no atomics, bitwise reproducible. */
 #if PERSIST
 /* Reads of what other groups wrote in this launch bypass the (incoherent)
  * first-level cache. */
@@ -463,6 +456,14 @@ inline void wait_for_neighbours(__global volatile int *flags, int units, int nee
 #define PVOL
 #endif
 
+/* One backward step t, fused with the gather of step t+1 (doc/kernels.md):
+ *   dout = g_{t+1}[cell] = top ? 2 (s_T - y) on loss channels
+ *                              : sum of the 9 neighbours' dP_{t+1} + (1 - m_{t+1}) g_{t+2}[cell]
+ *   g_cur[cell] = dout; then backprop the cell's circuit at step t into dP_cur[cell].
+ * Work-group `grp` handles cells grp, grp + NWG, ... (with PERSIST: tasks grp,
+ * grp + NWG, ... of every step) and keeps its gate sums in private registers,
+ * added once to its own slot of `partial` at the end: fixed order, no
+ * atomics, bitwise reproducible. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
     __global const float *states, ulong grid, int T, __global const float *target, __global float *g0,
     __global float *g1, __global float *dP0, __global float *dP1, __global const float4 *coef,
@@ -831,8 +832,8 @@ DLCA_UNROLL
  * order; then dL/dp = M dL/dc, dL/dlogit = p (dL/dp - p . dL/dp) (spec section 1). */
 __kernel void dlca_adamw(__global float *params, __global float *grad, __global float *m, __global float *v,
                          __global const float *partial, int nwg, __global const float *loss_partial,
-                         __global float *loss_out, __global int *flags, int units, float lr, float b1, float b2, float eps, float wd, float clip,
-                         float bc1, float bc2, __global const float *gumbel, int use_gumbel, ulong key,
+                         __global float *loss_out, __global int *flags, int units, float lr, float b1, float b2,
+                         float eps, float wd, float clip, float bc1, float bc2, __global const float *gumbel, int use_gumbel, ulong key,
                          float inv_tau, float gn_sigma) {
   const int g = get_global_id(0);
   if (g == 0) {
