@@ -438,7 +438,8 @@ static int cl_init(dlca_trainer *t) {
   if (!err) err = clEnqueueFillBuffer(ctx->queue, st->grad, &zero, 4, 0, P * 4, 0, NULL, NULL);
   cl_int izero = 0; /* the flags and the status word */
   if (!err) err = clEnqueueFillBuffer(ctx->queue, st->flags, &izero, 4, 0, (s->units + 1) * 4, 0, NULL, NULL);
-  if (err) return dlca__fail_cl(err, "OpenCL trainer: clearing the Adam moments: %s", dlca__cl_error_name(err));
+  if (err)
+    return dlca__fail_cl(err, "OpenCL trainer: clearing the Adam moments and step flags: %s", dlca__cl_error_name(err));
   return dlca__finish(ctx, "trainer set-up");
 }
 
@@ -569,7 +570,6 @@ static int enqueue_backward(dlca_trainer *t, int step) {
     ARG(&a, dP_next), ARG(&a, dP_cur), ARG(&a, fcoef), ARG(&a, st->coef), ARG(&a, st->wires), ARG(&a, st->rev);
     ARG(&a, st->partial), ARG(&a, st->loss_partial), ARG(&a, st->masks), ARG(&a, use_masks), ARG(&a, key);
     ARG(&a, rate), ARG(&a, ti), ARG(&a, top), ARG(&a, B), ARG(&a, H), ARG(&a, W);
-
     ARG(&a, st->scratch);
     int rc = arg_done(&a, "dlca_backward_cpu");
     size_t lws = 1, gws = (size_t)s->nwg;
