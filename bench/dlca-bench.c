@@ -364,12 +364,11 @@ static void floors(row *r, const dlca_model *m, const dlca_train_config *cfg, co
    * and read; logits, gradient and both moments read and written once. */
   double bytes = 4.0 * (3 * (T + 1) * N + 2 * T * N + 2 * 9 * T * N) + 4.0 * P * 4 * 2;
   r->gbytes = bytes * 1e-9;
-  /* coef, start, T forward, fill, T backward, adamw; a profiled OpenCL
-   * epoch replaces this by the launches it counted (set_launches) */
-  r->launches = 2 * T + 4;
   r->fl_arith = 1e3 * r->gflop / pk->gflops;
   r->fl_bytes = 1e3 * r->gbytes / pk->gbs;
-  set_launches(r, r->launches, pk);
+  /* coef, start, T forward, fill, T backward, adamw; a profiled OpenCL
+   * epoch replaces this by the launches it counted (profile_into) */
+  set_launches(r, 2 * T + 4, pk);
 }
 
 static void profile_into(row *r, const dlca_kernel_profile *p, size_t n, long repeats, const peaks *pk) {

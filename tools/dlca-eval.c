@@ -236,10 +236,6 @@ static size_t host_errors(const eval *e, const float *x, const float *y, int bat
   return n;
 }
 
-static void random_bits(float *x, size_t n, uint64_t seed, uint32_t stream) {
-  for (size_t i = 0; i < n; i++) x[i] = (float)(dlca_rng_u32(seed, stream, (uint32_t)i) >> 31);
-}
-
 /* Streams of dlca_rng_u32 for the host's draws ("EV" and a number), apart
  * from the trainer's own draws with the same seed. */
 enum { STREAM_GENERAL = 0x45560001u, STREAM_BOARD = 0x45560002u, STREAM_PICTURE = 0x45560003u,

@@ -234,6 +234,9 @@ static int save_checkpoint(run *r, const char *path) {
   return rc ? fail_lib(CLI_FAIL, rc, "checkpoint") : 0;
 }
 
+/* --eval-scale: fresh grids of the larger size */
+#define EVAL_SCALE_GRIDS 8
+
 typedef struct outcome {
   uint64_t first, epochs;  /* epochs done at the start and at the end */
   double soft;             /* NAN if no step ran */
@@ -260,9 +263,8 @@ typedef struct outcome {
   /* the saved model's circuit */
   int have_gates;
   gate_summary gates;
-  int have_scale;          /* --eval-scale ran: */
+  int have_scale;          /* --eval-scale ran: values wrong at its last step, of scale_total */
   size_t scale_errors, scale_total;
-  int scale_h, scale_w, scale_steps, scale_grids;
   int have_fresh;
   dlca_eval fresh;
 } outcome;
@@ -429,10 +431,12 @@ static void print_summary(const run *r, const outcome *w) {
     printf("best hard loss: %.9g at epoch %llu%s\n", w->best_hard, (unsigned long long)w->best_epoch,
            w->have_gates ? " (the model below)" : "");
   if (w->have_gates) gate_summary_print(stdout, &w->gates);
-  if (w->have_scale)
-    printf("generalisation: %.4f%% (%zu of %zu values wrong; %d fresh grids of %dx%d, %d steps, scale %ld)\n",
+  if (w->have_scale) {
+    const long S = r->opt.eval_scale;
+    printf("generalisation: %.4f%% (%zu of %zu values wrong; %d fresh grids of %ldx%ld, %ld steps, scale %ld)\n",
            100.0 * (1.0 - (double)w->scale_errors / (double)w->scale_total), w->scale_errors, w->scale_total,
-           w->scale_grids, w->scale_h, w->scale_w, w->scale_steps, r->opt.eval_scale);
+           EVAL_SCALE_GRIDS, S * r->cfg.height, S * r->cfg.width, S * r->cfg.steps, S);
+  }
   if (w->have_fresh) { /* fewer batches than asked where nothing is random (gol's 512 boards) */
     size_t batches = w->hard.total ? w->fresh.total / w->hard.total : 0;
     printf("fresh accuracy: %.4f%% (%zu of %zu values wrong, %zu fresh batch%s), hard loss %.9g\n",
@@ -458,15 +462,15 @@ static void print_summary(const run *r, const outcome *w) {
  * check). Returns 0, or CLI_FAIL after printing why. */
 static int eval_scale(run *r, const dlca_model *m, outcome *w) {
   const int S = (int)r->opt.eval_scale, H = S * r->cfg.height, W = S * r->cfg.width, T = S * r->cfg.steps;
-  const int C = r->preset.shape.channels, grids = 8;
+  const int C = r->preset.shape.channels, grids = EVAL_SCALE_GRIDS;
   const size_t n = (size_t)grids * H * W * C;
-  float *x = malloc(sizeof(float) * n), *y = malloc(sizeof(float) * (size_t)H * W * C);
+  /* y zeroed: target_checkerboard writes channel 0 only */
+  float *x = malloc(sizeof(float) * n), *y = calloc((size_t)H * W * C, sizeof(float));
   rollout ro;
   memset(&ro, 0, sizeof ro);
   int rc = x && y ? DLCA_OK : DLCA_ENOMEM;
   if (!rc) {
-    /* fresh grids: a stream of the seed apart from the trainer's draws ("TS") */
-    for (size_t i = 0; i < n; i++) x[i] = (float)(dlca_rng_u32(r->opt.seed, 0x54530001u, (uint32_t)i) >> 31);
+    random_bits(x, n, r->opt.seed, 0x54530001u); /* "TS": apart from the trainer's draws */
     target_checkerboard(H, W, C, y);
     rc = rollout_new(r->ctx, m, &r->cfg, grids, H, W, x, y, dlca_rng_u32(r->opt.seed, 0x54530002u, 0), &ro);
   }
@@ -477,7 +481,6 @@ static int eval_scale(run *r, const dlca_model *m, outcome *w) {
   free(x), free(y);
   if (rc) return fail_lib(CLI_FAIL, rc, "--eval-scale %d: a %dx%d grid, %d steps", S, H, W, T);
   w->have_scale = 1, w->scale_errors = ev.errors, w->scale_total = ev.total;
-  w->scale_h = H, w->scale_w = W, w->scale_steps = T, w->scale_grids = grids;
   return 0;
 }
 

@@ -80,6 +80,10 @@ int target_fixed(const dlca_preset *p, int C, const char *path, float **out, cha
   return 0;
 }
 
+void random_bits(float *x, size_t n, uint64_t seed, uint32_t stream) {
+  for (size_t i = 0; i < n; i++) x[i] = (float)(dlca_rng_u32(seed, stream, (uint32_t)i) >> 31);
+}
+
 void gol_order(uint64_t seed, int order[GOL_BOARDS]) {
   for (int i = 0; i < GOL_BOARDS; i++) order[i] = i;
   /* Fisher-Yates on the library's counter RNG; stream "GOL" keeps it apart

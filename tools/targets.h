@@ -26,6 +26,10 @@ int target_fixed(const dlca_preset *p, int channels, const char *path, float **y
  * zeroed: channel 0 of cell (r, q) is (r/2 + q/2) mod 2, the rest stay 0. */
 void target_checkerboard(int H, int W, int C, float *y);
 
+/* n random 0/1 values into x: bit 31 of dlca_rng_u32(seed, stream, i), a
+ * stream apart from the trainer's own draws (fresh start grids). */
+void random_bits(float *x, size_t n, uint64_t seed, uint32_t stream);
+
 /* The training order of the 512 boards: a permutation drawn from seed. */
 void gol_order(uint64_t seed, int order[GOL_BOARDS]);
 /* Epoch e's batch: boards order[(e*batch + i) mod 512] for i < batch, as

@@ -604,7 +604,8 @@ static int enqueue_adamw(dlca_trainer *t) {
   relax_args r = relax_of(t);
   argset a = {st->k_adamw, 0, 0};
   ARG(&a, st->params), ARG(&a, st->grad), ARG(&a, st->m), ARG(&a, st->v), ARG(&a, st->partial), ARG(&a, nwg);
-  ARG(&a, st->loss_partial), ARG(&a, st->loss), ARG(&a, st->flags), ARG(&a, units), ARG(&a, lr), ARG(&a, b1), ARG(&a, b2), ARG(&a, eps), ARG(&a, wd);
+  ARG(&a, st->loss_partial), ARG(&a, st->loss), ARG(&a, st->flags), ARG(&a, units), ARG(&a, lr), ARG(&a, b1);
+  ARG(&a, b2), ARG(&a, eps), ARG(&a, wd);
   ARG(&a, clip), ARG(&a, bc1), ARG(&a, bc2), ARG(&a, st->gumbel), ARG(&a, r.use_gumbel), ARG(&a, r.key);
   ARG(&a, r.inv_tau), ARG(&a, gn_sigma);
   int rc = arg_done(&a, "dlca_adamw");
@@ -627,9 +628,13 @@ static int cl_step(dlca_trainer *t) {
                                      (size_t)st->sh.nwg * st->sh.acc_stride * 4, 0, NULL, NULL);
     if (err) rc = dlca__fail_cl(err, "clearing the gradient sums: %s", dlca__cl_error_name(err));
   }
-  /* (the step flags start at zero: cl_init, then dlca_adamw of each epoch) */
-  if (!rc && st->sh.persist) rc = enqueue_backward(t, T - 1);
-  for (int s = T - 1; s >= 0 && !rc && !st->sh.persist; s--) rc = enqueue_backward(t, s);
+  /* one launch for every step with BWD_PERSIST (its step flags start at
+   * zero: cl_init, then dlca_adamw of each epoch), else one per step */
+  if (st->sh.persist) {
+    if (!rc) rc = enqueue_backward(t, T - 1);
+  } else {
+    for (int s = T - 1; s >= 0 && !rc; s--) rc = enqueue_backward(t, s);
+  }
   if (!rc) rc = enqueue_adamw(t);
   return rc;
 }
