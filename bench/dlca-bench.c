@@ -377,9 +377,11 @@ static void profile_into(row *r, const dlca_kernel_profile *p, size_t n, long re
   for (size_t i = 0; i < n; i++) {
     double ms = p[i].total_ms / (double)repeats;
     total += ms;
-    if (!strcmp(p[i].name, "coef") || !strcmp(p[i].name, "start") || !strcmp(p[i].name, "forward"))
+    /* forward, backward: trainer.cl's or trainer_cpu.cl's steps; forward_tile,
+     * backward_tile: trainer_tile.cl's (lib/cl/cl_trainer.c) */
+    if (!strcmp(p[i].name, "coef") || !strcmp(p[i].name, "start") || !strncmp(p[i].name, "forward", 7))
       r->ph_forward += ms;
-    else if (!strcmp(p[i].name, "backward")) r->ph_backward += ms;
+    else if (!strncmp(p[i].name, "backward", 8)) r->ph_backward += ms;
     else if (!strcmp(p[i].name, "adamw")) r->ph_optimizer += ms;
     else r->ph_other += ms;
     if (r->n_kernels < MAX_KERNELS) {

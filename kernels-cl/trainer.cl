@@ -122,11 +122,19 @@ typedef float real_t;
 /* Which forward and backward steps the host runs (lib/cl/cl_trainer.c):
  * 0 dlca_forward and dlca_backward below (a work-group per cell, barriers
  * per layer: GPUs); 1 those of trainer_cpu.cl (SIMD across cells, one
- * work-item per group, no barriers: CPU devices). coef, start, adamw and
- * eval always come from this file. */
-// @tunable KERNELS 0 1
+ * work-item per group, no barriers: CPU devices); 2 those of trainer_tile.cl
+ * (a tile of cells per work-group, a cell per lane: GPUs, many cells).
+ * coef, start, adamw and eval always come from this file. */
+// @tunable KERNELS 0 1 2
 #ifndef KERNELS
 #define KERNELS 0
+#endif
+/* With KERNELS 0: from this many cells per step on (batch x H x W), the
+ * steps of trainer_tile.cl run instead, where its tile fits in local memory
+ * (0: never). */
+// @tunable TILE_CELLS 0 8192 32768
+#ifndef TILE_CELLS
+#define TILE_CELLS 0
 #endif
 
 __constant int PS[NP + 1] = {P_SIZES};

@@ -135,6 +135,16 @@ size_t tcl_rng_mismatches(dlca_context *ctx, const char *options, uint64_t key, 
 
 void tcl_step_kernels(dlca_context *ctx, int kernels, int vec, int groups) {
   ck_assert_msg(dlca__tuning_override(ctx, "trainer.cl", "KERNELS", kernels) == DLCA_OK, "%s", dlca_last_error());
+  if (kernels == 2) {
+    /* trainer_tile.cl: rolled loops (PoCL builds them in seconds); vec and
+     * groups are its TL and TWG */
+    ck_assert_msg(dlca__tuning_override(ctx, "trainer_tile.cl", "TUNROLL", 0) == DLCA_OK, "%s", dlca_last_error());
+    if (vec > 0)
+      ck_assert_msg(dlca__tuning_override(ctx, "trainer_tile.cl", "TL", vec) == DLCA_OK, "%s", dlca_last_error());
+    if (groups > 0)
+      ck_assert_msg(dlca__tuning_override(ctx, "trainer_tile.cl", "TWG", groups) == DLCA_OK, "%s", dlca_last_error());
+    return;
+  }
   if (vec > 0)
     ck_assert_msg(dlca__tuning_override(ctx, "trainer_cpu.cl", "VEC", vec) == DLCA_OK, "%s", dlca_last_error());
   if (groups > 0)

@@ -27,6 +27,8 @@ size_t tcl_rng_mismatches(dlca_context *ctx, const char *options, uint64_t key, 
  * KERNELS): 0 those of trainer.cl, shaped for GPUs (CI has no GPU, so PoCL
  * is where they are tested), 1 those of trainer_cpu.cl; vec > 0 also sets
  * trainer_cpu.cl's VEC and groups > 0 its CPU_GROUPS_PER_CU. */
+/* trainer.cl's KERNELS; with 1, trainer_cpu.cl's VEC and CPU_GROUPS_PER_CU
+ * (0: tuned), with 2, trainer_tile.cl's TL and TWG (0: tuned), rolled. */
 void tcl_step_kernels(dlca_context *ctx, int kernels, int vec, int groups);
 /* Number of files in dir whose name contains `part`. */
 int tcl_count_files(const char *dir, const char *part);

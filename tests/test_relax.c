@@ -281,7 +281,7 @@ Suite *suite_relax(void) {
   suite_add_tcase(s, tc);
   TCase *cl = tcase_create("cl");
   tcase_set_timeout(cl, 300);
-  tcase_add_loop_test(cl, test_cl_parity, 0, 2);
+  tcase_add_loop_test(cl, test_cl_parity, 0, 3);
   tcase_add_test(cl, test_cl_parity_iwp);
   suite_add_tcase(s, cl);
   return s;

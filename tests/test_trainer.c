@@ -2,8 +2,8 @@
  * fresh random cases against the CPU reference (sync, async with explicit
  * and with drawn fire masks, periodic), bitwise determinism, bit-for-bit
  * resume, and the memory and configuration errors. Both backends run
- * through the same trainer API. The parity and determinism tests run both
- * sets of step kernels (trainer.cl's KERNELS 0 and 1, tcl_step_kernels). */
+ * through the same trainer API. The parity and determinism tests run every
+ * set of step kernels (trainer.cl's KERNELS 0, 1 and 2, tcl_step_kernels). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,12 +85,25 @@ START_TEST(test_cl_random) {
   /* each kernel build costs PoCL seconds, so three shapes cover the features:
    * sync zero-padded [9,8,4,2]; async periodic [9,8,4,2]; sync periodic
    * [9,8,4,2,1]; and with KERNELS 1 each a different VEC and group count
-   * (the 60 cells end in a partial chunk of VEC 8 and 16) */
-  static const int shapes[3][5] = {{0, 0, 0, 16, 2}, {1, 1, 0, 4, 1}, {0, 1, 1, 8, 4}};
-  const int *sh = shapes[_i % 3], kernels = _i / 3;
+   * (the 60 cells end in a partial chunk of VEC 8 and 16), with KERNELS 2
+   * a different TL and TWG (partial tiles of 8 and 16; TWG 8 < 4 K, so
+   * that a thread sums two (kernel, sum) pairs of the perception gates;
+   * NSL = TWG / TL never a multiple of K = 3: a set of sums per pair slot);
+   * _i / 3 == 3: KERNELS 0 with TILE_CELLS 1, trainer_tile.cl's forward
+   * steps and trainer.cl's backward, with KERNELS 2's TL and TWG */
+  static const int shapes[3][7] = {{0, 0, 0, 16, 2, 8, 32}, {1, 1, 0, 4, 1, 4, 8}, {0, 1, 1, 8, 4, 16, 64}};
+  const int *sh = shapes[_i % 3], mode = _i / 3;
+  int kernels = mode == 3 ? 2 : mode;
   int async = sh[0], periodic = sh[1], one = sh[2];
-  tcl_step_kernels(ctx, kernels, kernels ? sh[3] : 0, kernels ? sh[4] : 0);
-  if (kernels) fprintf(stderr, "KERNELS 1 (VEC %d, %d groups per unit): ", sh[3], sh[4]);
+  tcl_step_kernels(ctx, kernels, kernels ? sh[2 * kernels + 1] : 0, kernels ? sh[2 * kernels + 2] : 0);
+  if (mode == 3) {
+    ck_assert(dlca__tuning_override(ctx, "trainer.cl", "KERNELS", 0) == DLCA_OK);
+    ck_assert(dlca__tuning_override(ctx, "trainer.cl", "TILE_CELLS", 1) == DLCA_OK);
+    kernels = 0;
+  }
+  if (kernels == 1) fprintf(stderr, "KERNELS 1 (VEC %d, %d groups per unit): ", sh[3], sh[4]);
+  else if (kernels == 2) fprintf(stderr, "KERNELS 2 (TL %d, TWG %d): ", sh[5], sh[6]);
+  else if (mode == 3) fprintf(stderr, "KERNELS 0, TILE_CELLS 1 (TL %d, TWG %d): ", sh[5], sh[6]);
   else fprintf(stderr, "KERNELS 0: ");
   dlca_model *m = small_model(3, 3, one, periodic, 100 + (uint64_t)(_i % 3));
   dlca_run run = dlca_run_default(2, 6, 5, 4);
@@ -225,11 +238,12 @@ static void run_epochs(dlca_trainer *t, int n, double *losses) {
 }
 
 /* _i: async _i & 1 (fire masks drawn on the device) with KERNELS (_i >> 1) & 1;
- * _i 4, 5: KERNELS 0 with the one-launch backward pass (BWD_PERSIST) */
+ * _i 4, 5: KERNELS 0 with the one-launch backward pass (BWD_PERSIST);
+ * _i 6, 7: KERNELS 2 */
 START_TEST(test_cl_determinism) {
   if (!tcl_platform()) return;
   dlca_context *ctx = tcl_context();
-  const int async = _i & 1, kernels = (_i >> 1) & 1, persist = _i >> 2;
+  const int async = _i & 1, kernels = _i >= 6 ? 2 : (_i >> 1) & 1, persist = _i >> 1 == 2;
   tcl_step_kernels(ctx, kernels, 0, 0);
   if (persist) {
     ck_assert(dlca__tuning_override(ctx, "trainer.cl", "BWD_PERSIST", 1024) == DLCA_OK);
@@ -406,13 +420,13 @@ Suite *suite_trainer(void) {
   Suite *s = suite_create("trainer");
   TCase *tc = tcase_create("cl");
   tcase_set_timeout(tc, 600);
-  tcase_add_loop_test(tc, test_cl_vector, 0, 10);
-  tcase_add_loop_test(tc, test_cl_random, 0, 6);
+  tcase_add_loop_test(tc, test_cl_vector, 0, 15);
+  tcase_add_loop_test(tc, test_cl_random, 0, 12);
   tcase_add_test(tc, test_cl_wg_narrow);
   tcase_add_loop_test(tc, test_cl_persist, 0, 3);
   tcase_add_test(tc, test_cl_persist_gives_up);
-  tcase_add_loop_test(tc, test_cl_async_drawn, 0, 2);
-  tcase_add_loop_test(tc, test_cl_determinism, 0, 6);
+  tcase_add_loop_test(tc, test_cl_async_drawn, 0, 3);
+  tcase_add_loop_test(tc, test_cl_determinism, 0, 8);
   tcase_add_loop_test(tc, test_cl_resume, 0, 1);
   tcase_add_test(tc, test_cl_iwp);
   tcase_add_test(tc, test_cl_out_of_memory);

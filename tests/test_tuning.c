@@ -288,11 +288,14 @@ START_TEST(test_bad_trainer_value) {
   if (!tcl_platform()) return;
   static const char *const params[][2] = {
       {"{\"trainer\":{\"CELLS_PER_GROUP_MIN\":0}}", "CELLS_PER_GROUP_MIN = 0"},
-      {"{\"trainer\":{\"KERNELS\":2}}", "KERNELS = 2"},
+      {"{\"trainer\":{\"KERNELS\":3}}", "KERNELS = 3"},
       {"{\"trainer\":{\"WG_NARROW\":3}}", "WG_NARROW = 3"},
       {"{\"trainer\":{\"BWD_PERSIST\":-1}}", "BWD_PERSIST = -1"},
       {"{\"trainer\":{\"KERNELS\":1},\"trainer_cpu\":{\"VEC\":5}}", "VEC = 5"},
-      {"{\"trainer\":{\"KERNELS\":1},\"trainer_cpu\":{\"CPU_GROUPS_PER_CU\":0}}", "CPU_GROUPS_PER_CU = 0"}};
+      {"{\"trainer\":{\"KERNELS\":1},\"trainer_cpu\":{\"CPU_GROUPS_PER_CU\":0}}", "CPU_GROUPS_PER_CU = 0"},
+      {"{\"trainer\":{\"KERNELS\":2},\"trainer_tile\":{\"TL\":6}}", "TL = 6"},
+      {"{\"trainer\":{\"KERNELS\":2},\"trainer_tile\":{\"TL\":16,\"TWG\":8}}", "TWG = 8"},
+      {"{\"trainer\":{\"TILE_CELLS\":-1}}", "TILE_CELLS = -1"}};
   const char *dir = tcl_fresh_env("tune-bad-value");
   char table[512];
   snprintf(table, sizeof table,
@@ -327,7 +330,7 @@ Suite *suite_tuning(void) {
   tcase_add_test(tc, test_malformed_tables);
   tcase_add_test(tc, test_other_device_table);
   tcase_add_test(tc, test_overrides);
-  tcase_add_loop_test(tc, test_bad_trainer_value, 0, 6);
+  tcase_add_loop_test(tc, test_bad_trainer_value, 0, 9);
   suite_add_tcase(s, tc);
   return s;
 }

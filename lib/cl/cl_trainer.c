@@ -1,6 +1,7 @@
 /* The trainer's OpenCL backend: persistent device buffers and the epoch of
  * kernels-cl/trainer.cl (forward and backward steps from trainer_cpu.cl on
- * devices tuned with KERNELS 1), enqueued without a single blocking call.
+ * devices tuned with KERNELS 1, from trainer_tile.cl with KERNELS 2 or from
+ * TILE_CELLS cells on), enqueued without a single blocking call.
  * Only the loss (when asked) and what the caller reads cross back to the
  * host. CPU twin: lib/ref/ref_trainer.c. Kernel design: doc/kernels.md. */
 #include <math.h>
@@ -12,6 +13,7 @@
 
 #define KFILE "trainer.cl"
 #define CPU_KFILE "trainer_cpu.cl"
+#define TILE_KFILE "trainer_tile.cl"
 
 /* The shape of the compiled kernels and the local memory they need. */
 typedef struct cl_shape {
@@ -27,9 +29,12 @@ typedef struct cl_shape {
   int cpw;                     /* cells side by side in a backward work-group */
   int persist;                 /* 1: the whole backward pass in one launch (BWD_PERSIST) */
   size_t units;                /* backward tasks per step: ceil(cells / cpw) */
-  int kernels;                 /* 0: forward/backward of trainer.cl; 1: of trainer_cpu.cl */
+  int kernels;                 /* 0: forward/backward of trainer.cl; 1: of trainer_cpu.cl; 2: of trainer_tile.cl */
   int vec, cpu_per_cu;         /* trainer_cpu.cl: cells per work-item (VEC), CPU_GROUPS_PER_CU */
-  size_t scratch_floats;       /* trainer_cpu.cl: floats of one group's scratch (0 for trainer.cl) */
+  int tl, twg, tile_per_cu;    /* trainer_tile.cl: cells per tile (TL), threads per group (TWG), TILE_GROUPS_PER_CU */
+  int tile_nwg, tile_nwg_fwd;  /* trainer_tile.cl: backward and forward groups */
+  int fwd_tile;                /* 1: the forward steps are trainer_tile.cl's (KERNELS 2, or TILE_CELLS) */
+  size_t scratch_floats;       /* trainer_cpu.cl, trainer_tile.cl: floats of one group's scratch (0 for trainer.cl) */
 } cl_shape;
 
 typedef struct cl_state {
@@ -42,7 +47,7 @@ typedef struct cl_state {
   cl_mem hard[2];         /* hard evaluation ping-pong */
   cl_mem g[2], dP[2];     /* backward ping-pong */
   cl_mem partial, loss_partial, loss, eval_out, target, input, masks;
-  cl_mem scratch;         /* trainer_cpu.cl: every group's activations, or NULL */
+  cl_mem scratch;         /* trainer_cpu.cl, trainer_tile.cl: every group's activations, or NULL */
   cl_mem flags;           /* trainer.cl: steps each unit has finished (units ints), then the status word */
   int hard_final;         /* which hard buffer holds the last hard state */
 } cl_state;
@@ -112,6 +117,24 @@ static size_t cpu_scratch_floats(const cl_shape *s, int vec) {
   return (size_t)vec * per_lane + (size_t)(vec > 8 ? 8 : vec) * s->acc_stride;
 }
 
+/* trainer_tile.cl: local floats of a backward group, the larger of the two
+ * steps: two rows of DW lanes (at least TWG x 4 for the final reduction),
+ * one more for a layer's input, the patch and the output gradient. */
+static size_t tile_dbuf_floats(const cl_shape *s) {
+  size_t rows = 2 * (size_t)s->dw * (size_t)s->tl;
+  return rows > 4 * (size_t)s->twg ? rows : 4 * (size_t)s->twg;
+}
+static size_t tile_local_floats(const cl_shape *s) {
+  return tile_dbuf_floats(s) + ((size_t)s->dw + 10 * (size_t)s->C) * (size_t)s->tl;
+}
+
+/* trainer_tile.cl: compute units x groups per unit, at most one per tile. */
+static size_t tile_groups(const dlca_train_config *cfg, unsigned cu, int per_cu, int tl) {
+  size_t cells = (size_t)cfg->batch * cfg->height * cfg->width, tiles = (cells + (size_t)tl - 1) / (size_t)tl;
+  size_t n = (size_t)(cu ? cu : 1) * (size_t)per_cu;
+  return n < tiles ? n : tiles;
+}
+
 /* trainer_cpu.cl: compute units x CPU_GROUPS_PER_CU groups, but no more than
  * there are chunks of VEC cells. */
 static size_t cpu_groups(const dlca_train_config *cfg, unsigned cu, int per_cu, int vec) {
@@ -136,9 +159,9 @@ static void append_list(char *buf, size_t n, const char *name, const int *v, int
   for (int i = 0; i < count && len < n; i++) len += (size_t)snprintf(buf + len, n - len, i ? ",%d" : "%d", v[i]);
 }
 
-/* The program of trainer.cl and, with KERNELS 1, that of trainer_cpu.cl,
- * both built with the same shape options. */
-static int build(dlca_trainer *t, cl_state *st, cl_program *prog, cl_program *cpu_prog) {
+/* The program of trainer.cl and, with KERNELS 1 or 2, that of
+ * trainer_cpu.cl or trainer_tile.cl, both built with the same shape options. */
+static int build(dlca_trainer *t, cl_state *st, cl_program *prog, cl_program *step_prog) {
   const cl_shape *s = &st->sh;
   const dlca_model *m = t->model;
   enum { OPTS = 65536 };
@@ -184,7 +207,8 @@ static int build(dlca_trainer *t, cl_state *st, cl_program *prog, cl_program *cp
   int rc = strlen(opts) + 1 >= OPTS
                ? dlca__fail(DLCA_ECONFIG, "the model is too large for the device trainer's build options")
                : dlca__program_get(t->ctx, KFILE, opts, prog, NULL);
-  if (!rc && s->kernels) rc = dlca__program_get(t->ctx, CPU_KFILE, opts, cpu_prog, NULL);
+  if (!rc && (s->kernels || s->fwd_tile))
+    rc = dlca__program_get(t->ctx, s->kernels == 1 ? CPU_KFILE : TILE_KFILE, opts, step_prog, NULL);
   free(opts);
   return rc;
 }
@@ -252,6 +276,40 @@ static int cpu_configure(dlca_context *ctx, const dlca_train_config *cfg, cl_sha
   return DLCA_OK;
 }
 
+/* trainer_tile.cl's tile (TL cells, TWG threads) and groups (s->tile_nwg
+ * backward, s->tile_nwg_fwd forward, at most one per tile), and whether the
+ * local memory of its forward step, and with backward of its backward step
+ * too, fits: *fits, or with fits NULL DLCA_ECONFIG naming what does not. */
+static int tile_configure(const dlca_context *ctx, const dlca_train_config *cfg, cl_shape *s, int backward,
+                          int *fits) {
+  int rc, per_cu, fwd_per_cu;
+  if ((rc = dlca__tunable((dlca_context *)ctx, TILE_KFILE, "TL", &s->tl))) return rc;
+  if ((rc = dlca__tunable((dlca_context *)ctx, TILE_KFILE, "TWG", &s->twg))) return rc;
+  if ((rc = dlca__tunable((dlca_context *)ctx, TILE_KFILE, "TILE_GROUPS_PER_CU", &per_cu))) return rc;
+  if ((rc = dlca__tunable((dlca_context *)ctx, TILE_KFILE, "TILE_FWD_GROUPS_PER_CU", &fwd_per_cu))) return rc;
+  if (s->tl < 4 || s->tl > 64 || s->tl % 4)
+    return dlca__fail(DLCA_ECONFIG, "%s: tuned TL = %d is not a multiple of 4 in [4, 64]", TILE_KFILE, s->tl);
+  if (s->twg < s->tl || s->twg % s->tl || (s->twg & (s->twg - 1)) || (size_t)s->twg > ctx->info.max_work_group)
+    return dlca__fail(DLCA_ECONFIG,
+                      "%s: tuned TWG = %d is not a power of two, a multiple of TL = %d and within the device's %zu",
+                      TILE_KFILE, s->twg, s->tl, ctx->info.max_work_group);
+  if (per_cu < 1 || per_cu > 64 || fwd_per_cu < 1 || fwd_per_cu > 64)
+    return dlca__fail(DLCA_ECONFIG, "%s: tuned groups per compute unit must be in [1, 64]", TILE_KFILE);
+  size_t local = (backward ? tile_local_floats(s) : (2 * (size_t)s->dw + 9 * (size_t)s->C) * (size_t)s->tl) *
+                 sizeof(float);
+  if (fits) *fits = local <= ctx->info.local_mem;
+  if (fits && !*fits) return DLCA_OK;
+  if (local > ctx->info.local_mem)
+    return dlca__fail(DLCA_ECONFIG,
+                      "%s: a tile of %d cells needs %zu KiB of local memory per work-group; %s has %llu KiB "
+                      "(set a smaller TL)",
+                      TILE_KFILE, s->tl, local / 1024, ctx->info.name, (unsigned long long)ctx->info.local_mem / 1024);
+  s->tile_per_cu = per_cu;
+  s->tile_nwg = (int)tile_groups(cfg, ctx->info.compute_units, per_cu, s->tl);
+  s->tile_nwg_fwd = (int)tile_groups(cfg, ctx->info.compute_units, fwd_per_cu, s->tl);
+  return DLCA_OK;
+}
+
 static void cl_destroy(dlca_trainer *t) {
   cl_state *st = t->impl;
   if (!st) return;
@@ -310,7 +368,7 @@ static int cl_init(dlca_trainer *t) {
   const dlca_model *m = t->model;
   cl_shape *s = &st->sh;
   shape_of(m, s);
-  int per_cu = 2, fwd_per_cu = 8, cpw = 1, cpw_min = 1, wg_narrow = 0, persist = 0, rc;
+  int per_cu = 2, fwd_per_cu = 8, cpw = 1, cpw_min = 1, wg_narrow = 0, persist = 0, tile_cells = 0, rc;
   if (s->PG1 > 1024)
     return dlca__fail(DLCA_ECONFIG, "a perception stack of %d gates is too large for the device trainer (at most 1024)",
                       s->PG1);
@@ -322,12 +380,15 @@ static int cl_init(dlca_trainer *t) {
   if ((rc = dlca__tunable(ctx, KFILE, "WG_NARROW", &wg_narrow))) return rc;
   if ((rc = dlca__tunable(ctx, KFILE, "KERNELS", &s->kernels))) return rc;
   if ((rc = dlca__tunable(ctx, KFILE, "BWD_PERSIST", &persist))) return rc;
+  if ((rc = dlca__tunable(ctx, KFILE, "TILE_CELLS", &tile_cells))) return rc;
+  if (tile_cells < 0)
+    return dlca__fail(DLCA_ECONFIG, "%s: tuned TILE_CELLS = %d is negative (0: never)", KFILE, tile_cells);
   if (persist < 0 || persist > 1024)
     return dlca__fail(DLCA_ECONFIG, "%s: tuned BWD_PERSIST = %d is not in [0, 1024] (rounds of groups per step)",
                       KFILE, persist);
-  if (s->kernels != 0 && s->kernels != 1)
-    return dlca__fail(DLCA_ECONFIG, "%s: tuned KERNELS = %d is not 0 (trainer.cl) or 1 (%s)", KFILE, s->kernels,
-                      CPU_KFILE);
+  if (s->kernels < 0 || s->kernels > 2)
+    return dlca__fail(DLCA_ECONFIG, "%s: tuned KERNELS = %d is not 0 (trainer.cl), 1 (%s) or 2 (%s)", KFILE,
+                      s->kernels, CPU_KFILE, TILE_KFILE);
   if (cpw < 1 || cpw > 16) return dlca__fail(DLCA_ECONFIG, "%s: tuned CELLS_PER_GROUP = %d is not in [1, 16]", KFILE, cpw);
   if (cpw_min < 1 || cpw_min > 16)
     return dlca__fail(DLCA_ECONFIG, "%s: tuned CELLS_PER_GROUP_MIN = %d is not in [1, 16]", KFILE, cpw_min);
@@ -364,9 +425,22 @@ static int cl_init(dlca_trainer *t) {
   s->units = (cells + (size_t)s->cpw - 1) / (size_t)s->cpw;
   s->persist = !s->kernels && persist > 0 && t->cfg.steps > 1 &&
                (s->units + (size_t)s->nwg - 1) / (size_t)s->nwg <= (size_t)persist;
-  if (s->kernels) {
+  /* TILE_CELLS: from that many cells per step on, the forward steps of the
+   * GPU-shaped set are trainer_tile.cl's where its tile fits in local memory
+   * (H100, doc/performance.md v9: 2.3x faster than dlca_forward at batch
+   * 512; its backward step is not, and runs only with KERNELS 2) */
+  if (s->kernels == 0 && tile_cells > 0 && cells >= (size_t)tile_cells) {
+    int fits = 0;
+    if ((rc = tile_configure(ctx, &t->cfg, s, 0, &fits))) return rc;
+    if (fits) s->fwd_tile = 1, s->nwg_fwd = s->tile_nwg_fwd;
+  } else if (s->kernels == 2) {
+    if ((rc = tile_configure(ctx, &t->cfg, s, 1, NULL))) return rc;
+    s->fwd_tile = 1, s->persist = 0, s->nwg = s->tile_nwg, s->nwg_fwd = s->tile_nwg_fwd;
+    s->scratch_floats = s->act_floats * (size_t)s->tl;
+  }
+  if (s->kernels == 1) {
     if ((rc = cpu_configure(ctx, &t->cfg, s))) return rc;
-  } else if (local > ctx->info.local_mem)
+  } else if (s->kernels == 0 && local > ctx->info.local_mem)
     return dlca__fail(DLCA_ECONFIG,
                       "model needs %zu KiB of local memory per work-group for one cell's circuit; %s has %llu KiB",
                       local / 1024, ctx->info.name, (unsigned long long)ctx->info.local_mem / 1024);
@@ -376,7 +450,9 @@ static int cl_init(dlca_trainer *t) {
     dlca_train_config c = t->cfg;
     for (c.batch = 1;; c.batch *= 2) {
       const unsigned cu = ctx->info.compute_units;
-      size_t g = s->kernels ? cpu_groups(&c, cu, s->cpu_per_cu, s->vec) : backward_groups(&c, cu, per_cu);
+      size_t g = s->kernels == 1   ? cpu_groups(&c, cu, s->cpu_per_cu, s->vec)
+                 : s->kernels == 2 ? tile_groups(&c, cu, s->tile_per_cu, s->tl)
+                                   : backward_groups(&c, cu, per_cu);
       if (footprint(m, &c, s, g) > ctx->info.global_mem) break;
       fit = (size_t)c.batch;
     }
@@ -384,14 +460,15 @@ static int cl_init(dlca_trainer *t) {
                       "training needs %.1f MiB of device memory, %s has %.1f MiB; a batch of %zu would fit",
                       need / 1048576.0, ctx->info.name, ctx->info.global_mem / 1048576.0, fit);
   }
-  cl_program prog, cpu_prog = NULL;
-  if ((rc = build(t, st, &prog, &cpu_prog))) return rc;
+  cl_program prog, step_prog = NULL;
+  static const char *const fwd_names[] = {"dlca_forward", "dlca_forward_cpu", "dlca_forward_tile"};
+  static const char *const bwd_names[] = {"dlca_backward", "dlca_backward_cpu", "dlca_backward_tile"};
+  if ((rc = build(t, st, &prog, &step_prog))) return rc;
   if ((rc = dlca__kernel_create(ctx, prog, "dlca_coef", &st->k_coef)) ||
       (rc = dlca__kernel_create(ctx, prog, "dlca_start", &st->k_start)) ||
-      (rc = dlca__kernel_create(ctx, s->kernels ? cpu_prog : prog, s->kernels ? "dlca_forward_cpu" : "dlca_forward",
+      (rc = dlca__kernel_create(ctx, s->kernels || s->fwd_tile ? step_prog : prog, fwd_names[s->fwd_tile ? 2 : s->kernels],
                                 &st->k_fwd)) ||
-      (rc = dlca__kernel_create(ctx, s->kernels ? cpu_prog : prog, s->kernels ? "dlca_backward_cpu" : "dlca_backward",
-                                &st->k_bwd)) ||
+      (rc = dlca__kernel_create(ctx, s->kernels ? step_prog : prog, bwd_names[s->kernels], &st->k_bwd)) ||
       (rc = dlca__kernel_create(ctx, prog, "dlca_adamw", &st->k_adamw)) ||
       (rc = dlca__kernel_create(ctx, prog, "dlca_eval", &st->k_eval)))
     return rc;
@@ -416,7 +493,8 @@ static int cl_init(dlca_trainer *t) {
       (t->cfg.async && (rc = dlca__buffer(ctx, (size_t)t->cfg.steps * cells, "fire masks", &st->masks))) ||
       (rc = dlca__buffer(ctx, (s->units + 1) * sizeof(cl_int), "backward step flags", &st->flags)) ||
       (s->kernels &&
-       (rc = dlca__buffer(ctx, (size_t)s->nwg * s->scratch_floats * 4, "CPU kernels' activations", &st->scratch))))
+       (rc = dlca__buffer(ctx, (size_t)s->nwg * s->scratch_floats * 4,
+                          s->kernels == 1 ? "CPU kernels' activations" : "tile kernels' activations", &st->scratch))))
     return rc;
   if (t->cfg.relax.straight_through && (rc = dlca__buffer(ctx, NG * 16, "straight-through coefficients", &st->coef_st)))
     return rc;
@@ -538,6 +616,15 @@ static int enqueue_forward(dlca_trainer *t, uint64_t epoch, cl_mem cur, size_t c
   argset a = {st->k_fwd, 0, 0};
   ARG(&a, cur), ARG(&a, co), ARG(&a, nxt), ARG(&a, no), ARG(&a, coef), ARG(&a, st->wires), ARG(&a, st->masks);
   ARG(&a, use_masks), ARG(&a, key), ARG(&a, rate), ARG(&a, ti), ARG(&a, B), ARG(&a, H), ARG(&a, W);
+  if (s->fwd_tile) {
+    /* trainer_tile.cl: a scratch it does not use (any buffer), then the two
+     * rows and the patch */
+    ARG(&a, st->partial);
+    LOCAL(&a, 2 * (size_t)s->dw * (size_t)s->tl), LOCAL(&a, 9 * (size_t)s->C * (size_t)s->tl);
+    int rc = arg_done(&a, "dlca_forward_tile");
+    size_t lws = (size_t)s->twg, gws = (size_t)s->nwg_fwd * lws;
+    return rc ? rc : dlca__launch(t->ctx, st->k_fwd, "forward_tile", 1, &gws, &lws);
+  }
   if (s->kernels) {
     /* trainer_cpu.cl: groups of one work-item, each with its scratch */
     ARG(&a, st->scratch);
@@ -571,9 +658,14 @@ static int enqueue_backward(dlca_trainer *t, int step) {
     ARG(&a, st->partial), ARG(&a, st->loss_partial), ARG(&a, st->masks), ARG(&a, use_masks), ARG(&a, key);
     ARG(&a, rate), ARG(&a, ti), ARG(&a, top), ARG(&a, B), ARG(&a, H), ARG(&a, W);
     ARG(&a, st->scratch);
-    int rc = arg_done(&a, "dlca_backward_cpu");
-    size_t lws = 1, gws = (size_t)s->nwg;
-    return rc ? rc : dlca__launch(t->ctx, st->k_bwd, "backward", 1, &gws, &lws);
+    if (s->kernels == 2) {
+      LOCAL(&a, tile_dbuf_floats(s)), LOCAL(&a, (size_t)s->dw * (size_t)s->tl);
+      LOCAL(&a, 9 * (size_t)s->C * (size_t)s->tl);
+      LOCAL(&a, (size_t)s->C * (size_t)s->tl);
+    }
+    int rc = arg_done(&a, s->kernels == 1 ? "dlca_backward_cpu" : "dlca_backward_tile");
+    size_t lws = s->kernels == 1 ? 1 : (size_t)s->twg, gws = (size_t)s->nwg * lws;
+    return rc ? rc : dlca__launch(t->ctx, st->k_bwd, s->kernels == 1 ? "backward" : "backward_tile", 1, &gws, &lws);
   }
   /* trainer.cl: both ping-pong buffers; step t writes [t % 2] (with PERSIST
    * every step, in one launch) */
