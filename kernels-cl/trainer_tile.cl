@@ -1,5 +1,6 @@
 /* The forward and backward steps of trainer.cl shaped for many cells on a
- * GPU (trainer KERNELS 2, or KERNELS 0 from TILE_CELLS cells per step on):
+ * GPU (trainer KERNELS 2; with KERNELS 0 the forward step alone, from
+ * TILE_CELLS cells per step on, next to trainer.cl's backward step):
  * a work-group runs a tile of TL cells side by side, one cell per lane.
  * Thread tid is lane tid % TL of slice tid / TL; the NSL = TWG / TL slices
  * share the gates of each layer, and every activation of the tile is a row
@@ -14,7 +15,7 @@
  * Semantics are those of dlca_forward and dlca_backward in trainer.cl
  * (spec/dlca.md sections 1-4; doc/kernels.md); the host (lib/cl/
  * cl_trainer.c) passes the arguments of trainer_cpu.cl's steps, then local
- * memory. Same -D shape options as trainer.cl (ACTF: the floats of one
+ * memory (the forward step takes no scratch). Same -D shape options as trainer.cl (ACTF: the floats of one
  * lane's scratch). CPU twin: lib/ref/forward.c and lib/ref/backward.c. */
 #include "grid.cl"
 
@@ -152,8 +153,7 @@ inline void tile_forward(__global const float4 *coef, __global const int *wires,
 __kernel __attribute__((reqd_work_group_size(TWG, 1, 1))) void dlca_forward_tile(
     __global const float *cur_base, ulong cur_off, __global float *nxt_base, ulong nxt_off,
     __global const float4 *coef, __global const int *wires, __global const uchar *masks, int use_masks,
-    ulong mask_key, float rate, int t, int B, int H, int W, __global float *scratch, __local float *buf,
-    __local float *patch) {
+    ulong mask_key, float rate, int t, int B, int H, int W, __local float *buf, __local float *patch) {
   const int tid = get_local_id(0), grp = get_group_id(0), ngr = get_num_groups(0), cells = B * H * W;
   const int tiles = (cells + TL - 1) / TL;
   __global const float *cur = cur_base + cur_off;
@@ -163,7 +163,7 @@ __kernel __attribute__((reqd_work_group_size(TWG, 1, 1))) void dlca_forward_tile
     const int base = tile * TL;
     tile_patch(cur, base, cells, H, W, patch);
     barrier(CLK_LOCAL_MEM_FENCE);
-    tile_forward(coef, wires, patch, buf, scratch, 0);
+    tile_forward(coef, wires, patch, buf, 0, 0); /* nothing stored */
     for (int i = tid; i < C * TL; i += TWG) {
       const int c = i % C, lane = i / C, cell = base + lane;
       /* an async cell that did not fire keeps its state (spec section 3) */

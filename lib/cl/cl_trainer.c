@@ -617,9 +617,7 @@ static int enqueue_forward(dlca_trainer *t, uint64_t epoch, cl_mem cur, size_t c
   ARG(&a, cur), ARG(&a, co), ARG(&a, nxt), ARG(&a, no), ARG(&a, coef), ARG(&a, st->wires), ARG(&a, st->masks);
   ARG(&a, use_masks), ARG(&a, key), ARG(&a, rate), ARG(&a, ti), ARG(&a, B), ARG(&a, H), ARG(&a, W);
   if (s->fwd_tile) {
-    /* trainer_tile.cl: a scratch it does not use (any buffer), then the two
-     * rows and the patch */
-    ARG(&a, st->partial);
+    /* trainer_tile.cl: the two rows and the patch */
     LOCAL(&a, 2 * (size_t)s->dw * (size_t)s->tl), LOCAL(&a, 9 * (size_t)s->C * (size_t)s->tl);
     int rc = arg_done(&a, "dlca_forward_tile");
     size_t lws = (size_t)s->twg, gws = (size_t)s->nwg_fwd * lws;
