@@ -273,6 +273,14 @@ static int trainer_cpu_run(tuner *T, kfile *k, dlca_context *ctx, meas *m, outpu
   return rc ? rc : trainer_run(T, k, ctx, m, out);
 }
 
+/* trainer_tile.cl's steps run where trainer.cl's KERNELS is 2 (its forward
+ * step also from TILE_CELLS cells on, with the same TL): the same epochs
+ * with KERNELS 2. */
+static int trainer_tile_run(tuner *T, kfile *k, dlca_context *ctx, meas *m, output *out) {
+  int rc = dlca__tuning_override(ctx, "trainer.cl", "KERNELS", 2);
+  return rc ? rc : trainer_run(T, k, ctx, m, out);
+}
+
 /* ---- the selftest workload: its fill kernel, timed directly ---- */
 
 static void selftest_describe(tuner *T, char *buf, size_t n) {
@@ -351,6 +359,7 @@ static int selftest_run(tuner *T, kfile *k, dlca_context *ctx, meas *m, output *
 static const workload workloads[] = {
     {"trainer", trainer_prepare, trainer_describe, trainer_run},
     {"trainer_cpu", trainer_prepare, trainer_describe, trainer_cpu_run},
+    {"trainer_tile", trainer_prepare, trainer_describe, trainer_tile_run},
     {"selftest", NULL, selftest_describe, selftest_run},
 };
 
@@ -891,7 +900,8 @@ static void help(void) {
       "\n"
       "    Each configuration runs in a new context with the values as overrides:\n"
       "    trainer.cl trains real epochs (--preset, from a fixed seed), and so does\n"
-      "    trainer_cpu.cl with trainer.cl's KERNELS set to 1; selftest.cl\n"
+      "    trainer_cpu.cl with trainer.cl's KERNELS set to 1, trainer_tile.cl with\n"
+      "    it set to 2; selftest.cl\n"
       "    launches its fill kernel over %u values. After --warmup untimed epochs,\n"
       "    --repeats epochs are timed with profiling events; a configuration's time\n"
       "    is the median over those epochs of the summed device time of the file's\n"
@@ -1138,7 +1148,8 @@ int main(int argc, char **argv) {
   for (int i = 0; i < n_names; i++) {
     int r = load_file(&T, probe, names[i], &ks[nk], o->kernel != NULL);
     if (r == 0) {
-      need_trainer |= !strcmp(ks[nk].stem, "trainer") || !strcmp(ks[nk].stem, "trainer_cpu");
+      need_trainer |= !strcmp(ks[nk].stem, "trainer") || !strcmp(ks[nk].stem, "trainer_cpu") ||
+                      !strcmp(ks[nk].stem, "trainer_tile");
       nk++;
       continue;
     }
