@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include "cl_util.h"
+#include "../tools/repair.h"
 
 static dlca_model *model_of(int C, int K, const int *ul, int n_ul, uint64_t seed) {
   dlca_model_shape s;
@@ -309,6 +310,89 @@ START_TEST(test_converge_checkerboard_cl) {
 }
 END_TEST
 
+/* dlca-train --repair (tools/repair.c): the hard op of a gate and setting it,
+ * for both parametrisations, on random logits. */
+START_TEST(test_repair_ops) {
+  float l[16 * 8];
+  for (int npg = 4; npg <= 16; npg += 12) {
+    tu_random(l, 16 * 8, -3.0f, 3.0f, 77 + (uint64_t)npg);
+    for (size_t g = 0; g < 8; g++)
+      for (int op = 0; op < 16; op++) {
+        const int before = repair_hard_op(l, npg, (g + 1) % 8);
+        repair_set_op(l, npg, g, op);
+        ck_assert_int_eq(repair_hard_op(l, npg, g), op);
+        ck_assert_int_eq(repair_hard_op(l, npg, (g + 1) % 8), before); /* the other gates keep theirs */
+      }
+  }
+}
+END_TEST
+
+/* The search itself, against a score that counts the gates whose op is not
+ * a hidden one: one pass finds every op. */
+typedef struct hidden_ops {
+  int op[6];
+  size_t calls;
+} hidden_ops;
+static int hidden_score(void *ctx, const float *logits, dlca_eval *ev) {
+  hidden_ops *h = ctx;
+  memset(ev, 0, sizeof *ev);
+  ev->total = 6;
+  for (size_t g = 0; g < 6; g++) ev->errors += repair_hard_op(logits, 16, g) != h->op[g];
+  ev->hard_loss = (double)ev->errors;
+  h->calls++;
+  return DLCA_OK;
+}
+START_TEST(test_repair_search) {
+  hidden_ops h = {{3, 0, 15, 6, 9, 3}, 0};
+  float l[6 * 16];
+  tu_random(l, 6 * 16, -3.0f, 3.0f, 78);
+  repair_result r;
+  ck_assert_int_eq(repair_circuit(l, 6, 16, 3, hidden_score, NULL, &h, &r), DLCA_OK);
+  ck_assert_uint_eq(r.after.errors, 0);
+  ck_assert_uint_eq(r.tried, h.calls);
+  for (size_t g = 0; g < 6; g++) ck_assert_int_eq(repair_hard_op(l, 16, g), h.op[g]);
+}
+END_TEST
+
+/* On a real circuit (the CPU reference): a teacher's hard rollout is the
+ * target, a student differs by one gate of the last layer set to its
+ * complement (op 15 - op: every output value of that channel flips), and
+ * the repair brings the student back to 0 values wrong. */
+static int trainer_score(void *ctx, const float *logits, dlca_eval *ev) {
+  dlca_trainer *t = ctx;
+  int rc = dlca_trainer_set_params(t, logits);
+  return rc ? rc : dlca_trainer_eval_hard(t, ev);
+}
+START_TEST(test_repair_ref) {
+  dlca_model *m = small_model(81);
+  dlca_train_config cfg = small_config(0);
+  cfg.start = DLCA_START_SEED; /* a fixed start: the repair's objective is one rollout */
+  dlca_trainer *t;
+  ck_assert_msg(dlca_trainer_new(NULL, m, &cfg, &t) == DLCA_OK, "%s", dlca_last_error());
+  const size_t P = dlca_trainer_n_params(t), G = P / 16, n = (size_t)cfg.batch * 6 * 6 * 3;
+  float *p = malloc(sizeof(float) * P), *y = malloc(sizeof(float) * n);
+  tu_random(p, P, -3.0f, 3.0f, 82);
+  ck_assert_int_eq(dlca_trainer_set_params(t, p), DLCA_OK);
+  memset(y, 0, sizeof(float) * n);
+  ck_assert_int_eq(dlca_trainer_set_target(t, y, 1), DLCA_OK); /* any target, for the teacher's rollout */
+  dlca_eval ev;
+  ck_assert_int_eq(dlca_trainer_eval_hard(t, &ev), DLCA_OK);
+  ck_assert_int_eq(dlca_trainer_get_state(t, 1, y), DLCA_OK);
+  ck_assert_int_eq(dlca_trainer_set_target(t, y, 1), DLCA_OK);
+  const size_t g = G - 3; /* the last layer's first gate: channel 0, the loss channel */
+  repair_set_op(p, 16, g, 15 - repair_hard_op(p, 16, g));
+  repair_result r;
+  ck_assert_int_eq(repair_circuit(p, G, 16, 2, trainer_score, NULL, t, &r), DLCA_OK);
+  fprintf(stderr, "repair on the reference: %zu -> %zu of %zu values wrong, %zu circuits scored\n", r.before.errors,
+          r.after.errors, r.after.total, r.tried);
+  ck_assert_uint_gt(r.before.errors, 0);
+  ck_assert_uint_eq(r.after.errors, 0);
+  free(p), free(y);
+  dlca_trainer_free(t);
+  dlca_model_free(m);
+}
+END_TEST
+
 Suite *suite_schedule(void) {
   Suite *s = suite_create("schedule");
   TCase *tc = tcase_create("ref");
@@ -317,6 +401,9 @@ Suite *suite_schedule(void) {
   tcase_add_loop_test(tc, test_fresh_ref, 0, 2);
   tcase_add_test(tc, test_fresh_state_ref);
   tcase_add_test(tc, test_converge_checkerboard);
+  tcase_add_test(tc, test_repair_ops);
+  tcase_add_test(tc, test_repair_search);
+  tcase_add_test(tc, test_repair_ref);
   suite_add_tcase(s, tc);
   TCase *cl = tcase_create("cl");
   tcase_set_timeout(cl, 300);

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "csvlog.h"
 #include "gates.h"
+#include "repair.h"
 #include "progress.h"
 #include "rollout.h"
 #include "targets.h"
@@ -267,6 +268,9 @@ typedef struct outcome {
   size_t scale_errors, scale_total;
   int have_fresh;
   dlca_eval fresh;
+  int have_repair;         /* --repair ran */
+  repair_result repair;
+  double repair_s;
 } outcome;
 
 static long warmup_epochs(const run *r) {
@@ -430,6 +434,13 @@ static void print_summary(const run *r, const outcome *w) {
   if (w->have_best)
     printf("best hard loss: %.9g at epoch %llu%s\n", w->best_hard, (unsigned long long)w->best_epoch,
            w->have_gates ? " (the model below)" : "");
+  if (w->have_repair) {
+    const repair_result *q = &w->repair;
+    printf("repair:         %zu -> %zu of %zu values wrong, hard loss %.9g -> %.9g (%zu gate%s changed in %d "
+           "pass%s, %zu circuits scored, %.1f s)\n",
+           q->before.errors, q->after.errors, q->after.total, q->before.hard_loss, q->after.hard_loss, q->changed,
+           q->changed == 1 ? "" : "s", q->passes, q->passes == 1 ? "" : "es", q->tried, w->repair_s);
+  }
   if (w->have_gates) gate_summary_print(stdout, &w->gates);
   if (w->have_scale) {
     const long S = r->opt.eval_scale;
@@ -484,6 +495,38 @@ static int eval_scale(run *r, const dlca_model *m, outcome *w) {
   return 0;
 }
 
+/* --repair: the hard evaluation of a candidate circuit, on the trainer that
+ * evaluate() uses (gol: its 512 boards) */
+static int repair_score(void *ctx, const float *logits, dlca_eval *ev) {
+  run *r = ctx;
+  dlca_trainer *t = r->gol_eval ? r->gol_eval : r->t;
+  int rc = dlca_trainer_set_params(t, logits);
+  return rc ? rc : dlca_trainer_eval_hard(t, ev);
+}
+
+static void repair_tick(void *ctx, int pass, size_t gate, size_t gates, const dlca_eval *best) {
+  run *r = ctx;
+  if (!r->opt.quiet && gate == gates)
+    fprintf(stderr, "%s: --repair: pass %d: %zu of %zu values wrong, hard loss %.9g\n", TRAIN_PROG, pass + 1,
+            best->errors, best->total, best->hard_loss);
+}
+
+/* --repair N on the saved circuit (the trainer's logits), which it replaces */
+static int repair(run *r, outcome *w) {
+  const size_t P = dlca_trainer_n_params(r->t);
+  const int npg = dlca_model_params_per_gate(r->model);
+  float *l = malloc(sizeof(float) * P);
+  if (!l) return fail_lib(CLI_FAIL, DLCA_ENOMEM, "--repair");
+  double t0 = cli_now();
+  int rc = dlca_trainer_get_params(r->t, l);
+  if (!rc) rc = repair_circuit(l, P / (size_t)npg, npg, (int)r->opt.repair, repair_score, repair_tick, r, &w->repair);
+  if (!rc) rc = dlca_trainer_set_params(r->t, l);
+  free(l);
+  if (rc) return fail_lib(CLI_FAIL, rc, "--repair");
+  w->have_repair = 1, w->repair_s = cli_now() - t0;
+  return 0;
+}
+
 static int finish(run *r, outcome *w) {
   const train_options *o = &r->opt;
   int rc;
@@ -507,6 +550,7 @@ static int finish(run *r, outcome *w) {
   if (w->have_best && (rc = dlca_trainer_set_params(r->t, r->best)))
     return fail_lib(CLI_FAIL, rc, "--keep-best: restoring the logits of epoch %llu",
                     (unsigned long long)w->best_epoch);
+  if (o->repair > 0 && (rc = repair(r, w))) return rc;
   dlca_model *m;
   if ((rc = dlca_trainer_export_model(r->t, &m))) return fail_lib(CLI_FAIL, rc, o->save ? "--save" : "the model");
   gate_summary_of(m, &w->gates);

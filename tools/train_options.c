@@ -78,6 +78,12 @@ static const char help_text[] =
     "                         hard circuit on 8 fresh grids S times larger for S\n"
     "                         times the steps (the paper's generalisation test:\n"
     "                         S 4 is 64x64 for 80 steps); it must be exact there\n"
+    "    --repair N           at the end, at most N passes of greedy repair of the\n"
+    "                         saved hard circuit: gate by gate, each other op is\n"
+    "                         tried and kept where it lowers the values wrong (then\n"
+    "                         the hard loss) of the hard evaluation; for presets\n"
+    "                         whose start is fixed (growth, colour; gol's 512\n"
+    "                         boards). Before --eval-fresh and --restarts decide\n"
     "    --restarts N         while the saved circuit is not right on every fresh\n"
     "                         grid (--eval-fresh, 100 batches if not given; and\n"
     "                         with --eval-scale, exact on the larger grid), train\n"
@@ -167,7 +173,7 @@ enum {
   OPT_PRESET = 256, OPT_EPOCHS, OPT_BATCH, OPT_STEPS, OPT_LR, OPT_SEED, OPT_DEVICE, OPT_BACKEND, OPT_LOG,
   OPT_EVAL_EVERY, OPT_SAVE, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESUME, OPT_MODEL, OPT_TARGET,
   OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_LR_SCHEDULE, OPT_WARMUP, OPT_MIN_LR, OPT_COOLDOWN_FACTOR, OPT_PLATEAU,
-  OPT_MAX_COOLDOWNS, OPT_EARLY_STOP, OPT_KEEP_BEST, OPT_EVAL_FRESH, OPT_RESTARTS, OPT_EVAL_SCALE, OPT_REFERENCE_PROTOCOL,
+  OPT_MAX_COOLDOWNS, OPT_EARLY_STOP, OPT_KEEP_BEST, OPT_EVAL_FRESH, OPT_RESTARTS, OPT_EVAL_SCALE, OPT_REPAIR, OPT_REFERENCE_PROTOCOL,
   OPT_TEMPERATURE, OPT_GUMBEL, OPT_STRAIGHT_THROUGH, OPT_GRAD_NOISE, OPT_RECIPE, OPT_PARAM, OPT_IWP_INIT
 };
 
@@ -201,6 +207,7 @@ static const struct option long_options[] = {
     {"eval-fresh", required_argument, NULL, OPT_EVAL_FRESH},
     {"restarts", required_argument, NULL, OPT_RESTARTS},
     {"eval-scale", required_argument, NULL, OPT_EVAL_SCALE},
+    {"repair", required_argument, NULL, OPT_REPAIR},
     {"reference-protocol", no_argument, NULL, OPT_REFERENCE_PROTOCOL},
     {"temperature", required_argument, NULL, OPT_TEMPERATURE},
     {"gumbel", required_argument, NULL, OPT_GUMBEL},
@@ -323,6 +330,7 @@ int train_options_parse(int argc, char **argv, train_options *o) {
       case OPT_EVAL_FRESH: bad = cli_parse_long(TRAIN_PROG, "--eval-fresh", optarg, 1, 1000000, &o->eval_fresh); break;
       case OPT_RESTARTS: bad = cli_parse_long(TRAIN_PROG, "--restarts", optarg, 0, 100000, &o->restarts); break;
       case OPT_EVAL_SCALE: bad = cli_parse_long(TRAIN_PROG, "--eval-scale", optarg, 1, 16, &o->eval_scale); break;
+      case OPT_REPAIR: bad = cli_parse_long(TRAIN_PROG, "--repair", optarg, 0, 100, &o->repair); break;
       case OPT_REFERENCE_PROTOCOL: o->reference_protocol = 1; break;
       case OPT_RECIPE:
         if (!strcmp(optarg, "reference")) o->recipe = TRAIN_RECIPE_REFERENCE;

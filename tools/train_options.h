@@ -31,6 +31,7 @@ typedef struct train_options {
   long eval_fresh;               /* batches of the final fresh evaluation; 0: none */
   long restarts;                 /* train again with the next seed while the fresh check fails, this often */
   long eval_scale;               /* checkerboards: also on an N-times larger grid for N times the steps; 0: no */
+  long repair;                   /* at most N passes of greedy repair of the saved hard circuit; 0: none */
   int reference_protocol;        /* --reference-protocol */
   /* Issue 6 relaxations (dlca_relax). temperature and gumbel are -1 when
    * not given: the preset's recipe (tools/recipes.h) or the reference. */
