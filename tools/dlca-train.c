@@ -504,11 +504,13 @@ static int repair_score(void *ctx, const float *logits, dlca_eval *ev) {
   return rc ? rc : dlca_trainer_eval_hard(t, ev);
 }
 
-static void repair_tick(void *ctx, int pass, size_t gate, size_t gates, const dlca_eval *best) {
+/* one line per pass; Ctrl-C stops the search with the best circuit so far */
+static int repair_tick(void *ctx, int pass, size_t gate, size_t gates, const dlca_eval *best) {
   run *r = ctx;
-  if (!r->opt.quiet && gate == gates)
-    fprintf(stderr, "%s: --repair: pass %d: %zu of %zu values wrong, hard loss %.9g\n", TRAIN_PROG, pass + 1,
-            best->errors, best->total, best->hard_loss);
+  if (!r->opt.quiet && (gate == gates || stop_signal))
+    fprintf(stderr, "%s: --repair: pass %d%s: %zu of %zu values wrong, hard loss %.9g\n", TRAIN_PROG, pass + 1,
+            stop_signal ? " (interrupted)" : "", best->errors, best->total, best->hard_loss);
+  return stop_signal != 0;
 }
 
 /* --repair N on the saved circuit (the trainer's logits), which it replaces */

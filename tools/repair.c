@@ -57,10 +57,11 @@ int repair_circuit(float *logits, size_t n_gates, int npg, int max_passes, repai
         }
         memcpy(logits + (size_t)npg * g, keep, sizeof(float) * (size_t)npg);
       }
-      if (tick) tick(ctx, pass, g + 1, n_gates, &best);
+      if (tick && tick(ctx, pass, g + 1, n_gates, &best)) out->stopped = 1;
+      if (out->stopped) break;
     }
     out->changed += changed;
-    if (!changed) break;
+    if (!changed || out->stopped) break;
   }
   out->after = best;
   return DLCA_OK;

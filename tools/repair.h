@@ -10,12 +10,14 @@
 /* Scores the hard circuit of `logits` into *ev (errors and hard_loss);
  * returns a DLCA_ status. */
 typedef int (*repair_score_fn)(void *ctx, const float *logits, dlca_eval *ev);
-/* Called after each gate's candidates when not NULL: gate done, of total. */
-typedef void (*repair_tick_fn)(void *ctx, int pass, size_t gate, size_t gates, const dlca_eval *best);
+/* Called after each gate's candidates when not NULL: gate done, of total.
+ * A nonzero return stops the search there, with the best circuit so far. */
+typedef int (*repair_tick_fn)(void *ctx, int pass, size_t gate, size_t gates, const dlca_eval *best);
 
 typedef struct repair_result {
   dlca_eval before, after; /* the circuit given and the one returned */
   int passes;              /* passes run */
+  int stopped;             /* the tick stopped it */
   size_t changed;          /* gates whose hard op changed (counted per change kept) */
   size_t tried;            /* circuits scored */
 } repair_result;
