@@ -184,7 +184,7 @@ __kernel __attribute__((reqd_work_group_size(TWG, 1, 1))) void dlca_forward_tile
  *      stored in the group's scratch (ACTF TL floats);
  *   4. the update layers, last to first: the 4 sums of each gate (a thread
  *      per gate walks the TL lanes of its rows) and each input's gradient
- *      through the reverse wiring (a lane per cell), as dlca_backward;
+ *      through the reverse wiring (4 lanes per thread), as dlca_backward;
  *   5. the perception stacks, recomputed privately, whose patch gradients go
  *      to the scratch (now free), then summed over kernels into dP_cur.
  * The gate sums stay in registers through the launch and are added to the
