@@ -105,6 +105,12 @@ grep -q 'restart 2 of 2 with seed 2005' err.txt || fail "--restarts: no second r
 grep -q 'none of the 3 runs' err.txt || fail "--restarts: no final word: $(cat err.txt)"
 [ -s re.json ] || fail "--restarts: the last run's model was not saved"
 expect 2 "restarts with resume" -- cb --epochs 2 --restarts 1 --resume r.ckpt
+# --restart-from K: the chain goes on at run K (seed + 1000 K)
+expect 0 "restart-from" -- "$prog" --backend ref --preset checkerboard --steps 2 --epochs 2 --restarts 1 \
+  --restart-from 3 --eval-fresh 1 --seed 5
+grep -q 'restart 4 of 4 with seed 4005' err.txt || fail "--restart-from: no restart at run 4: $(cat err.txt)"
+grep -q 'none of the 2 runs .*seed 4005' err.txt || fail "--restart-from: no final word: $(cat err.txt)"
+expect 2 "restart-from without restarts" -- "$prog" --backend ref --preset checkerboard --epochs 1 --restart-from 2
 # --eval-scale: the saved circuit on 8 fresh grids S times larger for S times the steps
 expect 0 "eval-scale" -- "$prog" --backend ref --preset checkerboard --steps 2 --epochs 2 --eval-scale 2 --seed 5
 grep -q '^generalisation: .* of 8192 values wrong; 8 fresh grids of 32x32, 4 steps, scale 2' out.txt ||

@@ -716,20 +716,22 @@ int main(int argc, char **argv) {
   quiet_mode = r.opt.quiet;
   /* --restarts: run k trains seed + 1000 k while the fresh check fails */
   const uint64_t seed0 = r.opt.seed;
-  for (long k = 0;; k++) {
+  const long k0 = r.opt.restart_from, last = k0 + r.opt.restarts;
+  r.opt.seed = seed0 + 1000 * (uint64_t)k0;
+  for (long k = k0;; k++) {
     rc = run_main(&r);
-    const int more = !rc && !r.fresh_ok && k < r.opt.restarts && !stop_signal;
+    const int more = !rc && !r.fresh_ok && k < last && !stop_signal;
     if (r.opt.restarts > 0 && !rc && r.fresh_ok)
       fprintf(stderr, "%s: right on every fresh grid%s at run %ld (seed %llu)\n", TRAIN_PROG,
               r.opt.eval_scale > 0 ? " and on the larger grid" : "", k + 1, (unsigned long long)r.opt.seed);
     else if (r.opt.restarts > 0 && !rc && !more)
       fprintf(stderr, "%s: --restarts: none of the %ld runs was right on every fresh grid (the last: seed %llu)\n",
-              TRAIN_PROG, k + 1, (unsigned long long)r.opt.seed);
+              TRAIN_PROG, k + 1 - k0, (unsigned long long)r.opt.seed);
     if (!more) break;
     run_free(&r);
     r.opt.seed = seed0 + 1000 * (uint64_t)(k + 1);
     fprintf(stderr, "%s: the circuit is wrong on fresh grids: restart %ld of %ld with seed %llu\n", TRAIN_PROG,
-            k + 1, r.opt.restarts, (unsigned long long)r.opt.seed);
+            k + 1, last, (unsigned long long)r.opt.seed);
   }
   run_free(&r);
   return rc;

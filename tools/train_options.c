@@ -90,6 +90,8 @@ static const char help_text[] =
     "                         a new model with the next seed (seed + 1000 k for\n"
     "                         restart k), at most N times; --save, --log and\n"
     "                         --checkpoint then hold the last run's (default 0)\n"
+    "    --restart-from K     --restarts: start the chain at run K (seed + 1000 K),\n"
+    "                         to go on with a chain that was cut off (default 0)\n"
     "    --recipe R           recommended (the default where a preset has one,\n"
     "                         measured in doc/training.md; options given here win;\n"
     "                         the recipes are listed at the end of this text) or\n"
@@ -173,7 +175,7 @@ enum {
   OPT_PRESET = 256, OPT_EPOCHS, OPT_BATCH, OPT_STEPS, OPT_LR, OPT_SEED, OPT_DEVICE, OPT_BACKEND, OPT_LOG,
   OPT_EVAL_EVERY, OPT_SAVE, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESUME, OPT_MODEL, OPT_TARGET,
   OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_LR_SCHEDULE, OPT_WARMUP, OPT_MIN_LR, OPT_COOLDOWN_FACTOR, OPT_PLATEAU,
-  OPT_MAX_COOLDOWNS, OPT_EARLY_STOP, OPT_KEEP_BEST, OPT_EVAL_FRESH, OPT_RESTARTS, OPT_EVAL_SCALE, OPT_REPAIR, OPT_REFERENCE_PROTOCOL,
+  OPT_MAX_COOLDOWNS, OPT_EARLY_STOP, OPT_KEEP_BEST, OPT_EVAL_FRESH, OPT_RESTARTS, OPT_EVAL_SCALE, OPT_REPAIR, OPT_RESTART_FROM, OPT_REFERENCE_PROTOCOL,
   OPT_TEMPERATURE, OPT_GUMBEL, OPT_STRAIGHT_THROUGH, OPT_GRAD_NOISE, OPT_RECIPE, OPT_PARAM, OPT_IWP_INIT
 };
 
@@ -208,6 +210,7 @@ static const struct option long_options[] = {
     {"restarts", required_argument, NULL, OPT_RESTARTS},
     {"eval-scale", required_argument, NULL, OPT_EVAL_SCALE},
     {"repair", required_argument, NULL, OPT_REPAIR},
+    {"restart-from", required_argument, NULL, OPT_RESTART_FROM},
     {"reference-protocol", no_argument, NULL, OPT_REFERENCE_PROTOCOL},
     {"temperature", required_argument, NULL, OPT_TEMPERATURE},
     {"gumbel", required_argument, NULL, OPT_GUMBEL},
@@ -331,6 +334,9 @@ int train_options_parse(int argc, char **argv, train_options *o) {
       case OPT_RESTARTS: bad = cli_parse_long(TRAIN_PROG, "--restarts", optarg, 0, 100000, &o->restarts); break;
       case OPT_EVAL_SCALE: bad = cli_parse_long(TRAIN_PROG, "--eval-scale", optarg, 1, 16, &o->eval_scale); break;
       case OPT_REPAIR: bad = cli_parse_long(TRAIN_PROG, "--repair", optarg, 0, 100, &o->repair); break;
+      case OPT_RESTART_FROM:
+        bad = cli_parse_long(TRAIN_PROG, "--restart-from", optarg, 0, 100000, &o->restart_from);
+        break;
       case OPT_REFERENCE_PROTOCOL: o->reference_protocol = 1; break;
       case OPT_RECIPE:
         if (!strcmp(optarg, "reference")) o->recipe = TRAIN_RECIPE_REFERENCE;
@@ -434,6 +440,10 @@ int train_options_parse(int argc, char **argv, train_options *o) {
   if (o->restarts > 0 && (o->resume || o->model)) {
     fprintf(stderr, "%s: --restarts: trains fresh models with new seeds, but %s gives the start\n", TRAIN_PROG,
             o->resume ? "--resume" : "--model");
+    return CLI_USAGE;
+  }
+  if (o->restart_from > 0 && o->restarts == 0) {
+    fprintf(stderr, "%s: --restart-from: goes on with a chain of --restarts, which is not given\n", TRAIN_PROG);
     return CLI_USAGE;
   }
   if (o->restarts > 0 && o->eval_fresh == 0) o->eval_fresh = 100; /* what decides a restart */

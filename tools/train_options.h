@@ -32,6 +32,7 @@ typedef struct train_options {
   long restarts;                 /* train again with the next seed while the fresh check fails, this often */
   long eval_scale;               /* checkerboards: also on an N-times larger grid for N times the steps; 0: no */
   long repair;                   /* at most N passes of greedy repair of the saved hard circuit; 0: none */
+  long restart_from;             /* --restarts: the first run's k (seed + 1000 k); 0: the seed itself */
   int reference_protocol;        /* --reference-protocol */
   /* Issue 6 relaxations (dlca_relax). temperature and gumbel are -1 when
    * not given: the preset's recipe (tools/recipes.h) or the reference. */
