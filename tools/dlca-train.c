@@ -714,6 +714,10 @@ int main(int argc, char **argv) {
     return 0;
   }
   quiet_mode = r.opt.quiet;
+  /* each run's summary reaches a log file as it is printed, also when a
+   * long --restarts chain is killed (H100, sweep37.sh: a killed chain lost
+   * its last two summaries in the stdio buffer) */
+  setvbuf(stdout, NULL, _IOLBF, 0);
   /* --restarts: run k trains seed + 1000 k while the fresh check fails */
   const uint64_t seed0 = r.opt.seed;
   const long k0 = r.opt.restart_from, last = k0 + r.opt.restarts;
