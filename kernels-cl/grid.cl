@@ -1,6 +1,7 @@
-/* The grid semantics that trainer.cl and trainer_cpu.cl share: the 3x3
- * neighbourhood's boundaries and the async fire masks (spec/dlca.md
- * section 3). Needs -DPERIODIC and -DASYNC. */
+/* The grid semantics that trainer.cl, trainer_cpu.cl and trainer_tile.cl
+ * share: the 3x3 neighbourhood's boundaries, the async fire masks
+ * (spec/dlca.md section 3) and the gather of a state gradient from the
+ * neighbours' patch gradients. Needs -DPERIODIC, -DASYNC and -DC. */
 #ifndef DLCA_GRID_CL
 #define DLCA_GRID_CL
 #include "rng.cl"
@@ -26,6 +27,25 @@ inline int wrap_ok(int *rr, int *qq, int H, int W) {
 #else
   return *rr >= 0 && *rr < H && *qq >= 0 && *qq < W;
 #endif
+}
+
+/* dL/d(state_{t+1}), channel c of cell `cell`, below the top step: the sum
+ * of the 9 neighbours' dP_{t+1} entries that read the cell (cell (r, q) is
+ * patch element f = 3 dr + dq of its neighbour (r - dr + 1, q - dq + 1);
+ * f = 0 .. 8, the order of every kernel's sum), plus g_{t+2} for an async
+ * cell that did not fire at t + 1. dP_next is [cell][9][C], g_next
+ * [cell][C]. (dlca_backward keeps its own copy: with PERSIST it reads both
+ * through volatile pointers.) */
+inline float gathered_grad(__global const float *dP_next, __global const float *g_next, __global const uchar *masks,
+                           int use_masks, ulong key, float rate, int t, int cells, int cell, int c, int H, int W) {
+  const int b = cell / (H * W), r = (cell / W) % H, q = cell % W;
+  float d = 0.0f;
+  for (int f = 0; f < 9; f++) {
+    int rr = r - f / 3 + 1, qq = q - f % 3 + 1;
+    if (wrap_ok(&rr, &qq, H, W)) d += dP_next[((((size_t)b * H + rr) * W + qq) * 9 + f) * C + c];
+  }
+  if (ASYNC && !fires(masks, use_masks, key, rate, t + 1, cells, cell)) d += g_next[(size_t)cell * C + c];
+  return d;
 }
 
 #endif

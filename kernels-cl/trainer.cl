@@ -130,7 +130,8 @@ typedef float real_t;
 #define KERNELS 0
 #endif
 /* With KERNELS 0: from this many cells per step on (batch x H x W), the
- * steps of trainer_tile.cl run instead, where its tile fits in local memory
+ * forward steps (soft and hard) are trainer_tile.cl's dlca_forward_tile,
+ * where its tile fits in local memory; the backward steps stay these
  * (0: never). */
 // @tunable TILE_CELLS 0 8192 32768
 #ifndef TILE_CELLS

@@ -229,19 +229,8 @@ inline float chunk_dout(__global const float *state_T, __global const float *tar
         g[c] = d;
       }
     } else {
-      /* cell (r, q) is patch element f = 3 dr + dq of its neighbour
-       * (r - dr + 1, q - dq + 1); neighbour by neighbour, each channel's
-       * sum in the order of dlca_backward's (f = 0 .. 8) */
-      const int b = cell / (H * W), r = (cell / W) % H, q = cell % W;
-      for (int c = 0; c < C; c++) g[c] = 0.0f;
-      for (int f = 0; f < 9; f++) {
-        int rr = r - f / 3 + 1, qq = q - f % 3 + 1;
-        if (!wrap_ok(&rr, &qq, H, W)) continue;
-        __global const float *src = dP_next + ((((size_t)b * H + rr) * W + qq) * 9 + f) * C;
-        for (int c = 0; c < C; c++) g[c] += src[c];
-      }
-      if (ASYNC && !fires(masks, use_masks, mask_key, rate, t + 1, cells, cell))
-        for (int c = 0; c < C; c++) g[c] += g_next[(size_t)cell * C + c];
+      for (int c = 0; c < C; c++)
+        g[c] = gathered_grad(dP_next, g_next, masks, use_masks, mask_key, rate, t, cells, cell, c, H, W);
     }
     /* a cell that did not fire at step t runs its circuit with dout = 0,
      * which adds exact zeros */

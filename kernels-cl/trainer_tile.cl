@@ -230,12 +230,7 @@ __kernel __attribute__((reqd_work_group_size(TWG, 1, 1))) void dlca_backward_til
             loss += e * e;
           }
       } else {
-        const int b = cell / (H * W), r = (cell / W) % H, q = cell % W;
-        for (int f = 0; f < 9; f++) {
-          int rr = r - f / 3 + 1, qq = q - f % 3 + 1;
-          if (wrap_ok(&rr, &qq, H, W)) d += dP_next[((((size_t)b * H + rr) * W + qq) * 9 + f) * C + c];
-        }
-        if (ASYNC && !fires(masks, use_masks, mask_key, rate, t + 1, cells, cell)) d += g_next[k];
+        d = gathered_grad(dP_next, g_next, masks, use_masks, mask_key, rate, t, cells, cell, c, H, W);
       }
       g_cur[k] = d;
       /* a cell that did not fire at step t runs its circuit with dout = 0,
