@@ -78,6 +78,17 @@ static void assert_report(const dlca_parity_report *r, const char *what) {
                   r->tolerance[q]);
 }
 
+/* n fresh random cases of m on `run` (dlca_parity_random, from seed) on the
+ * device against the reference: printed, and every quantity within its
+ * tolerance. */
+static void check_random(dlca_context *ctx, const dlca_model *m, const dlca_run *run, int n, uint64_t seed,
+                         const char *what) {
+  dlca_parity_report r;
+  ck_assert_msg(dlca_parity_random(ctx, m, run, n, seed, &r) == DLCA_OK, "%s", dlca_last_error());
+  print_report(&r);
+  assert_report(&r, what);
+}
+
 /* _i: shape _i % 3 with KERNELS _i / 3 */
 START_TEST(test_cl_random) {
   if (!tcl_platform()) return;
@@ -109,12 +120,9 @@ START_TEST(test_cl_random) {
   dlca_run run = dlca_run_default(2, 6, 5, 4);
   run.async = async;
   run.n_loss_channels = 2, run.loss_channels[0] = 0, run.loss_channels[1] = 2;
-  dlca_parity_report r;
-  ck_assert_msg(dlca_parity_random(ctx, m, &run, 2, 7 + (uint64_t)(_i % 3), &r) == DLCA_OK, "%s", dlca_last_error());
-  print_report(&r);
-  for (int q = 0; q < DLCA_Q_COUNT; q++)
-    ck_assert_msg(r.pass[q], "case %d, KERNELS %d: %s error %g > tolerance %g", _i % 3, kernels,
-                  dlca_quantity_name(q), r.max_abs[q], r.tolerance[q]);
+  char what[32];
+  snprintf(what, sizeof what, "case %d, KERNELS %d", _i % 3, kernels);
+  check_random(ctx, m, &run, 2, 7 + (uint64_t)(_i % 3), what);
   dlca_model_free(m);
   dlca_context_free(ctx);
 }
@@ -143,10 +151,7 @@ START_TEST(test_cl_wg_narrow) {
   dlca_trainer *t = plain_trainer(ctx, m, batch, 6, 5, 4);
   ck_assert_int_eq(dlca__cl_trainer_wg(t), 32);
   dlca_trainer_free(t);
-  dlca_parity_report r;
-  ck_assert_msg(dlca_parity_random(ctx, m, &run, 2, 41, &r) == DLCA_OK, "%s", dlca_last_error());
-  print_report(&r);
-  assert_report(&r, "WG_NARROW");
+  check_random(ctx, m, &run, 2, 41, "WG_NARROW");
   dlca_model_free(m);
   dlca_context_free(ctx);
 }
@@ -175,10 +180,7 @@ START_TEST(test_cl_persist) {
   ck_assert_int_eq(dlca__cl_trainer_persist(t), 1);
   dlca_trainer_free(t);
   fprintf(stderr, "BWD_PERSIST (%u groups, %d cells each): ", ctx->info.compute_units, c[2]);
-  dlca_parity_report r;
-  ck_assert_msg(dlca_parity_random(ctx, m, &run, 2, 51 + (uint64_t)_i, &r) == DLCA_OK, "%s", dlca_last_error());
-  print_report(&r);
-  assert_report(&r, "BWD_PERSIST");
+  check_random(ctx, m, &run, 2, 51 + (uint64_t)_i, "BWD_PERSIST");
   dlca_model_free(m);
   dlca_context_free(ctx);
 }
@@ -360,11 +362,7 @@ START_TEST(test_cl_iwp) {
   dlca_model *m;
   ck_assert_msg(dlca_model_new(&s, 5, &m) == DLCA_OK, "%s", dlca_last_error());
   dlca_run run = dlca_run_default(2, 6, 6, 4);
-  dlca_parity_report r;
-  ck_assert_msg(dlca_parity_random(ctx, m, &run, 4, 21, &r) == DLCA_OK, "%s", dlca_last_error());
-  print_report(&r);
-  for (int q = 0; q < DLCA_Q_COUNT; q++)
-    ck_assert_msg(r.pass[q], "iwp: %s error %g > tolerance %g", dlca_quantity_name(q), r.max_abs[q], r.tolerance[q]);
+  check_random(ctx, m, &run, 4, 21, "iwp");
   double a[20], b[20], c[20];
   for (int pass = 0; pass < 2; pass++) {
     dlca_trainer *t = make_trainer(ctx, m, 0);
