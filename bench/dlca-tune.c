@@ -86,6 +86,7 @@ typedef struct workload {
   int (*prepare)(struct tuner *T);                    /* once; returns an exit code */
   void (*describe)(struct tuner *T, char *buf, size_t n);
   int (*run)(struct tuner *T, struct kfile *k, dlca_context *ctx, meas *m, output *out);
+  int kernels; /* trainer_run: the trainer.cl KERNELS whose steps are the file's, or -1 (no override) */
 } workload;
 
 typedef struct kfile {
@@ -219,10 +220,13 @@ static int profiled_ms(dlca_context *ctx, double *ms) {
   return DLCA_OK;
 }
 
+/* Training epochs. trainer_cpu.cl's steps run only where trainer.cl's
+ * KERNELS is 1, trainer_tile.cl's where it is 2 (its forward step also from
+ * TILE_CELLS cells on, with the same TL): their workloads set it. */
 static int trainer_run(tuner *T, kfile *k, dlca_context *ctx, meas *m, output *out) {
-  (void)k;
   dlca_trainer *t = NULL;
-  int rc = dlca_trainer_new(ctx, T->model, &T->cfg, &t); /* builds trainer.cl with the overrides */
+  int rc = k->w->kernels >= 0 ? dlca__tuning_override(ctx, "trainer.cl", "KERNELS", k->w->kernels) : DLCA_OK;
+  if (!rc) rc = dlca_trainer_new(ctx, T->model, &T->cfg, &t); /* builds trainer.cl with the overrides */
   if (rc) return rc;
   const size_t warm = (size_t)T->o.warmup, reps = (size_t)T->o.repeats, total = warm + reps;
   const size_t gate = total < GATE_EPOCHS ? total : GATE_EPOCHS;
@@ -264,21 +268,6 @@ static int trainer_run(tuner *T, kfile *k, dlca_context *ctx, meas *m, output *o
   free(wall);
   dlca_trainer_free(t);
   return rc;
-}
-
-/* trainer_cpu.cl's steps run only where trainer.cl's KERNELS is 1: the
- * same epochs with that set. */
-static int trainer_cpu_run(tuner *T, kfile *k, dlca_context *ctx, meas *m, output *out) {
-  int rc = dlca__tuning_override(ctx, "trainer.cl", "KERNELS", 1);
-  return rc ? rc : trainer_run(T, k, ctx, m, out);
-}
-
-/* trainer_tile.cl's steps run where trainer.cl's KERNELS is 2 (its forward
- * step also from TILE_CELLS cells on, with the same TL): the same epochs
- * with KERNELS 2. */
-static int trainer_tile_run(tuner *T, kfile *k, dlca_context *ctx, meas *m, output *out) {
-  int rc = dlca__tuning_override(ctx, "trainer.cl", "KERNELS", 2);
-  return rc ? rc : trainer_run(T, k, ctx, m, out);
 }
 
 /* ---- the selftest workload: its fill kernel, timed directly ---- */
@@ -357,10 +346,10 @@ static int selftest_run(tuner *T, kfile *k, dlca_context *ctx, meas *m, output *
 }
 
 static const workload workloads[] = {
-    {"trainer", trainer_prepare, trainer_describe, trainer_run},
-    {"trainer_cpu", trainer_prepare, trainer_describe, trainer_cpu_run},
-    {"trainer_tile", trainer_prepare, trainer_describe, trainer_tile_run},
-    {"selftest", NULL, selftest_describe, selftest_run},
+    {"trainer", trainer_prepare, trainer_describe, trainer_run, -1},
+    {"trainer_cpu", trainer_prepare, trainer_describe, trainer_run, 1},
+    {"trainer_tile", trainer_prepare, trainer_describe, trainer_run, 2},
+    {"selftest", NULL, selftest_describe, selftest_run, -1},
 };
 
 static const workload *workload_of(const char *stem) {
@@ -1149,8 +1138,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < n_names; i++) {
     int r = load_file(&T, probe, names[i], &ks[nk], o->kernel != NULL);
     if (r == 0) {
-      need_trainer |= !strcmp(ks[nk].stem, "trainer") || !strcmp(ks[nk].stem, "trainer_cpu") ||
-                      !strcmp(ks[nk].stem, "trainer_tile");
+      need_trainer |= ks[nk].w->prepare == trainer_prepare;
       nk++;
       continue;
     }
