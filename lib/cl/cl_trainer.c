@@ -31,8 +31,8 @@ typedef struct cl_shape {
   size_t units;                /* backward tasks per step: ceil(cells / cpw) */
   int kernels;                 /* 0: forward/backward of trainer.cl; 1: of trainer_cpu.cl; 2: of trainer_tile.cl */
   int vec, cpu_per_cu;         /* trainer_cpu.cl: cells per work-item (VEC), CPU_GROUPS_PER_CU */
-  int tl, twg, tile_per_cu;    /* trainer_tile.cl: cells per tile (TL), threads per group (TWG), TILE_GROUPS_PER_CU */
-  int tile_nwg, tile_nwg_fwd;  /* trainer_tile.cl: backward and forward groups */
+  int tl, twg;                 /* trainer_tile.cl: cells per tile (TL), threads per group (TWG) */
+  int tile_per_cu, tile_fwd_per_cu; /* trainer_tile.cl: TILE_GROUPS_PER_CU, TILE_FWD_GROUPS_PER_CU */
   int fwd_tile;                /* 1: the forward steps are trainer_tile.cl's (KERNELS 2, or TILE_CELLS) */
   size_t scratch_floats;       /* trainer_cpu.cl, trainer_tile.cl: floats of one group's scratch (0 for trainer.cl) */
 } cl_shape;
@@ -276,12 +276,12 @@ static int cpu_configure(dlca_context *ctx, const dlca_train_config *cfg, cl_sha
   return DLCA_OK;
 }
 
-/* trainer_tile.cl's tile (TL cells, TWG threads) and groups (s->tile_nwg
- * backward, s->tile_nwg_fwd forward, at most one per tile), and whether the
+/* trainer_tile.cl's tile (TL cells, TWG threads) and groups per compute
+ * unit (backward and forward; tile_groups() caps them at one per tile), and
+ * whether the
  * local memory of its forward step, and with backward of its backward step
  * too, fits: *fits, or with fits NULL DLCA_ECONFIG naming what does not. */
-static int tile_configure(const dlca_context *ctx, const dlca_train_config *cfg, cl_shape *s, int backward,
-                          int *fits) {
+static int tile_configure(const dlca_context *ctx, cl_shape *s, int backward, int *fits) {
   int rc, per_cu, fwd_per_cu;
   if ((rc = dlca__tunable((dlca_context *)ctx, TILE_KFILE, "TL", &s->tl))) return rc;
   if ((rc = dlca__tunable((dlca_context *)ctx, TILE_KFILE, "TWG", &s->twg))) return rc;
@@ -304,9 +304,7 @@ static int tile_configure(const dlca_context *ctx, const dlca_train_config *cfg,
                       "%s: a tile of %d cells needs %zu KiB of local memory per work-group; %s has %llu KiB "
                       "(set a smaller TL)",
                       TILE_KFILE, s->tl, local / 1024, ctx->info.name, (unsigned long long)ctx->info.local_mem / 1024);
-  s->tile_per_cu = per_cu;
-  s->tile_nwg = (int)tile_groups(cfg, ctx->info.compute_units, per_cu, s->tl);
-  s->tile_nwg_fwd = (int)tile_groups(cfg, ctx->info.compute_units, fwd_per_cu, s->tl);
+  s->tile_per_cu = per_cu, s->tile_fwd_per_cu = fwd_per_cu;
   return DLCA_OK;
 }
 
@@ -431,13 +429,15 @@ static int cl_init(dlca_trainer *t) {
    * 512; its backward step is not, and runs only with KERNELS 2) */
   if (s->kernels == 0 && tile_cells > 0 && cells >= (size_t)tile_cells) {
     int fits = 0;
-    if ((rc = tile_configure(ctx, &t->cfg, s, 0, &fits))) return rc;
-    if (fits) s->fwd_tile = 1, s->nwg_fwd = s->tile_nwg_fwd;
+    if ((rc = tile_configure(ctx, s, 0, &fits))) return rc;
+    s->fwd_tile = fits;
   } else if (s->kernels == 2) {
-    if ((rc = tile_configure(ctx, &t->cfg, s, 1, NULL))) return rc;
-    s->fwd_tile = 1, s->persist = 0, s->nwg = s->tile_nwg, s->nwg_fwd = s->tile_nwg_fwd;
+    if ((rc = tile_configure(ctx, s, 1, NULL))) return rc;
+    s->fwd_tile = 1, s->persist = 0;
+    s->nwg = (int)tile_groups(&t->cfg, ctx->info.compute_units, s->tile_per_cu, s->tl);
     s->scratch_floats = s->act_floats * (size_t)s->tl;
   }
+  if (s->fwd_tile) s->nwg_fwd = (int)tile_groups(&t->cfg, ctx->info.compute_units, s->tile_fwd_per_cu, s->tl);
   if (s->kernels == 1) {
     if ((rc = cpu_configure(ctx, &t->cfg, s))) return rc;
   } else if (s->kernels == 0 && local > ctx->info.local_mem)
