@@ -10,5 +10,6 @@
 #include "dlca_cl/cl.h"      /* OpenCL devices, kernel loader, binary cache, tuning */
 #include "dlca_cl/trainer.h" /* training on the CPU reference or on a device */
 #include "dlca_cl/parity.h"  /* device-versus-reference checks */
+#include "dlca_cl/bits.h"    /* the hard circuit on packed bits */
 
 #endif

@@ -33,6 +33,7 @@ tests_main_SOURCES += tests/test_trainer.c
 tests_main_SOURCES += tests/test_schedule.c tools/repair.c tools/repair.h
 tests_main_SOURCES += tests/test_relax.c
 tests_main_SOURCES += tests/test_iwp.c
+tests_main_SOURCES += tests/test_bits.c
 # Smoke test of bench/dlca-recipes on the CPU reference.
 TESTS += tests/dlca-recipes.sh
 EXTRA_DIST += tests/dlca-recipes.sh

@@ -11,4 +11,5 @@
   X(trainer) \
   X(schedule) \
   X(relax) \
-  X(iwp)
+  X(iwp) \
+  X(bits)

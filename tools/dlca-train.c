@@ -269,6 +269,7 @@ typedef struct outcome {
   int have_fresh;
   dlca_eval fresh;
   int have_repair;         /* --repair ran */
+  int repair_bits;         /* on the packed-bits circuit (else circuit by circuit on the trainer) */
   repair_result repair;
   double repair_s;
 } outcome;
@@ -437,9 +438,10 @@ static void print_summary(const run *r, const outcome *w) {
   if (w->have_repair) {
     const repair_result *q = &w->repair;
     printf("repair:         %zu -> %zu of %zu values wrong, hard loss %.9g -> %.9g (%zu gate%s changed in %d "
-           "pass%s, %zu circuits scored, %.1f s)\n",
+           "pass%s, %zu circuits scored%s, %.1f s)\n",
            q->before.errors, q->after.errors, q->after.total, q->before.hard_loss, q->after.hard_loss, q->changed,
-           q->changed == 1 ? "" : "s", q->passes, q->passes == 1 ? "" : "es", q->tried, w->repair_s);
+           q->changed == 1 ? "" : "s", q->passes, q->passes == 1 ? "" : "es", q->tried,
+           w->repair_bits ? " on packed bits" : "", w->repair_s);
   }
   if (w->have_gates) gate_summary_print(stdout, &w->gates);
   if (w->have_scale) {
@@ -513,15 +515,35 @@ static int repair_tick(void *ctx, int pass, size_t gate, size_t gates, const dlc
   return stop_signal != 0;
 }
 
-/* --repair N on the saved circuit (the trainer's logits), which it replaces */
+/* --repair N on the saved circuit (the trainer's logits), which it replaces.
+ * The search runs on the packed-bits circuit of the evaluation (all cores,
+ * many variants a pass) and the kept ops go back into the logits; where the
+ * start grids are not 0/1 it scores each circuit on the trainer instead. */
 static int repair(run *r, outcome *w) {
   const size_t P = dlca_trainer_n_params(r->t);
   const int npg = dlca_model_params_per_gate(r->model);
+  dlca_trainer *te = r->gol_eval ? r->gol_eval : r->t;
   float *l = malloc(sizeof(float) * P);
   if (!l) return fail_lib(CLI_FAIL, DLCA_ENOMEM, "--repair");
   double t0 = cli_now();
+  dlca_bits *b = NULL;
+  dlca_eval ev;
   int rc = dlca_trainer_get_params(r->t, l);
-  if (!rc) rc = repair_circuit(l, P / (size_t)npg, npg, (int)r->opt.repair, repair_score, repair_tick, r, &w->repair);
+  if (!rc && (rc = dlca_trainer_set_params(te, l)) == DLCA_OK && dlca_trainer_bits(te, &b) == DLCA_OK) {
+    rc = repair_bits(b, (int)r->opt.repair, repair_tick, r, &w->repair);
+    for (size_t g = 0; !rc && g < P / (size_t)npg; g++) repair_set_op(l, npg, g, dlca_bits_op(b, g));
+    dlca_bits_free(b);
+    w->repair_bits = 1;
+    /* the trainer's own evaluation of the result must agree */
+    if (!rc && !(rc = repair_score(r, l, &ev)) && ev.errors != w->repair.after.errors) {
+      free(l);
+      return fail_lib(CLI_FAIL, DLCA_EPARITY,
+                      "--repair: the trainer finds %zu values wrong in the repaired circuit, the packed-bits "
+                      "circuit %zu", ev.errors, w->repair.after.errors);
+    }
+  } else if (!rc) {
+    rc = repair_circuit(l, P / (size_t)npg, npg, (int)r->opt.repair, repair_score, repair_tick, r, &w->repair);
+  }
   if (!rc) rc = dlca_trainer_set_params(r->t, l);
   free(l);
   if (rc) return fail_lib(CLI_FAIL, rc, "--repair");

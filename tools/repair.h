@@ -1,6 +1,8 @@
 /* Greedy repair of a trained hard circuit (dlca-train --repair, issue 6):
  * a local search over the gates' hard ops that keeps every change that
- * lowers (values wrong, hard loss), scored by a caller's evaluation. */
+ * lowers (values wrong, hard loss). The circuits are scored either on the
+ * packed-bits circuit (dlca_bits, many variants at once, in parallel) or by
+ * a caller's evaluation of logits, one circuit at a time. */
 #ifndef DLCA_TOOLS_REPAIR_H
 #define DLCA_TOOLS_REPAIR_H
 
@@ -10,7 +12,7 @@
 /* Scores the hard circuit of `logits` into *ev (errors and hard_loss);
  * returns a DLCA_ status. */
 typedef int (*repair_score_fn)(void *ctx, const float *logits, dlca_eval *ev);
-/* Called after each gate's candidates when not NULL: gate done, of total.
+/* Called after each block of gates when not NULL: gates done, of total.
  * A nonzero return stops the search there, with the best circuit so far. */
 typedef int (*repair_tick_fn)(void *ctx, int pass, size_t gate, size_t gates, const dlca_eval *best);
 
@@ -22,6 +24,17 @@ typedef struct repair_result {
   size_t tried;            /* circuits scored */
 } repair_result;
 
+/* What the search needs of a circuit: its score, the scores of variants
+ * (variant i: gate gates[i] set to ops[i], nothing else changed), and its
+ * ops. `block` gates' variants are scored in one call. */
+typedef struct repair_circuit_ops {
+  int (*score)(void *c, dlca_eval *out);
+  int (*variants)(void *c, size_t n, const size_t *gates, const uint8_t *ops, dlca_eval *out);
+  int (*get_op)(void *c, size_t gate);
+  int (*set_op)(void *c, size_t gate, int op);
+  size_t n_gates, block;
+} repair_circuit_ops;
+
 /* The hard op of gate g of logits with npg logits per gate (16: the argmax,
  * ties to the lowest; 4: the input-wise truth table of the signs). */
 int repair_hard_op(const float *logits, int npg, size_t g);
@@ -32,9 +45,17 @@ void repair_set_op(float *logits, int npg, size_t g, int op);
 
 /* Up to max_passes passes over every gate, in order: each of the other 15
  * ops in turn, the first that lowers (errors, hard_loss) kept; stops after
- * a pass that changed nothing, or at 0 values wrong. logits (n_gates x npg)
- * hold the result. */
+ * a pass that changed nothing, or at 0 values wrong. A block's variants are
+ * scored against the circuit as it was at the block's start; after a kept
+ * change the block starts again at the next gate, so the result is that of
+ * the serial search, whatever the block size. */
+int repair_search(const repair_circuit_ops *ops, void *circuit, int max_passes, repair_tick_fn tick, void *ctx,
+                  repair_result *out);
+/* repair_search on logits (n_gates x npg, which hold the result), each
+ * circuit scored by score(). */
 int repair_circuit(float *logits, size_t n_gates, int npg, int max_passes, repair_score_fn score,
                    repair_tick_fn tick, void *ctx, repair_result *out);
+/* repair_search on a packed-bits circuit, which holds the result. */
+int repair_bits(dlca_bits *b, int max_passes, repair_tick_fn tick, void *ctx, repair_result *out);
 
 #endif

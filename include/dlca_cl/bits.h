@@ -1,0 +1,51 @@
+/* The hard circuit on packed bits (lib/ref/bits.c): 64 cells of a channel
+ * in a machine word, every gate one bitwise operation on whole words. It
+ * gives what dlca_ref_forward(hard = 1) gives, bit for bit, for start grids
+ * of 0s and 1s, at a small fraction of the cost, and scores many variants
+ * of a circuit (one gate's op changed in each) in parallel: the search of
+ * dlca-train --repair. doc/bits.md. */
+#ifndef DLCA_CL_BITS_H
+#define DLCA_CL_BITS_H
+
+#include "dlca_cl/trainer.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct dlca_bits dlca_bits;
+
+/* The hard circuit of m (every gate's hard op, dlca_model_hard_ops) for one
+ * run: sizes, boundary, async fire masks (run->fire_masks, else drawn from
+ * run->mask_key) and loss channels. x: start grids [batch][height][width]
+ * [channels] of 0s and 1s (DLCA_EINVAL names the first other value);
+ * target: [batch][height][width][channels], any values. Both are copied. */
+DLCA_API DLCA_WUR int dlca_bits_new(const dlca_model *m, const dlca_run *run, const float *x,
+                                    const float *target, dlca_bits **out);
+/* The trainer's hard evaluation (dlca_trainer_eval_hard) as packed bits:
+ * its current parameters, the current epoch's start grids and fire masks,
+ * and its target (DLCA_ECONFIG when none is set). */
+DLCA_API DLCA_WUR int dlca_trainer_bits(dlca_trainer *t, dlca_bits **out);
+DLCA_API void dlca_bits_free(dlca_bits *b);
+
+/* Gates in flat gate order (dlca_model_params order / params per gate). */
+DLCA_API size_t dlca_bits_n_gates(const dlca_bits *b);
+/* The op (0..15, spec section 1) of one gate; -1 when gate is out of range. */
+DLCA_API int dlca_bits_op(const dlca_bits *b, size_t gate);
+DLCA_API DLCA_WUR int dlca_bits_set_op(dlca_bits *b, size_t gate, int op);
+
+/* Runs the circuit: the hard loss, errors and accuracy as
+ * dlca_trainer_eval_hard computes them from the same state, and the final
+ * state [batch][height][width][channels] of 0s and 1s if state != NULL. */
+DLCA_API DLCA_WUR int dlca_bits_run(const dlca_bits *b, dlca_eval *out, float *state);
+
+/* n variants of the circuit, variant i the circuit with gate gates[i] set
+ * to op ops[i], run in parallel (OpenMP) into out[i]; the circuit itself is
+ * unchanged. Several variants share each pass over the gates. */
+DLCA_API DLCA_WUR int dlca_bits_run_variants(const dlca_bits *b, size_t n, const size_t *gates,
+                                             const uint8_t *ops, dlca_eval *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,405 @@
+/* The hard circuit on packed bits (include/dlca_cl/bits.h, doc/bits.md).
+ *
+ * Layout: a plane is one channel (or one gate's output) of every cell of the
+ * batch, cell j = (b H + r) W + q at bit j % 64 of word j / 64. A pass runs
+ * `copies` planes side by side (copy v at word v * nwc), so that variants of
+ * the circuit share every gate's loop; a variant's changed gate is redone on
+ * its own copy's words after the shared op.
+ *
+ * Neighbours: patch element f of cell j is cell j + delta, where delta is
+ * one of at most 4 values per f (wrap-around in rows and columns adds the
+ * others); terms[f] holds each delta with the mask of the cells that use it
+ * (no cell: the neighbour is outside a non-periodic grid and reads 0). */
+#if defined(__GNUC__) && !defined(__clang__)
+/* the word loops of gate_op vectorise at -O3 (1.4x on colour variants) */
+#pragma GCC optimize("O3")
+#endif
+#include <stdlib.h>
+#include <string.h>
+#include "dlca_cl/bits.h"
+#include "ref/ref_impl.h"
+#include "train/trainer_impl.h"
+
+typedef uint64_t word;
+
+enum { MAX_TERMS = 4, TARGET_WORDS = 96 };
+
+typedef struct shift_term {
+  long delta;  /* bit i of the result reads bit i + delta */
+  word *mask;  /* [copies_max * nwc] */
+} shift_term;
+
+struct dlca_bits {
+  dlca_model *m;
+  dlca_ref_layout lay;
+  int B, H, W, C, T, async;
+  int n_loss, loss[DLCA_MAX_LOSS_CHANNELS];
+  size_t cells, n_gates;
+  int nwc;         /* words per copy */
+  int copies_max;  /* copies per pass of run_variants */
+  uint8_t *ops;    /* [n_gates] */
+  int nterms[9];
+  shift_term terms[9][MAX_TERMS];
+  word *valid;  /* [copies_max * nwc]: bits of real cells */
+  word *fire;   /* async: [T][copies_max * nwc] */
+  word *x;      /* start state [C][copies_max * nwc] */
+  float *target;/* [cells][C] */
+};
+
+/* One pass's variants: gate g's changed copies are head[g], next[...] */
+typedef struct variant_set {
+  int32_t *head;      /* [n_gates], -1: none */
+  int32_t next[64];
+  uint8_t op[64];
+} variant_set;
+
+/* A thread's planes for one pass. */
+typedef struct workspace {
+  int NW;           /* words per plane of the last rollout: copies * nwc */
+  word *cur, *nxt;  /* [C][NW] */
+  word *patch;      /* [9][NW] */
+  word *pbuf;       /* perception layer outputs [sum of perception widths after 9][NW] */
+  word *uin;        /* update input [C + C S K][NW] */
+  word *ua, *ub;    /* update layers, ping-pong [max width][NW] */
+} workspace;
+
+static void gate_op(int op, const word *a, const word *b, word *o, int n) {
+  switch (op) {
+    case 0: for (int w = 0; w < n; w++) o[w] = 0; break;
+    case 1: for (int w = 0; w < n; w++) o[w] = a[w] & b[w]; break;
+    case 2: for (int w = 0; w < n; w++) o[w] = a[w] & ~b[w]; break;
+    case 3: for (int w = 0; w < n; w++) o[w] = a[w]; break;
+    case 4: for (int w = 0; w < n; w++) o[w] = ~a[w] & b[w]; break;
+    case 5: for (int w = 0; w < n; w++) o[w] = b[w]; break;
+    case 6: for (int w = 0; w < n; w++) o[w] = a[w] ^ b[w]; break;
+    case 7: for (int w = 0; w < n; w++) o[w] = a[w] | b[w]; break;
+    case 8: for (int w = 0; w < n; w++) o[w] = ~(a[w] | b[w]); break;
+    case 9: for (int w = 0; w < n; w++) o[w] = ~(a[w] ^ b[w]); break;
+    case 10: for (int w = 0; w < n; w++) o[w] = ~b[w]; break;
+    case 11: for (int w = 0; w < n; w++) o[w] = a[w] | ~b[w]; break;
+    case 12: for (int w = 0; w < n; w++) o[w] = ~a[w]; break;
+    case 13: for (int w = 0; w < n; w++) o[w] = ~a[w] | b[w]; break;
+    case 14: for (int w = 0; w < n; w++) o[w] = ~(a[w] & b[w]); break;
+    default: for (int w = 0; w < n; w++) o[w] = ~(word)0; break;
+  }
+}
+
+/* out |= (in shifted by delta) & mask over NW words */
+static void or_shifted(word *out, const word *in, const word *mask, int NW, long delta) {
+  const long k = delta >= 0 ? delta / 64 : -((-delta + 63) / 64);
+  const int s = (int)(delta - 64 * k);
+  for (int w = 0; w < NW; w++) {
+    const long a = w + k;
+    const word lo = a >= 0 && a < NW ? in[a] : 0;
+    word v = lo;
+    if (s) {
+      const word hi = a + 1 >= 0 && a + 1 < NW ? in[a + 1] : 0;
+      v = (lo >> s) | (hi << (64 - s));
+    }
+    out[w] |= v & mask[w];
+  }
+}
+
+/* One layer of gates over NW words; gate g of the layer is flat gate g0 + g. */
+static void layer_bits(const dlca_bits *b, const variant_set *vs, const dlca_layer *L, size_t g0,
+                       const word *in, word *out, int NW) {
+  const int nwc = b->nwc;
+  for (int g = 0; g < L->n_gates; g++) {
+    const word *pa = in + (size_t)L->wa[g] * NW, *pb = in + (size_t)L->wb[g] * NW;
+    word *po = out + (size_t)g * NW;
+    gate_op(b->ops[g0 + g], pa, pb, po, NW);
+    if (vs)
+      for (int32_t v = vs->head[g0 + g]; v >= 0; v = vs->next[v])
+        gate_op(vs->op[v], pa + (size_t)v * nwc, pb + (size_t)v * nwc, po + (size_t)v * nwc, nwc);
+  }
+}
+
+/* T steps of `copies` copies from the start state; the final state is ws->cur. */
+static void rollout_bits(const dlca_bits *b, const variant_set *vs, workspace *ws, int copies) {
+  const int NW = copies * b->nwc, C = b->C, K = b->lay.K, S = b->lay.S, nP = b->lay.nP, nU = b->lay.nU;
+  const dlca_model *m = b->m;
+  ws->NW = NW;
+  for (int c = 0; c < C; c++) memcpy(ws->cur + (size_t)c * NW, b->x + (size_t)c * b->copies_max * b->nwc, sizeof(word) * NW);
+  for (int t = 0; t < b->T; t++) {
+    for (int c = 0; c < C; c++) {
+      const word *src = ws->cur + (size_t)c * NW;
+      memcpy(ws->uin + (size_t)c * NW, src, sizeof(word) * NW);
+      memset(ws->patch, 0, sizeof(word) * 9 * (size_t)NW);
+      for (int f = 0; f < 9; f++)
+        for (int i = 0; i < b->nterms[f]; i++)
+          or_shifted(ws->patch + (size_t)f * NW, src, b->terms[f][i].mask, NW, b->terms[f][i].delta);
+      for (int k = 0; k < K; k++) {
+        const word *in = ws->patch;
+        word *out = ws->pbuf;
+        for (int l = 0; l < nP; l++) {
+          const dlca_layer *L = &m->perceive[l];
+          layer_bits(b, vs, L, L->gate0 + (size_t)k * L->n_gates, in, out, NW);
+          in = out;
+          out += (size_t)L->n_gates * NW;
+        }
+        /* spec section 3.2: output s of kernel k on channel c at C + c*(S*K) + s*K + k */
+        for (int s = 0; s < S; s++)
+          memcpy(ws->uin + (size_t)(C + c * S * K + s * K + k) * NW, in + (size_t)s * NW, sizeof(word) * NW);
+      }
+    }
+    const word *in = ws->uin;
+    for (int l = 0; l < nU; l++) {
+      const dlca_layer *L = &m->update[l];
+      word *out = l == nU - 1 ? ws->nxt : (l % 2 ? ws->ub : ws->ua);
+      layer_bits(b, vs, L, L->gate0, in, out, NW);
+      in = out;
+    }
+    const word *fire = b->async ? b->fire + (size_t)t * b->copies_max * b->nwc : NULL;
+    for (int c = 0; c < C; c++) {
+      word *n = ws->nxt + (size_t)c * NW;
+      const word *o = ws->cur + (size_t)c * NW;
+      for (int w = 0; w < NW; w++) {
+        word v = n[w] & b->valid[w];
+        if (fire) v = (v & fire[w]) | (o[w] & ~fire[w]);
+        n[w] = v;
+      }
+    }
+    word *tmp = ws->cur;
+    ws->cur = ws->nxt, ws->nxt = tmp;
+  }
+}
+
+static int bit_of(const word *plane, size_t j) { return (int)((plane[j / 64] >> (j % 64)) & 1u); }
+
+/* The loss of copy v of the final state, in dlca__hard_eval's order. */
+static void eval_copy(const dlca_bits *b, const workspace *ws, int v, dlca_eval *out) {
+  double loss = 0;
+  size_t errors = 0;
+  for (size_t i = 0; i < b->cells; i++)
+    for (int j = 0; j < b->n_loss; j++) {
+      const int c = b->loss[j];
+      const double d = (double)(float)bit_of(ws->cur + (size_t)c * ws->NW + (size_t)v * b->nwc, i) -
+                       b->target[i * b->C + c];
+      loss += d * d;
+      errors += d >= 0.5 || d <= -0.5;
+    }
+  out->hard_loss = loss;
+  out->errors = errors;
+  out->total = b->cells * (size_t)b->n_loss;
+  out->accuracy = 1.0 - (double)errors / (double)out->total;
+}
+
+static void ws_free(workspace *ws) {
+  free(ws->cur), free(ws->nxt), free(ws->patch), free(ws->pbuf), free(ws->uin), free(ws->ua), free(ws->ub);
+  memset(ws, 0, sizeof *ws);
+}
+
+static int ws_alloc(const dlca_bits *b, int copies, workspace *ws) {
+  memset(ws, 0, sizeof *ws);
+  const size_t NW = (size_t)copies * b->nwc;
+  size_t pw = 0, uw = 0;
+  for (int l = 0; l < b->lay.nP; l++) pw += (size_t)b->m->perceive[l].n_gates;
+  for (int l = 0; l < b->lay.nU; l++)
+    if ((size_t)b->m->update[l].n_gates > uw) uw = (size_t)b->m->update[l].n_gates;
+  ws->cur = calloc((size_t)b->C * NW, sizeof(word));
+  ws->nxt = calloc(uw * NW, sizeof(word)); /* the last update layer writes C planes; uw >= C */
+  ws->patch = calloc(9 * NW, sizeof(word));
+  ws->pbuf = calloc((pw ? pw : 1) * NW, sizeof(word));
+  ws->uin = calloc((size_t)b->m->update[0].n_in * NW, sizeof(word));
+  ws->ua = calloc(uw * NW, sizeof(word));
+  ws->ub = calloc(uw * NW, sizeof(word));
+  if (!ws->cur || !ws->nxt || !ws->patch || !ws->pbuf || !ws->uin || !ws->ua || !ws->ub) {
+    ws_free(ws);
+    return dlca__fail(DLCA_ENOMEM, "packed-bits circuit: out of memory for %d copies of %d words", copies, b->nwc);
+  }
+  return DLCA_OK;
+}
+
+void dlca_bits_free(dlca_bits *b) {
+  if (!b) return;
+  for (int f = 0; f < 9; f++)
+    for (int i = 0; i < b->nterms[f]; i++) free(b->terms[f][i].mask);
+  free(b->valid), free(b->fire), free(b->x), free(b->target), free(b->ops);
+  dlca_model_free(b->m);
+  free(b);
+}
+
+/* Sets bit j of every copy of a tiled plane. */
+static void set_tiled(const dlca_bits *b, word *plane, size_t j) {
+  for (int v = 0; v < b->copies_max; v++) plane[(size_t)v * b->nwc + j / 64] |= (word)1 << (j % 64);
+}
+
+static int build_terms(dlca_bits *b) {
+  const size_t NWT = (size_t)b->copies_max * b->nwc;
+  const int periodic = b->m->shape.periodic;
+  for (int f = 0; f < 9; f++) {
+    const int dr = f / 3 - 1, dq = f % 3 - 1;
+    for (size_t j = 0; j < b->cells; j++) {
+      const int q = (int)(j % (size_t)b->W), r = (int)(j / (size_t)b->W % (size_t)b->H);
+      int rr = r + dr, qq = q + dq;
+      if (periodic) {
+        rr = (rr + b->H) % b->H;
+        qq = (qq + b->W) % b->W;
+      } else if (rr < 0 || rr >= b->H || qq < 0 || qq >= b->W) {
+        continue;
+      }
+      const long delta = (long)(rr - r) * b->W + (qq - q);
+      int i = 0;
+      while (i < b->nterms[f] && b->terms[f][i].delta != delta) i++;
+      if (i == b->nterms[f]) {
+        if (i == MAX_TERMS) return dlca__fail(DLCA_EINVAL, "packed-bits circuit: more than %d neighbour shifts", MAX_TERMS);
+        if (!(b->terms[f][i].mask = calloc(NWT, sizeof(word))))
+          return dlca__fail(DLCA_ENOMEM, "packed-bits circuit: out of memory");
+        b->terms[f][i].delta = delta;
+        b->nterms[f]++;
+      }
+      set_tiled(b, b->terms[f][i].mask, j);
+    }
+  }
+  return DLCA_OK;
+}
+
+int dlca_bits_new(const dlca_model *m, const dlca_run *run, const float *x, const float *target, dlca_bits **out) {
+  if (!m || !run || !x || !target || !out) return dlca__fail(DLCA_EINVAL, "dlca_bits_new: NULL argument");
+  *out = NULL;
+  int rc = dlca_run_validate(m, run);
+  if (rc) return rc;
+  const int C = m->shape.channels;
+  const size_t cells = (size_t)run->batch * run->height * run->width;
+  for (size_t i = 0; i < cells * (size_t)C; i++)
+    if (x[i] != 0.0f && x[i] != 1.0f)
+      return dlca__fail(DLCA_EINVAL, "packed-bits circuit: start grid value %zu (cell %zu, channel %d) is %g, not 0 or 1",
+                        i, i / (size_t)C, (int)(i % (size_t)C), (double)x[i]);
+  dlca_bits *b = calloc(1, sizeof *b);
+  if (!b) return dlca__fail(DLCA_ENOMEM, "packed-bits circuit: out of memory");
+  if ((rc = dlca_model_clone(m, &b->m))) {
+    free(b);
+    return rc;
+  }
+  dlca__ref_layout(b->m, &b->lay);
+  b->B = run->batch, b->H = run->height, b->W = run->width, b->C = C, b->T = run->steps, b->async = run->async;
+  b->n_loss = run->n_loss_channels;
+  memcpy(b->loss, run->loss_channels, sizeof b->loss);
+  b->cells = cells;
+  b->n_gates = dlca__model_n_gates(b->m);
+  b->nwc = (int)((cells + 63) / 64);
+  b->copies_max = b->nwc >= TARGET_WORDS ? 1 : TARGET_WORDS / b->nwc;
+  if (b->copies_max > 64) b->copies_max = 64;
+  const size_t NWT = (size_t)b->copies_max * b->nwc;
+  b->ops = malloc(b->n_gates);
+  b->valid = calloc(NWT, sizeof(word));
+  b->x = calloc((size_t)C * NWT, sizeof(word));
+  b->target = malloc(sizeof(float) * cells * (size_t)C);
+  b->fire = run->async ? calloc((size_t)run->steps * NWT, sizeof(word)) : NULL;
+  if (!b->ops || !b->valid || !b->x || !b->target || (run->async && !b->fire)) {
+    dlca_bits_free(b);
+    return dlca__fail(DLCA_ENOMEM, "packed-bits circuit: out of memory");
+  }
+  const int npg = dlca__model_npg(b->m);
+  for (size_t g = 0; g < b->n_gates; g++)
+    b->ops[g] = (uint8_t)dlca__hard_op(b->m->shape.parametrisation, b->m->params + (size_t)npg * g);
+  memcpy(b->target, target, sizeof(float) * cells * (size_t)C);
+  for (size_t j = 0; j < cells; j++) {
+    set_tiled(b, b->valid, j);
+    for (int c = 0; c < C; c++)
+      if (x[j * C + c] != 0.0f) set_tiled(b, b->x + (size_t)c * NWT, j);
+  }
+  if (run->async)
+    for (int t = 0; t < run->steps; t++)
+      for (size_t j = 0; j < cells; j++) {
+        const int q = (int)(j % (size_t)b->W), r = (int)(j / (size_t)b->W % (size_t)b->H),
+                  bb = (int)(j / ((size_t)b->W * b->H));
+        if (dlca_fire_mask(run, t, bb, r, q)) set_tiled(b, b->fire + (size_t)t * NWT, j);
+      }
+  if ((rc = build_terms(b))) {
+    dlca_bits_free(b);
+    return rc;
+  }
+  *out = b;
+  return DLCA_OK;
+}
+
+int dlca_trainer_bits(dlca_trainer *t, dlca_bits **out) {
+  if (!t || !out) return dlca__fail(DLCA_EINVAL, "dlca_trainer_bits: NULL argument");
+  *out = NULL;
+  if (!t->target) return dlca__fail(DLCA_ECONFIG, "dlca_trainer_bits: no target set");
+  dlca_model *m;
+  int rc = dlca_trainer_export_model(t, &m);
+  if (rc) return rc;
+  float *x = malloc(sizeof(float) * t->grid);
+  if (!x) {
+    dlca_model_free(m);
+    return dlca__fail(DLCA_ENOMEM, "dlca_trainer_bits: out of memory");
+  }
+  dlca__start_grids(t, t->epoch, x);
+  const dlca_run run = dlca__trainer_run(t, t->epoch);
+  rc = dlca_bits_new(m, &run, x, t->target, out);
+  free(x);
+  dlca_model_free(m);
+  return rc;
+}
+
+size_t dlca_bits_n_gates(const dlca_bits *b) { return b ? b->n_gates : 0; }
+
+int dlca_bits_op(const dlca_bits *b, size_t gate) { return b && gate < b->n_gates ? b->ops[gate] : -1; }
+
+int dlca_bits_set_op(dlca_bits *b, size_t gate, int op) {
+  if (!b) return dlca__fail(DLCA_EINVAL, "dlca_bits_set_op: NULL circuit");
+  if (gate >= b->n_gates || op < 0 || op > 15)
+    return dlca__fail(DLCA_EINVAL, "dlca_bits_set_op: gate %zu of %zu, op %d of 0..15", gate, b->n_gates, op);
+  b->ops[gate] = (uint8_t)op;
+  return DLCA_OK;
+}
+
+int dlca_bits_run(const dlca_bits *b, dlca_eval *out, float *state) {
+  if (!b || !out) return dlca__fail(DLCA_EINVAL, "dlca_bits_run: NULL argument");
+  workspace ws;
+  int rc = ws_alloc(b, 1, &ws);
+  if (rc) return rc;
+  rollout_bits(b, NULL, &ws, 1);
+  eval_copy(b, &ws, 0, out);
+  if (state)
+    for (size_t j = 0; j < b->cells; j++)
+      for (int c = 0; c < b->C; c++) state[j * b->C + c] = (float)bit_of(ws.cur + (size_t)c * ws.NW, j);
+  ws_free(&ws);
+  return DLCA_OK;
+}
+
+int dlca_bits_run_variants(const dlca_bits *b, size_t n, const size_t *gates, const uint8_t *ops, dlca_eval *out) {
+  if (!b || (n && (!gates || !ops || !out))) return dlca__fail(DLCA_EINVAL, "dlca_bits_run_variants: NULL argument");
+  for (size_t i = 0; i < n; i++)
+    if (gates[i] >= b->n_gates || ops[i] > 15)
+      return dlca__fail(DLCA_EINVAL, "dlca_bits_run_variants: variant %zu: gate %zu of %zu, op %d of 0..15", i,
+                        gates[i], b->n_gates, (int)ops[i]);
+  const int V = b->copies_max;
+  const long groups = (long)((n + (size_t)V - 1) / (size_t)V);
+  int failed = 0;
+#pragma omp parallel if (groups > 1)
+  {
+    workspace ws;
+    variant_set vs;
+    int ok = ws_alloc(b, V, &ws) == DLCA_OK;
+    vs.head = ok ? malloc(sizeof(int32_t) * b->n_gates) : NULL;
+    if (!vs.head) {
+#pragma omp atomic write
+      failed = 1;
+    } else {
+      for (size_t g = 0; g < b->n_gates; g++) vs.head[g] = -1;
+    }
+#pragma omp for schedule(dynamic, 1)
+    for (long grp = 0; grp < groups; grp++) {
+      if (!vs.head) continue;
+      const size_t first = (size_t)grp * V, count = n - first < (size_t)V ? n - first : (size_t)V;
+      for (size_t v = count; v-- > 0;) {
+        const size_t g = gates[first + v];
+        vs.op[v] = ops[first + v];
+        vs.next[v] = vs.head[g];
+        vs.head[g] = (int32_t)v;
+      }
+      rollout_bits(b, &vs, &ws, (int)count);
+      for (size_t v = 0; v < count; v++) {
+        eval_copy(b, &ws, (int)v, &out[first + v]);
+        vs.head[gates[first + v]] = -1;
+      }
+    }
+    free(vs.head);
+    if (ok) ws_free(&ws);
+  }
+  if (failed) return dlca__fail(DLCA_ENOMEM, "dlca_bits_run_variants: out of memory for %d copies of %d words", V, b->nwc);
+  return DLCA_OK;
+}
