@@ -141,7 +141,7 @@ START_TEST(test_bits_variants) {
     gates[i] = i < 20 ? G - 2 : dlca_rng_u32(11, 2, (uint32_t)i) % (i % 2 ? 30 : G) + (i % 2 ? G - 30 : 0);
     ops[i] = (uint8_t)(i < 20 ? i % 16 : dlca_rng_u32(11, 3, (uint32_t)i) % 16);
   }
-  ck_assert_int_eq(dlca_bits_run_variants(b, nv, gates, ops, got), DLCA_OK);
+  ck_assert_int_eq(dlca_bits_run_variants(b, nv, NULL, gates, ops, got), DLCA_OK);
   size_t distinct = 0;
   dlca_eval base;
   ck_assert_int_eq(dlca_bits_run(b, &base, NULL), DLCA_OK);
@@ -157,6 +157,21 @@ START_TEST(test_bits_variants) {
     distinct += e.hard_loss != base.hard_loss;
   }
   ck_assert_msg(distinct > 10, "only %zu of %zu variants change the hard loss", distinct, nv);
+  /* three changes a variant (50 variants of the same draws), some on one gate twice */
+  const int k = 3;
+  size_t first[51];
+  for (size_t i = 0; i <= nv / k; i++) first[i] = i * k;
+  ck_assert_int_eq(dlca_bits_run_variants(b, nv / k, first, gates, ops, got), DLCA_OK);
+  for (size_t i = 0; i < nv / k; i++) {
+    int keep[3];
+    for (int j = 0; j < k; j++) keep[j] = dlca_bits_op(b, gates[i * k + j]);
+    for (int j = 0; j < k; j++) ck_assert_int_eq(dlca_bits_set_op(b, gates[i * k + j], ops[i * k + j]), DLCA_OK);
+    dlca_eval e;
+    ck_assert_int_eq(dlca_bits_run(b, &e, NULL), DLCA_OK);
+    for (int j = k; j-- > 0;) ck_assert_int_eq(dlca_bits_set_op(b, gates[i * k + j], keep[j]), DLCA_OK);
+    ck_assert_msg(e.errors == got[i].errors && e.hard_loss == got[i].hard_loss,
+                  "variant %zu of %d changes: %zu errors together, %zu alone", i, k, got[i].errors, e.errors);
+  }
   dlca_bits_free(b);
   free(x), free(y);
   dlca_model_free(m);
@@ -218,7 +233,7 @@ START_TEST(test_bits_errors) {
   size_t g = G;
   uint8_t op = 1;
   dlca_eval e;
-  ck_assert_int_eq(dlca_bits_run_variants(b, 1, &g, &op, &e), DLCA_EINVAL);
+  ck_assert_int_eq(dlca_bits_run_variants(b, 1, NULL, &g, &op, &e), DLCA_EINVAL);
   ck_assert_msg(strstr(dlca_last_error(), "variant 0"), "%s", dlca_last_error());
   dlca_bits_free(b);
   dlca_model_free(m);

@@ -272,6 +272,10 @@ typedef struct outcome {
   int repair_bits;         /* on the packed-bits circuit (else circuit by circuit on the trainer) */
   repair_result repair;
   double repair_s;
+  int have_evolve;         /* --evolve ran */
+  evolve_result evolve;
+  size_t evolve_reverted;  /* gates --evolve changed that were set back */
+  double evolve_s;
 } outcome;
 
 static long warmup_epochs(const run *r) {
@@ -443,6 +447,16 @@ static void print_summary(const run *r, const outcome *w) {
            q->changed == 1 ? "" : "s", q->passes, q->passes == 1 ? "" : "es", q->tried,
            w->repair_bits ? " on packed bits" : "", w->repair_s);
   }
+  if (w->have_evolve) {
+    const evolve_result *q = &w->evolve;
+    printf("evolve:         %zu -> %zu of %zu values wrong, hard loss %.9g -> %.9g (%llu generation%s of %ld "
+           "lineages x %ld, %llu steps taken, %llu better; %zu circuits scored; %zu gates changed, %zu of them "
+           "set back; %.1f s)\n",
+           q->before.errors, q->after.errors, q->after.total, q->before.hard_loss, q->after.hard_loss,
+           (unsigned long long)q->generations, q->generations == 1 ? "" : "s", r->opt.evolve_lineages,
+           r->opt.evolve_lambda, (unsigned long long)q->taken, (unsigned long long)q->improved, q->scored, q->drift,
+           w->evolve_reverted, w->evolve_s);
+  }
   if (w->have_gates) gate_summary_print(stdout, &w->gates);
   if (w->have_scale) {
     const long S = r->opt.eval_scale;
@@ -519,6 +533,17 @@ static int repair_tick(void *ctx, int pass, size_t gate, size_t gates, const dlc
  * The search runs on the packed-bits circuit of the evaluation (all cores,
  * many variants a pass) and the kept ops go back into the logits; where the
  * start grids are not 0/1 it scores each circuit on the trainer instead. */
+/* --evolve: a line every 64 generations while it runs (carriage return on
+ * a terminal), and Ctrl-C */
+static int evolve_tick(void *ctx, int pass, size_t gen, size_t gens, const dlca_eval *cur) {
+  run *r = ctx;
+  (void)pass;
+  if (!r->opt.quiet && (gen % 1024 == 0 || cur->errors == 0 || gen == gens || stop_signal))
+    fprintf(stderr, "%s: --evolve: generation %zu of %zu%s: %zu of %zu values wrong, hard loss %.9g\n", TRAIN_PROG,
+            gen, gens, stop_signal ? " (interrupted)" : "", cur->errors, cur->total, cur->hard_loss);
+  return stop_signal != 0;
+}
+
 static int repair(run *r, outcome *w) {
   const size_t P = dlca_trainer_n_params(r->t);
   const int npg = dlca_model_params_per_gate(r->model);
@@ -530,24 +555,48 @@ static int repair(run *r, outcome *w) {
   dlca_eval ev;
   int rc = dlca_trainer_get_params(r->t, l);
   if (!rc && (rc = dlca_trainer_set_params(te, l)) == DLCA_OK && dlca_trainer_bits(te, &b) == DLCA_OK) {
-    rc = repair_bits(b, (int)r->opt.repair, repair_tick, r, &w->repair);
+    dlca_eval end;
+    if (r->opt.repair > 0) {
+      rc = repair_bits(b, (int)r->opt.repair, repair_tick, r, &w->repair);
+      w->have_repair = 1, w->repair_bits = 1;
+      w->repair_s = cli_now() - t0;
+    }
+    if (!rc && r->opt.evolve > 0 && !stop_signal) {
+      const double t1 = cli_now();
+      const size_t G = dlca_bits_n_gates(b);
+      uint8_t *orig = malloc(G);
+      if (!orig) rc = DLCA_ENOMEM;
+      for (size_t g = 0; !rc && g < G; g++) orig[g] = (uint8_t)dlca_bits_op(b, g);
+      const evolve_params ep = {(uint64_t)r->opt.evolve, dlca_rng_u32(r->opt.seed, 0x45564F4Cu, 0), /* "EVOL" */
+                                (int)r->opt.evolve_lineages, (int)r->opt.evolve_lambda, (int)r->opt.evolve_changes,
+                                64};
+      if (!rc) rc = repair_evolve(b, &ep, evolve_tick, r, &w->evolve);
+      /* drift changed many gates that the result does not need: set them back */
+      if (!rc) rc = repair_tidy(b, orig, &w->evolve_reverted);
+      free(orig);
+      w->have_evolve = 1;
+      w->evolve_s = cli_now() - t1;
+    }
     for (size_t g = 0; !rc && g < P / (size_t)npg; g++) repair_set_op(l, npg, g, dlca_bits_op(b, g));
+    if (!rc) rc = dlca_bits_run(b, &end, NULL);
     dlca_bits_free(b);
-    w->repair_bits = 1;
     /* the trainer's own evaluation of the result must agree */
-    if (!rc && !(rc = repair_score(r, l, &ev)) && ev.errors != w->repair.after.errors) {
+    if (!rc && !(rc = repair_score(r, l, &ev)) && ev.errors != end.errors) {
       free(l);
       return fail_lib(CLI_FAIL, DLCA_EPARITY,
-                      "--repair: the trainer finds %zu values wrong in the repaired circuit, the packed-bits "
-                      "circuit %zu", ev.errors, w->repair.after.errors);
+                      "--repair/--evolve: the trainer finds %zu values wrong in the changed circuit, the "
+                      "packed-bits circuit %zu", ev.errors, end.errors);
     }
+  } else if (!rc && r->opt.evolve > 0) {
+    free(l);
+    return fail_lib(CLI_USAGE, DLCA_EINVAL, "--evolve: needs start grids of 0s and 1s (the packed-bits circuit)");
   } else if (!rc) {
     rc = repair_circuit(l, P / (size_t)npg, npg, (int)r->opt.repair, repair_score, repair_tick, r, &w->repair);
+    w->have_repair = 1, w->repair_s = cli_now() - t0;
   }
   if (!rc) rc = dlca_trainer_set_params(r->t, l);
   free(l);
   if (rc) return fail_lib(CLI_FAIL, rc, "--repair");
-  w->have_repair = 1, w->repair_s = cli_now() - t0;
   return 0;
 }
 
@@ -574,7 +623,7 @@ static int finish(run *r, outcome *w) {
   if (w->have_best && (rc = dlca_trainer_set_params(r->t, r->best)))
     return fail_lib(CLI_FAIL, rc, "--keep-best: restoring the logits of epoch %llu",
                     (unsigned long long)w->best_epoch);
-  if (o->repair > 0 && (rc = repair(r, w))) return rc;
+  if ((o->repair > 0 || o->evolve > 0) && (rc = repair(r, w))) return rc;
   dlca_model *m;
   if ((rc = dlca_trainer_export_model(r->t, &m))) return fail_lib(CLI_FAIL, rc, o->save ? "--save" : "the model");
   gate_summary_of(m, &w->gates);

@@ -122,7 +122,7 @@ int repair_circuit(float *logits, size_t n_gates, int npg, int max_passes, repai
 
 static int bits_score(void *c, dlca_eval *out) { return dlca_bits_run(c, out, NULL); }
 static int bits_variants(void *c, size_t n, const size_t *gates, const uint8_t *ops, dlca_eval *out) {
-  return dlca_bits_run_variants(c, n, gates, ops, out);
+  return dlca_bits_run_variants(c, n, NULL, gates, ops, out);
 }
 static int bits_get_op(void *c, size_t g) { return dlca_bits_op(c, g); }
 static int bits_set_op(void *c, size_t g, int op) { return dlca_bits_set_op(c, g, op); }
@@ -132,4 +132,132 @@ int repair_bits(dlca_bits *b, int max_passes, repair_tick_fn tick, void *ctx, re
    * change (a few per pass) wastes at most one block */
   const repair_circuit_ops ops = {bits_score, bits_variants, bits_get_op, bits_set_op, dlca_bits_n_gates(b), 64};
   return repair_search(&ops, b, max_passes, tick, ctx, out);
+}
+
+int repair_evolve(dlca_bits *b, const evolve_params *p, repair_tick_fn tick, void *ctx, evolve_result *out) {
+  memset(out, 0, sizeof *out);
+  const size_t G = dlca_bits_n_gates(b), P = (size_t)p->lineages, L = (size_t)p->lambda, k = (size_t)p->max_changes;
+  if (P < 1 || L < 1 || k < 1 || G < 1) return DLCA_EINVAL;
+  const size_t n = P * L;
+  uint8_t *base = malloc(G), *lin = malloc(P * G);
+  size_t *diff = malloc(sizeof(size_t) * G), *first = malloc(sizeof(size_t) * (n + 1));
+  size_t cap = n * (k + 16), *gates = malloc(sizeof(size_t) * cap);
+  uint8_t *ops = malloc(cap);
+  dlca_eval *ev = malloc(sizeof(dlca_eval) * n), *cur = malloc(sizeof(dlca_eval) * P);
+  int rc = base && lin && diff && first && gates && ops && ev && cur ? dlca_bits_run(b, &out->before, NULL)
+                                                                      : DLCA_ENOMEM;
+  for (size_t g = 0; !rc && g < G; g++) base[g] = (uint8_t)dlca_bits_op(b, g);
+  for (size_t l = 0; !rc && l < P; l++) memcpy(lin + l * G, base, G), cur[l] = out->before;
+  out->scored = 1;
+  size_t best = 0;
+  for (uint64_t gen = 0; !rc && gen < p->generations && cur[best].errors > 0; gen++) {
+    const uint32_t stream = (uint32_t)gen ^ (uint32_t)(gen >> 32) * 0x9E3779B9u;
+    size_t ne = 0;
+    for (size_t l = 0; l < P && !rc; l++) {
+      size_t nd = 0;
+      for (size_t g = 0; g < G; g++)
+        if (lin[l * G + g] != base[g]) diff[nd++] = g;
+      if (ne + L * (nd + k) > cap) {
+        cap = 2 * (ne + L * (nd + k));
+        size_t *g2 = realloc(gates, sizeof(size_t) * cap);
+        uint8_t *o2 = g2 ? realloc(ops, cap) : NULL;
+        if (g2) gates = g2;
+        if (o2) ops = o2;
+        if (!g2 || !o2) {
+          rc = DLCA_ENOMEM;
+          break;
+        }
+      }
+      for (size_t o = 0; o < L; o++) {
+        const size_t i = l * L + o;
+        first[i] = ne;
+        for (size_t d = 0; d < nd; d++) gates[ne] = diff[d], ops[ne++] = lin[l * G + diff[d]];
+        const uint32_t c0 = (uint32_t)(i * (k + 1) * 2);
+        const size_t m = 1 + dlca_rng_u32(p->seed, stream, c0) % k;
+        for (size_t j = 0; j < m; j++) {
+          const uint32_t c = c0 + 2 * (uint32_t)(j + 1);
+          const size_t g = dlca_rng_u32(p->seed, stream, c) % G;
+          const uint32_t r = dlca_rng_u32(p->seed, stream, c + 1);
+          gates[ne] = g;
+          ops[ne++] = (uint8_t)(j == 0 ? (lin[l * G + g] + 1 + r % 15) % 16 : r % 16);
+        }
+      }
+    }
+    first[n] = ne;
+    if (rc || (rc = dlca_bits_run_variants(b, n, first, gates, ops, ev))) break;
+    out->scored += n;
+    out->generations = gen + 1;
+    for (size_t l = 0; l < P; l++) {
+      size_t w = l * L;
+      for (size_t o = 1; o < L; o++)
+        if (better(&ev[l * L + o], &ev[w])) w = l * L + o;
+      if (better(&cur[l], &ev[w])) continue;
+      /* the offspring's own changes are the last ones of its list */
+      const size_t m = 1 + dlca_rng_u32(p->seed, stream, (uint32_t)(w * (k + 1) * 2)) % k;
+      for (size_t e = first[w + 1] - m; e < first[w + 1]; e++) lin[l * G + gates[e]] = ops[e];
+      out->improved += better(&ev[w], &cur[l]);
+      out->taken++;
+      cur[l] = ev[w];
+    }
+    best = 0;
+    size_t worst = 0;
+    for (size_t l = 1; l < P; l++) {
+      if (better(&cur[l], &cur[best])) best = l;
+      if (!better(&cur[l], &cur[worst])) worst = l;
+    }
+    if (p->migrate_every > 0 && (gen + 1) % (uint64_t)p->migrate_every == 0 && worst != best) {
+      memcpy(lin + worst * G, lin + best * G, G);
+      cur[worst] = cur[best];
+    }
+    if (tick && ((gen + 1) % 64 == 0 || cur[best].errors == 0) &&
+        tick(ctx, 0, (size_t)(gen + 1), (size_t)p->generations, &cur[best])) {
+      out->stopped = 1;
+      break;
+    }
+  }
+  out->after = out->before;
+  if (!rc && out->generations) {
+    for (size_t g = 0; g < G && !rc; g++)
+      if (lin[best * G + g] != base[g]) rc = dlca_bits_set_op(b, g, lin[best * G + g]), out->drift++;
+    out->after = cur[best];
+  }
+  free(base), free(lin), free(diff), free(first), free(gates), free(ops), free(ev), free(cur);
+  return rc;
+}
+
+/* Sets gates[0..n) to their orig ops and keeps that unless it is worse
+ * than *cur; else the same for each half. */
+static int tidy_set(dlca_bits *b, const uint8_t *orig, const size_t *gates, size_t n, dlca_eval *cur,
+                    size_t *reverted) {
+  if (!n) return DLCA_OK;
+  uint8_t *keep = malloc(n);
+  if (!keep) return DLCA_ENOMEM;
+  int rc = DLCA_OK;
+  for (size_t i = 0; i < n; i++) keep[i] = (uint8_t)dlca_bits_op(b, gates[i]);
+  for (size_t i = 0; i < n && !rc; i++) rc = dlca_bits_set_op(b, gates[i], orig[gates[i]]);
+  dlca_eval ev;
+  if (!rc && !(rc = dlca_bits_run(b, &ev, NULL)) && !better(cur, &ev)) {
+    *cur = ev, *reverted += n;
+    free(keep);
+    return DLCA_OK;
+  }
+  for (size_t i = 0; i < n && !rc; i++) rc = dlca_bits_set_op(b, gates[i], keep[i]);
+  free(keep);
+  if (rc || n == 1) return rc;
+  if ((rc = tidy_set(b, orig, gates, n / 2, cur, reverted))) return rc;
+  return tidy_set(b, orig, gates + n / 2, n - n / 2, cur, reverted);
+}
+
+int repair_tidy(dlca_bits *b, const uint8_t *orig_ops, size_t *reverted) {
+  *reverted = 0;
+  const size_t G = dlca_bits_n_gates(b);
+  size_t *gates = malloc(sizeof(size_t) * (G ? G : 1)), n = 0;
+  if (!gates) return DLCA_ENOMEM;
+  for (size_t g = 0; g < G; g++)
+    if (dlca_bits_op(b, g) != orig_ops[g]) gates[n++] = g;
+  dlca_eval cur;
+  int rc = dlca_bits_run(b, &cur, NULL);
+  if (!rc) rc = tidy_set(b, orig_ops, gates, n, &cur, reverted);
+  free(gates);
+  return rc;
 }

@@ -58,4 +58,43 @@ int repair_circuit(float *logits, size_t n_gates, int npg, int max_passes, repai
 /* repair_search on a packed-bits circuit, which holds the result. */
 int repair_bits(dlca_bits *b, int max_passes, repair_tick_fn tick, void *ctx, repair_result *out);
 
+/* Evolution of a packed-bits circuit (dlca-train --evolve), after
+ * Cartesian genetic programming: `lineages` copies of the circuit evolve
+ * side by side, each as a (1 + lambda) strategy. A generation scores lambda
+ * offspring per lineage, each with 1 to max_changes random gates set to
+ * random ops (the first to an op other than its own), and a lineage's best
+ * offspring (the first of equals) replaces it unless it is worse: changes
+ * that keep (errors, hard loss) are taken too, so that lineages drift
+ * across plateaus. Every migrate_every generations the worst lineage (the
+ * last of equals) becomes a copy of the best (the first of equals). The
+ * draws come from seed (doc/rng.md's counter-based generator), so a seed
+ * gives the same search on every machine and thread count. Stops at 0
+ * values wrong, after `generations`, or when tick (called every 64
+ * generations with gate = generations done) returns nonzero; the circuit
+ * becomes the best lineage. */
+typedef struct evolve_params {
+  uint64_t generations, seed;
+  int lineages, lambda, max_changes, migrate_every;
+} evolve_params;
+
+typedef struct evolve_result {
+  dlca_eval before, after;
+  uint64_t generations;   /* run */
+  uint64_t taken;         /* lineage steps taken (offspring that replaced their parent) */
+  uint64_t improved;      /* of those, the ones that lowered (errors, hard loss) */
+  size_t scored;          /* circuits scored */
+  size_t drift;           /* gates where the result differs from the circuit given */
+  int stopped;
+} evolve_result;
+
+int repair_evolve(dlca_bits *b, const evolve_params *p, repair_tick_fn tick, void *ctx, evolve_result *out);
+
+/* Undoes what drift left behind: sets the gates whose op differs from
+ * orig_ops[] back to it, wherever that does not make (errors, hard loss)
+ * worse, so that the circuit keeps the trained ops it does not need to
+ * change (and its active-gate count). All such gates at once first, then
+ * halves of the set that failed, down to single gates. *reverted counts
+ * the gates set back. */
+int repair_tidy(dlca_bits *b, const uint8_t *orig_ops, size_t *reverted);
+
 #endif

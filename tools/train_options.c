@@ -84,6 +84,17 @@ static const char help_text[] =
     "                         the hard loss) of the hard evaluation; for presets\n"
     "                         whose start is fixed (growth, colour; gol's 512\n"
     "                         boards). Before --eval-fresh and --restarts decide\n"
+    "    --evolve N           after --repair, at most N generations of evolution of\n"
+    "                         the hard circuit (Cartesian genetic programming): P\n"
+    "                         lineages, each keeping the best of L offspring with\n"
+    "                         1 to M random gates set to random ops unless it is\n"
+    "                         worse (equal ones are kept: drift across plateaus);\n"
+    "                         every 64 generations the worst lineage becomes a\n"
+    "                         copy of the best. Drifted gates the result does not\n"
+    "                         need are set back. All CPU cores (OMP_NUM_THREADS);\n"
+    "                         Ctrl-C stops it with the best circuit so far\n"
+    "    --evolve-lineages P  lineages (default 64)\n"
+    "    --evolve-lambda L    offspring per lineage and generation (default 4)\n"    "    --evolve-changes M   at most M gates changed per offspring (default 3)\n"
     "    --restarts N         while the saved circuit is not right on every fresh\n"
     "                         grid (--eval-fresh, 100 batches if not given; and\n"
     "                         with --eval-scale, exact on the larger grid), train\n"
@@ -175,7 +186,7 @@ enum {
   OPT_PRESET = 256, OPT_EPOCHS, OPT_BATCH, OPT_STEPS, OPT_LR, OPT_SEED, OPT_DEVICE, OPT_BACKEND, OPT_LOG,
   OPT_EVAL_EVERY, OPT_SAVE, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESUME, OPT_MODEL, OPT_TARGET,
   OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_LR_SCHEDULE, OPT_WARMUP, OPT_MIN_LR, OPT_COOLDOWN_FACTOR, OPT_PLATEAU,
-  OPT_MAX_COOLDOWNS, OPT_EARLY_STOP, OPT_KEEP_BEST, OPT_EVAL_FRESH, OPT_RESTARTS, OPT_EVAL_SCALE, OPT_REPAIR, OPT_RESTART_FROM, OPT_REFERENCE_PROTOCOL,
+  OPT_MAX_COOLDOWNS, OPT_EARLY_STOP, OPT_KEEP_BEST, OPT_EVAL_FRESH, OPT_RESTARTS, OPT_EVAL_SCALE, OPT_REPAIR, OPT_EVOLVE, OPT_EVOLVE_LINEAGES, OPT_EVOLVE_LAMBDA, OPT_EVOLVE_CHANGES, OPT_RESTART_FROM, OPT_REFERENCE_PROTOCOL,
   OPT_TEMPERATURE, OPT_GUMBEL, OPT_STRAIGHT_THROUGH, OPT_GRAD_NOISE, OPT_RECIPE, OPT_PARAM, OPT_IWP_INIT
 };
 
@@ -211,6 +222,10 @@ static const struct option long_options[] = {
     {"eval-scale", required_argument, NULL, OPT_EVAL_SCALE},
     {"repair", required_argument, NULL, OPT_REPAIR},
     {"restart-from", required_argument, NULL, OPT_RESTART_FROM},
+    {"evolve", required_argument, NULL, OPT_EVOLVE},
+    {"evolve-lineages", required_argument, NULL, OPT_EVOLVE_LINEAGES},
+    {"evolve-lambda", required_argument, NULL, OPT_EVOLVE_LAMBDA},
+    {"evolve-changes", required_argument, NULL, OPT_EVOLVE_CHANGES},
     {"reference-protocol", no_argument, NULL, OPT_REFERENCE_PROTOCOL},
     {"temperature", required_argument, NULL, OPT_TEMPERATURE},
     {"gumbel", required_argument, NULL, OPT_GUMBEL},
@@ -240,6 +255,7 @@ int train_options_parse(int argc, char **argv, train_options *o) {
   o->cooldown_factor = 0.1;
   o->plateau = 100;
   o->max_cooldowns = 2;
+  o->evolve_lineages = 64, o->evolve_lambda = 4, o->evolve_changes = 3;
   o->temperature = o->gumbel = -1;
   o->param = -1;
   /* which cooldown-only or training-changing options were given, for the checks below */
@@ -334,6 +350,16 @@ int train_options_parse(int argc, char **argv, train_options *o) {
       case OPT_RESTARTS: bad = cli_parse_long(TRAIN_PROG, "--restarts", optarg, 0, 100000, &o->restarts); break;
       case OPT_EVAL_SCALE: bad = cli_parse_long(TRAIN_PROG, "--eval-scale", optarg, 1, 16, &o->eval_scale); break;
       case OPT_REPAIR: bad = cli_parse_long(TRAIN_PROG, "--repair", optarg, 0, 100, &o->repair); break;
+      case OPT_EVOLVE: bad = cli_parse_long(TRAIN_PROG, "--evolve", optarg, 0, 1000000000L, &o->evolve); break;
+      case OPT_EVOLVE_LINEAGES:
+        bad = cli_parse_long(TRAIN_PROG, "--evolve-lineages", optarg, 1, 65536L, &o->evolve_lineages);
+        break;
+      case OPT_EVOLVE_LAMBDA:
+        bad = cli_parse_long(TRAIN_PROG, "--evolve-lambda", optarg, 1, 65536L, &o->evolve_lambda);
+        break;
+      case OPT_EVOLVE_CHANGES:
+        bad = cli_parse_long(TRAIN_PROG, "--evolve-changes", optarg, 1, 64, &o->evolve_changes);
+        break;
       case OPT_RESTART_FROM:
         bad = cli_parse_long(TRAIN_PROG, "--restart-from", optarg, 0, 100000, &o->restart_from);
         break;

@@ -32,6 +32,10 @@ typedef struct train_options {
   long restarts;                 /* train again with the next seed while the fresh check fails, this often */
   long eval_scale;               /* checkerboards: also on an N-times larger grid for N times the steps; 0: no */
   long repair;                   /* at most N passes of greedy repair of the saved hard circuit; 0: none */
+  long evolve;                   /* generations of (1 + lambda) evolution after the repair; 0: none */
+  long evolve_lineages;          /* lineages evolving side by side (default 64) */
+  long evolve_lambda;            /* offspring per lineage and generation (default 4) */
+  long evolve_changes;           /* at most this many gates changed per offspring (default 3) */
   long restart_from;             /* --restarts: the first run's k (seed + 1000 k); 0: the seed itself */
   int reference_protocol;        /* --reference-protocol */
   /* Issue 6 relaxations (dlca_relax). temperature and gumbel are -1 when

@@ -39,10 +39,14 @@ DLCA_API DLCA_WUR int dlca_bits_set_op(dlca_bits *b, size_t gate, int op);
  * state [batch][height][width][channels] of 0s and 1s if state != NULL. */
 DLCA_API DLCA_WUR int dlca_bits_run(const dlca_bits *b, dlca_eval *out, float *state);
 
-/* n variants of the circuit, variant i the circuit with gate gates[i] set
- * to op ops[i], run in parallel (OpenMP) into out[i]; the circuit itself is
- * unchanged. Several variants share each pass over the gates. */
-DLCA_API DLCA_WUR int dlca_bits_run_variants(const dlca_bits *b, size_t n, const size_t *gates,
+/* n variants of the circuit, run in parallel (OpenMP) into out[i]; the
+ * circuit itself is unchanged. Variant i sets gate gates[e] to op ops[e]
+ * for e from first[i] to first[i + 1] - 1, in that order (a gate named
+ * twice takes the later op); first == NULL means one change each (first[i]
+ * = i). Several variants share each pass over the gates, and a change
+ * costs little beside the pass: variants may differ from the circuit in
+ * hundreds of gates. */
+DLCA_API DLCA_WUR int dlca_bits_run_variants(const dlca_bits *b, size_t n, const size_t *first, const size_t *gates,
                                              const uint8_t *ops, dlca_eval *out);
 
 #ifdef __cplusplus

@@ -46,11 +46,12 @@ struct dlca_bits {
   float *target;/* [cells][C] */
 };
 
-/* One pass's variants: gate g's changed copies are head[g], next[...] */
+/* One pass's changes: gate g's are head[g], then next[...]; change e is
+ * op[e] on copy copy[e] */
 typedef struct variant_set {
   int32_t *head;      /* [n_gates], -1: none */
-  int32_t next[64];
-  uint8_t op[64];
+  int32_t *next;      /* [copies_max * k] */
+  uint8_t *op, *copy;
 } variant_set;
 
 /* A thread's planes for one pass. */
@@ -109,8 +110,10 @@ static void layer_bits(const dlca_bits *b, const variant_set *vs, const dlca_lay
     word *po = out + (size_t)g * NW;
     gate_op(b->ops[g0 + g], pa, pb, po, NW);
     if (vs)
-      for (int32_t v = vs->head[g0 + g]; v >= 0; v = vs->next[v])
-        gate_op(vs->op[v], pa + (size_t)v * nwc, pb + (size_t)v * nwc, po + (size_t)v * nwc, nwc);
+      for (int32_t e = vs->head[g0 + g]; e >= 0; e = vs->next[e]) {
+        const size_t o = (size_t)vs->copy[e] * nwc;
+        gate_op(vs->op[e], pa + o, pb + o, po + o, nwc);
+      }
   }
 }
 
@@ -360,12 +363,22 @@ int dlca_bits_run(const dlca_bits *b, dlca_eval *out, float *state) {
   return DLCA_OK;
 }
 
-int dlca_bits_run_variants(const dlca_bits *b, size_t n, const size_t *gates, const uint8_t *ops, dlca_eval *out) {
+int dlca_bits_run_variants(const dlca_bits *b, size_t n, const size_t *first, const size_t *gates,
+                           const uint8_t *ops, dlca_eval *out) {
   if (!b || (n && (!gates || !ops || !out))) return dlca__fail(DLCA_EINVAL, "dlca_bits_run_variants: NULL argument");
-  for (size_t i = 0; i < n; i++)
-    if (gates[i] >= b->n_gates || ops[i] > 15)
-      return dlca__fail(DLCA_EINVAL, "dlca_bits_run_variants: variant %zu: gate %zu of %zu, op %d of 0..15", i,
-                        gates[i], b->n_gates, (int)ops[i]);
+  /* variant i's changes are [F(i), F(i + 1)) */
+#define F(i) (first ? first[i] : (size_t)(i))
+  size_t most = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (F(i + 1) < F(i))
+      return dlca__fail(DLCA_EINVAL, "dlca_bits_run_variants: variant %zu: first[%zu] = %zu > first[%zu] = %zu", i,
+                        i + 1, F(i + 1), i, F(i));
+    if (F(i + 1) - F(i) > most) most = F(i + 1) - F(i);
+    for (size_t e = F(i); e < F(i + 1); e++)
+      if (gates[e] >= b->n_gates || ops[e] > 15)
+        return dlca__fail(DLCA_EINVAL, "dlca_bits_run_variants: variant %zu: gate %zu of %zu, op %d of 0..15", i,
+                          gates[e], b->n_gates, (int)ops[e]);
+  }
   const int V = b->copies_max;
   const long groups = (long)((n + (size_t)V - 1) / (size_t)V);
   int failed = 0;
@@ -373,33 +386,41 @@ int dlca_bits_run_variants(const dlca_bits *b, size_t n, const size_t *gates, co
   {
     workspace ws;
     variant_set vs;
+    size_t cap = (size_t)V * (most ? most : 1); /* changes of one group, grown when a group has more */
     int ok = ws_alloc(b, V, &ws) == DLCA_OK;
     vs.head = ok ? malloc(sizeof(int32_t) * b->n_gates) : NULL;
-    if (!vs.head) {
+    vs.next = malloc(sizeof(int32_t) * cap);
+    vs.op = malloc(cap), vs.copy = malloc(cap);
+    if (!vs.head || !vs.next || !vs.op || !vs.copy) {
 #pragma omp atomic write
       failed = 1;
+      free(vs.head);
+      vs.head = NULL;
     } else {
       for (size_t g = 0; g < b->n_gates; g++) vs.head[g] = -1;
     }
 #pragma omp for schedule(dynamic, 1)
     for (long grp = 0; grp < groups; grp++) {
       if (!vs.head) continue;
-      const size_t first = (size_t)grp * V, count = n - first < (size_t)V ? n - first : (size_t)V;
-      for (size_t v = count; v-- > 0;) {
-        const size_t g = gates[first + v];
-        vs.op[v] = ops[first + v];
-        vs.next[v] = vs.head[g];
-        vs.head[g] = (int32_t)v;
-      }
+      const size_t v0 = (size_t)grp * V, count = n - v0 < (size_t)V ? n - v0 : (size_t)V;
+      const size_t e0 = F(v0), ec = F(v0 + count) - e0;
+      /* in reverse, so that a gate's chain runs in change order (the later op wins) */
+      for (size_t v = count; v-- > 0;)
+        for (size_t e = F(v0 + v + 1); e-- > F(v0 + v);) {
+          const size_t g = gates[e], x = e - e0;
+          vs.op[x] = ops[e];
+          vs.copy[x] = (uint8_t)v;
+          vs.next[x] = vs.head[g];
+          vs.head[g] = (int32_t)x;
+        }
       rollout_bits(b, &vs, &ws, (int)count);
-      for (size_t v = 0; v < count; v++) {
-        eval_copy(b, &ws, (int)v, &out[first + v]);
-        vs.head[gates[first + v]] = -1;
-      }
+      for (size_t v = 0; v < count; v++) eval_copy(b, &ws, (int)v, &out[v0 + v]);
+      for (size_t e = 0; e < ec; e++) vs.head[gates[e0 + e]] = -1;
     }
-    free(vs.head);
+    free(vs.head), free(vs.next), free(vs.op), free(vs.copy);
     if (ok) ws_free(&ws);
   }
+#undef F
   if (failed) return dlca__fail(DLCA_ENOMEM, "dlca_bits_run_variants: out of memory for %d copies of %d words", V, b->nwc);
   return DLCA_OK;
 }
