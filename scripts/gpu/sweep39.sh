@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# GPU call 39 (2026-11-25): colour seeds 1-4 go on from run 6 (runs 0-5 of each failed in sweep37.sh,
+# 0-4 in sweep38.sh) with the packed-bits --repair 1 and no --evolve: a run is then about 12 s with
+# four chains sharing the GPU (4 threads each for the repair), so a chain gets some 40 runs in 8 minutes.
+set -u
+source .dev/gpu-env.sh .dev/debs >/dev/null 2>&1
+tar xzf .dev/dlca_cl-*.tar.gz -C /tmp && cd /tmp/dlca_cl-* || exit 1
+./configure -q >/dev/null 2>&1 && make -j16 -s >/dev/null 2>&1 || { echo BUILD FAILED; exit 1; }
+export DLCA_CL_DEVICE=gpu
+R=$OUT/r; mkdir -p $R
+tools/dlca-train --preset colour --epochs 10 --quiet >/dev/null 2>&1
+for s in 1 2 3 4; do
+  OMP_NUM_THREADS=4 timeout 500 tools/dlca-train --preset colour --seed $s --gumbel 0.5 --keep-best --eval-every 10 \
+    --repair 1 --restarts 59 --restart-from 6 --save $R/colour-s$s.json > $R/colour-s$s.out 2> $R/colour-s$s.err &
+done
+wait
+for s in 1 2 3 4; do
+  echo "s$s: $(grep -o "[0-9]* -> [0-9]* of 768" $R/colour-s$s.out | tr "\n" ",") $(grep -E "right on every|restarts" $R/colour-s$s.err | tail -1)"
+  grep -q "right on every fresh grid at run" $R/colour-s$s.err || rm -f $R/colour-s$s.json
+done
+grep -h "^repair:\|^wall" $R/colour-s1.out | head -4
+cd $OUT && tar czf r.tgz r && rm -rf r
