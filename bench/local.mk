@@ -20,3 +20,10 @@ noinst_PROGRAMS += bench/dlca-recipes
 bench_dlca_recipes_SOURCES = bench/dlca-recipes.c tools/cli.h tools/targets.c tools/targets.h \
 	tools/image.c tools/image.h tools/builtin.c tools/builtin.h
 bench_dlca_recipes_LDADD = libdlca_cl.la $(JANSSON_LIBS) $(PNG_LIBS) -lm
+
+# dlca-hardbench: the hard evaluation of a preset's circuit on the float
+# reference, an OpenCL device and the packed-bits circuit (doc/bits.md).
+noinst_PROGRAMS += bench/dlca-hardbench
+bench_dlca_hardbench_SOURCES = bench/dlca-hardbench.c tools/cli.h
+bench_dlca_hardbench_LDADD = libdlca_cl.la $(JANSSON_LIBS) -lm
+bench_dlca_hardbench_LDFLAGS = $(OPENMP_CFLAGS)

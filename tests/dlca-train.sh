@@ -111,6 +111,22 @@ expect 0 "restart-from" -- "$prog" --backend ref --preset checkerboard --steps 2
 grep -q 'restart 4 of 4 with seed 4005' err.txt || fail "--restart-from: no restart at run 4: $(cat err.txt)"
 grep -q 'none of the 2 runs .*seed 4005' err.txt || fail "--restart-from: no final word: $(cat err.txt)"
 expect 2 "restart-from without restarts" -- "$prog" --backend ref --preset checkerboard --epochs 1 --restart-from 2
+# --repair on the packed-bits circuit, then --evolve: gol's 512 boards, so
+# that a search has something to fix; the same seed gives the same circuit
+# on 1 thread and on 2 (the draws do not depend on the threads)
+evo() { "$prog" --backend ref --preset gol --seed 3 --epochs 20 --eval-every 10 --repair 1 --evolve 40 \
+  --evolve-lineages 8 "$@"; }
+export OMP_NUM_THREADS=1
+expect 0 "repair and evolve, 1 thread" -- evo --save evo1.json
+grep -q '^repair: .* on packed bits' out.txt || fail "--repair: not on packed bits: $(cat out.txt)"
+grep -q '^evolve: .* 8 lineages x 4' out.txt || fail "--evolve: no summary line: $(cat out.txt)"
+sed -n 's/^evolve: *\([0-9]* -> [0-9]*\).*/\1/p' out.txt >evo1.txt
+export OMP_NUM_THREADS=2
+expect 0 "repair and evolve, 2 threads" -- evo --save evo2.json
+sed -n 's/^evolve: *\([0-9]* -> [0-9]*\).*/\1/p' out.txt | cmp -s - evo1.txt || fail "--evolve: 1 and 2 threads differ"
+cmp -s evo1.json evo2.json || fail "--evolve: the saved circuits of 1 and 2 threads differ"
+unset OMP_NUM_THREADS
+expect 2 "evolve-lineages 0" -- evo --evolve-lineages 0
 # --eval-scale: the saved circuit on 8 fresh grids S times larger for S times the steps
 expect 0 "eval-scale" -- "$prog" --backend ref --preset checkerboard --steps 2 --epochs 2 --eval-scale 2 --seed 5
 grep -q '^generalisation: .* of 8192 values wrong; 8 fresh grids of 32x32, 4 steps, scale 2' out.txt ||

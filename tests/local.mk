@@ -40,3 +40,6 @@ EXTRA_DIST += tests/dlca-recipes.sh
 # End-to-end test of tools/dlca-eval on the CPU reference.
 TESTS += tests/dlca-eval.sh
 EXTRA_DIST += tests/dlca-eval.sh
+# Smoke test of bench/dlca-hardbench on the CPU engines.
+TESTS += tests/dlca-hardbench.sh
+EXTRA_DIST += tests/dlca-hardbench.sh
