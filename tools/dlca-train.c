@@ -80,6 +80,7 @@ typedef struct run {
   float *params;              /* gol: the logits copied into gol_eval */
   float *best;                /* --keep-best: the logits of the lowest hard loss */
   const train_recipe *recipe; /* the preset's recommended recipe in use, or NULL */
+  int repair_of_recipe;       /* --repair came from the recipe, not the command line */
   int gol_order[GOL_BOARDS];
   char device[512];
   int fresh_ok;               /* the last run's circuit was right on every fresh grid */
@@ -544,7 +545,7 @@ static int evolve_tick(void *ctx, int pass, size_t gen, size_t gens, const dlca_
   return stop_signal != 0;
 }
 
-static int repair(run *r, outcome *w) {
+static int repair(run *r, outcome *w, int passes_on) {
   const size_t P = dlca_trainer_n_params(r->t);
   const int npg = dlca_model_params_per_gate(r->model);
   dlca_trainer *te = r->gol_eval ? r->gol_eval : r->t;
@@ -556,7 +557,7 @@ static int repair(run *r, outcome *w) {
   int rc = dlca_trainer_get_params(r->t, l);
   if (!rc && (rc = dlca_trainer_set_params(te, l)) == DLCA_OK && dlca_trainer_bits(te, &b) == DLCA_OK) {
     dlca_eval end;
-    if (r->opt.repair > 0) {
+    if (passes_on) {
       rc = repair_bits(b, (int)r->opt.repair, repair_tick, r, &w->repair);
       w->have_repair = 1, w->repair_bits = 1;
       w->repair_s = cli_now() - t0;
@@ -590,7 +591,7 @@ static int repair(run *r, outcome *w) {
   } else if (!rc && r->opt.evolve > 0) {
     free(l);
     return fail_lib(CLI_USAGE, DLCA_EINVAL, "--evolve: needs start grids of 0s and 1s (the packed-bits circuit)");
-  } else if (!rc) {
+  } else if (!rc && passes_on) {
     rc = repair_circuit(l, P / (size_t)npg, npg, (int)r->opt.repair, repair_score, repair_tick, r, &w->repair);
     w->have_repair = 1, w->repair_s = cli_now() - t0;
   }
@@ -623,7 +624,9 @@ static int finish(run *r, outcome *w) {
   if (w->have_best && (rc = dlca_trainer_set_params(r->t, r->best)))
     return fail_lib(CLI_FAIL, rc, "--keep-best: restoring the logits of epoch %llu",
                     (unsigned long long)w->best_epoch);
-  if ((o->repair > 0 || o->evolve > 0) && (rc = repair(r, w))) return rc;
+  /* the recipe's repair is for what this run trained; --repair given repairs any model (--epochs 0) */
+  const int repair_now = r->opt.repair > 0 && !(r->repair_of_recipe && w->epochs == w->first);
+  if ((repair_now || o->evolve > 0) && (rc = repair(r, w, repair_now))) return rc;
   dlca_model *m;
   if ((rc = dlca_trainer_export_model(r->t, &m))) return fail_lib(CLI_FAIL, rc, o->save ? "--save" : "the model");
   gate_summary_of(m, &w->gates);
@@ -675,7 +678,9 @@ static void apply_overrides(run *r) {
     if (!o->lr_schedule_given && q->cooldown) r->opt.lr_schedule = TRAIN_LR_COOLDOWN;
     if (o->early_stop == 0) r->opt.early_stop = q->early_stop;
     if (q->keep_best) r->opt.keep_best = 1;
+    if (o->repair < 0) r->opt.repair = q->repair, r->repair_of_recipe = q->repair > 0;
   }
+  if (r->opt.repair < 0) r->opt.repair = 0;
   if (r->opt.epochs < 0) r->opt.epochs = r->preset.epochs;
 }
 

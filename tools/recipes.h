@@ -1,6 +1,7 @@
 /* dlca-train's recommended recipe per preset (issue 6): the relaxation that
  * measured best on that preset (relaxation, batch, epochs, schedule and
- * stopping; an option given on the command line wins), applied unless
+ * stopping, and the repair of the hard circuit; an option given on the
+ * command line wins), applied unless
  * --reference-protocol (or --recipe reference) asks for the paper's protocol. The evidence for each
  * entry is in doc/training.md. */
 #ifndef DLCA_TOOLS_RECIPES_H
@@ -17,6 +18,7 @@ typedef struct train_recipe {
   long early_stop;           /* --early-stop K; 0: none */
   int keep_best;             /* --keep-best */
   int param;                 /* the gate parametrisation it was measured with (DLCA_PARAM_*) */
+  long repair;               /* --repair N; 0: none */
 } train_recipe;
 
 /* The recommended recipe of a preset and parametrisation (DLCA_PARAM_*), or

@@ -255,6 +255,7 @@ int train_options_parse(int argc, char **argv, train_options *o) {
   o->cooldown_factor = 0.1;
   o->plateau = 100;
   o->max_cooldowns = 2;
+  o->repair = -1; /* the recipe's, else none */
   o->evolve_lineages = 64, o->evolve_lambda = 4, o->evolve_changes = 3;
   o->temperature = o->gumbel = -1;
   o->param = -1;

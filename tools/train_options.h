@@ -31,7 +31,7 @@ typedef struct train_options {
   long eval_fresh;               /* batches of the final fresh evaluation; 0: none */
   long restarts;                 /* train again with the next seed while the fresh check fails, this often */
   long eval_scale;               /* checkerboards: also on an N-times larger grid for N times the steps; 0: no */
-  long repair;                   /* at most N passes of greedy repair of the saved hard circuit; 0: none */
+  long repair;                   /* at most N passes of greedy repair of the saved hard circuit; 0: none; -1: the recipe's */
   long evolve;                   /* generations of (1 + lambda) evolution after the repair; 0: none */
   long evolve_lineages;          /* lineages evolving side by side (default 64) */
   long evolve_lambda;            /* offspring per lineage and generation (default 4) */
