@@ -162,6 +162,14 @@ static int trainer_of(dlca_context *ctx, const dlca_model *m, const dlca_preset 
   return rc;
 }
 
+/* Times `call` (a DLCA_ status expression) o->repeats times into t[], while rc is 0. */
+#define TIMED(call)                                        \
+  for (long i_ = 0; !rc && i_ < o->repeats; i_++) {        \
+    const double t0_ = cli_now();                          \
+    rc = (call);                                           \
+    t[i_] = cli_now() - t0_;                               \
+  }
+
 static int bench_preset(const options *o, dlca_context *ctx, const char *name, row *r, char *err, size_t nerr) {
   memset(r, 0, sizeof *r);
   snprintf(r->preset, sizeof r->preset, "%s", name);
@@ -188,30 +196,18 @@ static int bench_preset(const options *o, dlca_context *ctx, const char *name, r
     r->threads = omp_get_max_threads();
   }
   /* the float reference, one evaluation */
-  for (long i = 0; !rc && i < o->repeats; i++) {
-    double t0 = cli_now();
-    rc = dlca_trainer_eval_hard(tr, &e);
-    t[i] = cli_now() - t0;
-  }
+  TIMED(dlca_trainer_eval_hard(tr, &e));
   if (!rc) r->ref_ms = 1e3 * median(t, o->repeats), r->errors = e.errors;
   if (!rc && ctx) {
     if (!(rc = trainer_of(ctx, m, &p, &tc))) rc = dlca_trainer_eval_hard(tc, &ec); /* the kernel build */
-    for (long i = 0; !rc && i < o->repeats; i++) {
-      double t0 = cli_now();
-      rc = dlca_trainer_eval_hard(tc, &ec);
-      t[i] = cli_now() - t0;
-    }
+    TIMED(dlca_trainer_eval_hard(tc, &ec));
     if (!rc) r->cl_ms = 1e3 * median(t, o->repeats);
     if (!rc && ec.errors != e.errors) {
       snprintf(err, nerr, "the device finds %zu values wrong, the reference %zu", ec.errors, e.errors);
       rc = DLCA_EPARITY;
     }
   }
-  for (long i = 0; !rc && i < o->repeats; i++) {
-    double t0 = cli_now();
-    rc = dlca_bits_run(b, &ec, NULL);
-    t[i] = cli_now() - t0;
-  }
+  TIMED(dlca_bits_run(b, &ec, NULL));
   if (!rc) r->bits_ms = 1e3 * median(t, o->repeats);
   if (!rc && ec.errors != e.errors) {
     snprintf(err, nerr, "the packed bits find %zu values wrong, the reference %zu", ec.errors, e.errors);
@@ -221,11 +217,7 @@ static int bench_preset(const options *o, dlca_context *ctx, const char *name, r
     gates[i] = (size_t)dlca_rng_u32(11, 2, (uint32_t)i) % r->gates;
     ops[i] = (uint8_t)(dlca_rng_u32(11, 3, (uint32_t)i) % 16);
   }
-  for (long i = 0; !rc && i < o->repeats; i++) {
-    double t0 = cli_now();
-    rc = dlca_bits_run_variants(b, (size_t)o->variants, NULL, gates, ops, out);
-    t[i] = cli_now() - t0;
-  }
+  TIMED(dlca_bits_run_variants(b, (size_t)o->variants, NULL, gates, ops, out));
   if (!rc) r->variants_per_s = (double)o->variants / median(t, o->repeats);
   if (rc && !err[0]) snprintf(err, nerr, "%s", dlca_last_error()[0] ? dlca_last_error() : dlca_strerror(rc));
   dlca_bits_free(b);
