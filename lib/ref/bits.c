@@ -18,7 +18,6 @@
 #include <string.h>
 #include "dlca_cl/bits.h"
 #include "ref/ref_impl.h"
-#include "train/trainer_impl.h"
 
 typedef uint64_t word;
 
@@ -315,26 +314,6 @@ int dlca_bits_new(const dlca_model *m, const dlca_run *run, const float *x, cons
   }
   *out = b;
   return DLCA_OK;
-}
-
-int dlca_trainer_bits(dlca_trainer *t, dlca_bits **out) {
-  if (!t || !out) return dlca__fail(DLCA_EINVAL, "dlca_trainer_bits: NULL argument");
-  *out = NULL;
-  if (!t->target) return dlca__fail(DLCA_ECONFIG, "dlca_trainer_bits: no target set");
-  dlca_model *m;
-  int rc = dlca_trainer_export_model(t, &m);
-  if (rc) return rc;
-  float *x = malloc(sizeof(float) * t->grid);
-  if (!x) {
-    dlca_model_free(m);
-    return dlca__fail(DLCA_ENOMEM, "dlca_trainer_bits: out of memory");
-  }
-  dlca__start_grids(t, t->epoch, x);
-  const dlca_run run = dlca__trainer_run(t, t->epoch);
-  rc = dlca_bits_new(m, &run, x, t->target, out);
-  free(x);
-  dlca_model_free(m);
-  return rc;
 }
 
 size_t dlca_bits_n_gates(const dlca_bits *b) { return b ? b->n_gates : 0; }

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "dlca_cl/bits.h"
 #include "train/trainer_impl.h"
 
 void dlca_train_config_from_preset(const dlca_preset *p, dlca_train_config *c) {
@@ -327,4 +328,25 @@ int dlca_trainer_estimate_memory(const dlca_model *m, const dlca_train_config *c
   if (rc) return rc;
   *bytes = dlca__cl_trainer_footprint(m, cfg);
   return DLCA_OK;
+}
+
+/* The hard evaluation (eval_hard) as a packed-bits circuit (lib/ref/bits.c). */
+int dlca_trainer_bits(dlca_trainer *t, dlca_bits **out) {
+  if (!t || !out) return dlca__fail(DLCA_EINVAL, "dlca_trainer_bits: NULL argument");
+  *out = NULL;
+  if (!t->target) return dlca__fail(DLCA_ECONFIG, "dlca_trainer_bits: no target set");
+  dlca_model *m;
+  int rc = dlca_trainer_export_model(t, &m);
+  if (rc) return rc;
+  float *x = malloc(sizeof(float) * t->grid);
+  if (!x) {
+    dlca_model_free(m);
+    return dlca__fail(DLCA_ENOMEM, "dlca_trainer_bits: out of memory");
+  }
+  dlca__start_grids(t, t->epoch, x);
+  const dlca_run run = dlca__trainer_run(t, t->epoch);
+  rc = dlca_bits_new(m, &run, x, t->target, out);
+  free(x);
+  dlca_model_free(m);
+  return rc;
 }
