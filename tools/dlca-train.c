@@ -81,6 +81,9 @@ typedef struct run {
   float *best;                /* --keep-best: the logits of the lowest hard loss */
   const train_recipe *recipe; /* the preset's recommended recipe in use, or NULL */
   int repair_of_recipe;       /* --repair came from the recipe, not the command line */
+  double tick_t0;             /* --repair/--evolve progress: the pass's start, */
+  size_t tick_last;           /* the count at the last tick, */
+  int tick_tenth;             /* and the last tenth shown */
   int gol_order[GOL_BOARDS];
   char device[512];
   int fresh_ok;               /* the last run's circuit was right on every fresh grid */
@@ -522,29 +525,40 @@ static int repair_score(void *ctx, const float *logits, dlca_eval *ev) {
 }
 
 /* one line per pass; Ctrl-C stops the search with the best circuit so far */
-static int repair_tick(void *ctx, int pass, size_t gate, size_t gates, const dlca_eval *best) {
-  run *r = ctx;
-  if (!r->opt.quiet && (gate == gates || stop_signal))
-    fprintf(stderr, "%s: --repair: pass %d%s: %zu of %zu values wrong, hard loss %.9g\n", TRAIN_PROG, pass + 1,
-            stop_signal ? " (interrupted)" : "", best->errors, best->total, best->hard_loss);
+/* --repair and --evolve progress: a line at every tenth of a pass (of the
+ * generations), with the rate and the time left of it, and at its end */
+static int search_tick(run *r, const char *what, const char *unit, int pass, size_t done, size_t total,
+                       const dlca_eval *best) {
+  if (r->opt.quiet) return stop_signal != 0;
+  if (done < r->tick_last) /* a new pass */
+    r->tick_t0 = cli_now(), r->tick_tenth = 0;
+  r->tick_last = done;
+  const int tenth = total ? (int)(10 * done / total) : 10;
+  if (tenth <= r->tick_tenth && done != total && best->errors && !stop_signal) return 0;
+  r->tick_tenth = tenth;
+  const double dt = cli_now() - r->tick_t0, rate = dt > 0 ? (double)done / dt : 0;
+  char eta[32], pass_s[32] = "";
+  if (pass >= 0) snprintf(pass_s, sizeof pass_s, "pass %d, ", pass + 1);
+  fprintf(stderr, "%s: %s: %s%s %zu of %zu%s: %zu of %zu values wrong, hard loss %.9g; %.0f %s/s, ETA %s\n",
+          TRAIN_PROG, what, pass_s, unit, done, total, stop_signal ? " (interrupted)" : "", best->errors,
+          best->total, best->hard_loss, rate, unit, cli_duration(rate > 0 ? (double)(total - done) / rate : 0, eta,
+                                                                 sizeof eta));
   return stop_signal != 0;
+}
+
+static int repair_tick(void *ctx, int pass, size_t gate, size_t gates, const dlca_eval *best) {
+  return search_tick(ctx, "--repair", "gates", pass, gate, gates, best);
+}
+
+static int evolve_tick(void *ctx, int pass, size_t gen, size_t gens, const dlca_eval *cur) {
+  (void)pass;
+  return search_tick(ctx, "--evolve", "generations", -1, gen, gens, cur);
 }
 
 /* --repair N on the saved circuit (the trainer's logits), which it replaces.
  * The search runs on the packed-bits circuit of the evaluation (all cores,
  * many variants a pass) and the kept ops go back into the logits; where the
  * start grids are not 0/1 it scores each circuit on the trainer instead. */
-/* --evolve: a line every 64 generations while it runs (carriage return on
- * a terminal), and Ctrl-C */
-static int evolve_tick(void *ctx, int pass, size_t gen, size_t gens, const dlca_eval *cur) {
-  run *r = ctx;
-  (void)pass;
-  if (!r->opt.quiet && (gen % 1024 == 0 || cur->errors == 0 || gen == gens || stop_signal))
-    fprintf(stderr, "%s: --evolve: generation %zu of %zu%s: %zu of %zu values wrong, hard loss %.9g\n", TRAIN_PROG,
-            gen, gens, stop_signal ? " (interrupted)" : "", cur->errors, cur->total, cur->hard_loss);
-  return stop_signal != 0;
-}
-
 static int repair(run *r, outcome *w, int passes_on) {
   const size_t P = dlca_trainer_n_params(r->t);
   const int npg = dlca_model_params_per_gate(r->model);
@@ -554,6 +568,7 @@ static int repair(run *r, outcome *w, int passes_on) {
   double t0 = cli_now();
   dlca_bits *b = NULL;
   dlca_eval ev;
+  r->tick_t0 = t0, r->tick_last = 0, r->tick_tenth = 0;
   int rc = dlca_trainer_get_params(r->t, l);
   if (!rc && (rc = dlca_trainer_set_params(te, l)) == DLCA_OK && dlca_trainer_bits(te, &b) == DLCA_OK) {
     dlca_eval end;
@@ -564,6 +579,7 @@ static int repair(run *r, outcome *w, int passes_on) {
     }
     if (!rc && r->opt.evolve > 0 && !stop_signal) {
       const double t1 = cli_now();
+      r->tick_t0 = t1, r->tick_last = 0, r->tick_tenth = 0;
       const size_t G = dlca_bits_n_gates(b);
       uint8_t *orig = malloc(G);
       if (!orig) rc = DLCA_ENOMEM;

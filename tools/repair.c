@@ -209,7 +209,7 @@ int repair_evolve(dlca_bits *b, const evolve_params *p, repair_tick_fn tick, voi
       memcpy(lin + worst * G, lin + best * G, G);
       cur[worst] = cur[best];
     }
-    if (tick && ((gen + 1) % 64 == 0 || cur[best].errors == 0) &&
+    if (tick && ((gen + 1) % 64 == 0 || gen + 1 == p->generations || cur[best].errors == 0) &&
         tick(ctx, 0, (size_t)(gen + 1), (size_t)p->generations, &cur[best])) {
       out->stopped = 1;
       break;

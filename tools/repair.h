@@ -70,7 +70,7 @@ int repair_bits(dlca_bits *b, int max_passes, repair_tick_fn tick, void *ctx, re
  * draws come from seed (doc/rng.md's counter-based generator), so a seed
  * gives the same search on every machine and thread count. Stops at 0
  * values wrong, after `generations`, or when tick (called every 64
- * generations with gate = generations done) returns nonzero; the circuit
+ * generations and at the last, with gate = generations done) returns nonzero; the circuit
  * becomes the best lineage. */
 typedef struct evolve_params {
   uint64_t generations, seed;
