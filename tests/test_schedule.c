@@ -206,7 +206,10 @@ START_TEST(test_cl) {
     float *pr = params_of(r), *pc = params_of(c);
     double d = max_diff(pr, pc, P), moved = max_diff(pr, before, P);
     fprintf(stderr, "set_lr %g: ref vs PoCL logits differ by %.2e; largest step %.4f\n", lrs[k], d, moved);
-    ck_assert_msg(d <= 1e-4, "lr %g: ref and PoCL differ by %g", lrs[k], d);
+    /* relative to the lr: AdamW moves a logit by about lr g / (|g| + eps), so
+     * a gradient near eps that differs in its last bits between backends
+     * moves its logit by a fraction of lr (H100: 1.2e-4 at lr 0.3; PoCL 6.5e-5) */
+    ck_assert_msg(d <= 1e-3 * lrs[k], "lr %g: ref and the device differ by %g", lrs[k], d);
     ck_assert_msg(moved > 0.5 * lrs[k] && moved < 1.5 * lrs[k] + 0.1, "lr %g: largest step %g", lrs[k], moved);
     /* continue both from identical logits */
     ck_assert_int_eq(dlca_trainer_set_params(c, pr), DLCA_OK);
