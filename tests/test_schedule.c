@@ -205,7 +205,7 @@ START_TEST(test_cl) {
     step(r), step(c);
     float *pr = params_of(r), *pc = params_of(c);
     double d = max_diff(pr, pc, P), moved = max_diff(pr, before, P);
-    fprintf(stderr, "set_lr %g: ref vs PoCL logits differ by %.2e; largest step %.4f\n", lrs[k], d, moved);
+    fprintf(stderr, "set_lr %g: ref vs device logits differ by %.2e; largest step %.4f\n", lrs[k], d, moved);
     /* relative to the lr: AdamW moves a logit by about lr g / (|g| + eps), so
      * a gradient near eps that differs in its last bits between backends
      * moves its logit by a fraction of lr (H100: 1.2e-4 at lr 0.3; PoCL 6.5e-5) */
