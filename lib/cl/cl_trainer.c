@@ -175,6 +175,14 @@ static int build(dlca_trainer *t, cl_state *st, cl_program *prog, cl_program *st
            s->PTOT, s->UTOTAL, s->PG1, s->NGP, s->NGU, s->dw, s->cpw, s->act_floats, s->gmax,
            t->cfg.relax.straight_through ? 1 : 0, s->wg, dlca__model_npg(m), s->persist,
            strstr(t->ctx->info.vendor, "NVIDIA") != NULL);
+  /* A CPU device's worker threads share the cores with other processes, so
+   * a persistent group can wait for a descheduled neighbour far longer than
+   * on a GPU: its waits give up after 64 times trainer.cl's polls (seconds,
+   * not tens of ms; the 2-core CI VM gave up under a parallel make check).
+   * DLCA_CL_BUILD_OPTIONS that set SPIN_MAX themselves (tests) win. */
+  const char *extra = getenv("DLCA_CL_BUILD_OPTIONS");
+  if (s->persist && t->ctx->info.type == DLCA_DEVICE_CPU && !(extra && strstr(extra, "SPIN_MAX")))
+    strncat(opts, " -DSPIN_MAX=0x80000000u", OPTS - strlen(opts) - 1);
   append_list(opts, OPTS, "P_SIZES", m->shape.perceive_layers, m->shape.n_perceive_layers);
   append_list(opts, OPTS, "U_SIZES", m->shape.update_layers, m->shape.n_update_layers);
   append_list(opts, OPTS, "U_FANOUT", s->fanout, s->NU);
