@@ -95,10 +95,11 @@ START_TEST(test_bits_small) {
 }
 END_TEST
 
-/* The real shapes of two presets, with their own runs (growth: periodic, 128
- * channels; colour: three loss channels). */
+/* The real shapes of three presets, with their own runs (at most 6 steps):
+ * colour's three loss channels, the async checkerboard's drawn fire masks,
+ * growth's 128 channels on a periodic grid. */
 START_TEST(test_bits_presets) {
-  static const char *const names[] = {"colour", "checkerboard-async"};
+  static const char *const names[] = {"colour", "checkerboard-async", "growth"};
   dlca_preset p;
   ck_assert_int_eq(dlca_preset_get(names[_i], &p), DLCA_OK);
   dlca_model *m0;
@@ -245,7 +246,7 @@ Suite *suite_bits(void) {
   TCase *tc = tcase_create("ref");
   tcase_set_timeout(tc, 120);
   tcase_add_loop_test(tc, test_bits_small, 0, 16);
-  tcase_add_loop_test(tc, test_bits_presets, 0, 2);
+  tcase_add_loop_test(tc, test_bits_presets, 0, 3);
   tcase_add_test(tc, test_bits_variants);
   tcase_add_loop_test(tc, test_bits_trainer, 0, 2);
   tcase_add_test(tc, test_bits_errors);
