@@ -179,6 +179,52 @@ START_TEST(test_bits_variants) {
 }
 END_TEST
 
+/* Liveness: a gate that dlca_bits_live_gates leaves out cannot change the
+ * loss, whatever op it gets; some gates are live and some are not, and the
+ * changed circuit keeps the loss channels' state. _i: async, periodic. */
+START_TEST(test_bits_live) {
+  dlca_model_shape s = tu_small_shape(3, 3, 1, _i, 1, DLCA_WIRING_RANDOM);
+  dlca_model *m = random_model(&s, 45 + (uint64_t)_i);
+  dlca_run run = dlca_run_default(2, 5, 6, 3);
+  run.async = _i, run.mask_key = 3;
+  run.n_loss_channels = 1, run.loss_channels[0] = 1;
+  const size_t n = (size_t)2 * 5 * 6 * 3;
+  float *x = malloc(sizeof(float) * n), *y = malloc(sizeof(float) * n);
+  random_bits01(x, n, 13);
+  tu_random(y, n, 0.0f, 1.0f, 14);
+  dlca_bits *b;
+  ck_assert_int_eq(dlca_bits_new(m, &run, x, y, &b), DLCA_OK);
+  const size_t G = dlca_bits_n_gates(b);
+  uint8_t *live = malloc(G), *ops = malloc(16 * G);
+  size_t *gates = malloc(sizeof(size_t) * 16 * G), nd = 0;
+  const size_t nl = dlca_bits_live_gates(b, live);
+  ck_assert_msg(nl > 0 && nl < G, "%zu of %zu gates live", nl, G);
+  for (size_t g = 0; g < G; g++)
+    if (!live[g])
+      for (int op = 0; op < 16; op++) gates[nd] = g, ops[nd++] = (uint8_t)op;
+  dlca_eval base, *ev = malloc(sizeof(dlca_eval) * nd);
+  ck_assert_int_eq(dlca_bits_run(b, &base, NULL), DLCA_OK);
+  ck_assert_int_eq(dlca_bits_run_variants(b, nd, NULL, gates, ops, ev), DLCA_OK);
+  for (size_t i = 0; i < nd; i++)
+    ck_assert_msg(ev[i].errors == base.errors && ev[i].hard_loss == base.hard_loss,
+                  "dead gate %zu with op %d: loss %.17g, the circuit's %.17g", gates[i], ops[i], ev[i].hard_loss,
+                  base.hard_loss);
+  /* and every dead gate at once, to its op's complement */
+  float *s0 = malloc(sizeof(float) * n), *s1 = malloc(sizeof(float) * n);
+  ck_assert_int_eq(dlca_bits_run(b, &base, s0), DLCA_OK);
+  for (size_t g = 0; g < G; g++)
+    if (!live[g]) ck_assert_int_eq(dlca_bits_set_op(b, g, 15 - dlca_bits_op(b, g)), DLCA_OK);
+  dlca_eval all;
+  ck_assert_int_eq(dlca_bits_run(b, &all, s1), DLCA_OK);
+  ck_assert(all.hard_loss == base.hard_loss);
+  for (size_t i = 1; i < n; i += 3) ck_assert_msg(s0[i] == s1[i], "loss channel value %zu changed", i);
+  fprintf(stderr, "liveness (async %d): %zu of %zu gates live, %zu dead candidates unchanged\n", _i, nl, G, nd);
+  dlca_bits_free(b);
+  free(x), free(y), free(live), free(ops), free(gates), free(ev), free(s0), free(s1);
+  dlca_model_free(m);
+}
+END_TEST
+
 /* The trainer's bits give what dlca_trainer_eval_hard gives. */
 START_TEST(test_bits_trainer) {
   dlca_model_shape s = tu_small_shape(3, 3, 0, 0, 1, DLCA_WIRING_RANDOM);
@@ -248,6 +294,7 @@ Suite *suite_bits(void) {
   tcase_add_loop_test(tc, test_bits_small, 0, 16);
   tcase_add_loop_test(tc, test_bits_presets, 0, 3);
   tcase_add_test(tc, test_bits_variants);
+  tcase_add_loop_test(tc, test_bits_live, 0, 2);
   tcase_add_loop_test(tc, test_bits_trainer, 0, 2);
   tcase_add_test(tc, test_bits_errors);
   suite_add_tcase(s, tc);

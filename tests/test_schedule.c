@@ -403,7 +403,7 @@ START_TEST(test_repair_ref) {
   ck_assert_uint_eq(rb.after.errors, r.after.errors);
   ck_assert(rb.after.hard_loss == r.after.hard_loss);
   ck_assert_uint_eq(rb.changed, r.changed);
-  ck_assert_uint_eq(rb.tried, r.tried);
+  ck_assert_uint_le(rb.tried, r.tried); /* the packed bits skip the gates that cannot reach the loss */
   for (size_t k = 0; k < G; k++) ck_assert_int_eq(dlca_bits_op(b, k), repair_hard_op(p, 16, k));
   dlca_bits_free(b);
   free(p), free(y);

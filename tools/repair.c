@@ -39,7 +39,9 @@ int repair_search(const repair_circuit_ops *ops, void *c, int max_passes, repair
   size_t *gates = malloc(sizeof(size_t) * nmax);
   uint8_t *cand = malloc(nmax);
   dlca_eval *ev = malloc(sizeof(dlca_eval) * nmax);
-  int rc = gates && cand && ev ? ops->score(c, &out->before) : DLCA_ENOMEM;
+  uint8_t *live = ops->live ? malloc(ops->n_gates ? ops->n_gates : 1) : NULL;
+  int rc = gates && cand && ev && (live || !ops->live) ? ops->score(c, &out->before) : DLCA_ENOMEM;
+  if (!rc && live) ops->live(c, live);
   dlca_eval best = out->before;
   out->tried = 1;
   for (int pass = 0; !rc && pass < max_passes && best.errors > 0 && !out->stopped; pass++) {
@@ -49,11 +51,12 @@ int repair_search(const repair_circuit_ops *ops, void *c, int max_passes, repair
       const size_t g1 = g0 + block < ops->n_gates ? g0 + block : ops->n_gates;
       size_t n = 0;
       for (size_t g = g0; g < g1; g++) {
+        if (live && !live[g]) continue;
         const int cur = ops->get_op(c, g);
         for (int op = 0; op < 16; op++)
           if (op != cur) gates[n] = g, cand[n++] = (uint8_t)op;
       }
-      if ((rc = ops->variants(c, n, gates, cand, ev))) break;
+      if (n && (rc = ops->variants(c, n, gates, cand, ev))) break;
       size_t next = g1, i = 0;
       for (; i < n; i++)
         if (better(&ev[i], &best)) break;
@@ -61,6 +64,7 @@ int repair_search(const repair_circuit_ops *ops, void *c, int max_passes, repair
       if (i < n) {
         if ((rc = ops->set_op(c, gates[i], cand[i]))) break;
         best = ev[i], changed++, next = gates[i] + 1;
+        if (live) ops->live(c, live); /* the new op may read other inputs, or ignore some */
       }
       g0 = next;
       if (tick && tick(ctx, pass, g0, ops->n_gates, &best)) out->stopped = 1;
@@ -70,7 +74,7 @@ int repair_search(const repair_circuit_ops *ops, void *c, int max_passes, repair
     if (!changed) break;
   }
   out->after = best;
-  free(gates), free(cand), free(ev);
+  free(gates), free(cand), free(ev), free(live);
   return rc;
 }
 
@@ -116,7 +120,7 @@ int repair_circuit(float *logits, size_t n_gates, int npg, int max_passes, repai
                    repair_tick_fn tick, void *ctx, repair_result *out) {
   logits_circuit l = {logits, npg, score, ctx};
   /* one gate per block: a kept change ends the gate's candidates, as before */
-  const repair_circuit_ops ops = {logits_score, logits_variants, logits_get_op, logits_set_op, n_gates, 1};
+  const repair_circuit_ops ops = {logits_score, logits_variants, logits_get_op, logits_set_op, NULL, n_gates, 1};
   return repair_search(&ops, &l, max_passes, tick, ctx, out);
 }
 
@@ -126,11 +130,15 @@ static int bits_variants(void *c, size_t n, const size_t *gates, const uint8_t *
 }
 static int bits_get_op(void *c, size_t g) { return dlca_bits_op(c, g); }
 static int bits_set_op(void *c, size_t g, int op) { return dlca_bits_set_op(c, g, op); }
+static void bits_live(void *c, uint8_t *live) {
+  if (!dlca_bits_live_gates(c, live)) memset(live, 1, dlca_bits_n_gates(c)); /* none, or out of memory: all */
+}
 
 int repair_bits(dlca_bits *b, int max_passes, repair_tick_fn tick, void *ctx, repair_result *out) {
   /* 64 gates (960 variants) a call: enough for every thread, and a kept
    * change (a few per pass) wastes at most one block */
-  const repair_circuit_ops ops = {bits_score, bits_variants, bits_get_op, bits_set_op, dlca_bits_n_gates(b), 64};
+  const repair_circuit_ops ops = {bits_score,  bits_variants, bits_get_op, bits_set_op,
+                                  bits_live,   dlca_bits_n_gates(b), 64};
   return repair_search(&ops, b, max_passes, tick, ctx, out);
 }
 

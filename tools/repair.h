@@ -32,6 +32,9 @@ typedef struct repair_circuit_ops {
   int (*variants)(void *c, size_t n, const size_t *gates, const uint8_t *ops, dlca_eval *out);
   int (*get_op)(void *c, size_t gate);
   int (*set_op)(void *c, size_t gate, int op);
+  /* optional: marks the gates whose op can change the score (the others'
+   * candidates are skipped: they could not be kept anyway) */
+  void (*live)(void *c, uint8_t *live);
   size_t n_gates, block;
 } repair_circuit_ops;
 

@@ -34,6 +34,14 @@ DLCA_API size_t dlca_bits_n_gates(const dlca_bits *b);
 DLCA_API int dlca_bits_op(const dlca_bits *b, size_t gate);
 DLCA_API DLCA_WUR int dlca_bits_set_op(dlca_bits *b, size_t gate, int op);
 
+/* Marks in live[n_gates] (1 or 0) the gates whose output can reach the
+ * loss: back from the loss channels through the ops' actual inputs (an op
+ * that ignores an input does not make it live), over every step, so that
+ * a channel read by a live gate is live too. Changing the op of a gate that
+ * is not live cannot change the loss, errors or the loss channels' state.
+ * Returns the number of live gates (0 on a NULL argument or out of memory). */
+DLCA_API size_t dlca_bits_live_gates(const dlca_bits *b, uint8_t *live);
+
 /* Runs the circuit: the hard loss, errors and accuracy as
  * dlca_trainer_eval_hard computes them from the same state, and the final
  * state [batch][height][width][channels] of 0s and 1s if state != NULL. */

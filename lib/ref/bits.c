@@ -403,3 +403,77 @@ int dlca_bits_run_variants(const dlca_bits *b, size_t n, const size_t *first, co
   if (failed) return dlca__fail(DLCA_ENOMEM, "dlca_bits_run_variants: out of memory for %d copies of %d words", V, b->nwc);
   return DLCA_OK;
 }
+
+/* Whether op reads a (b): its truth table (bit 3 - (2a + b) is op(a, b))
+ * differs between a = 0 and a = 1 for some b. */
+static int reads_a(int op) { return ((op >> 3) & 1) != ((op >> 1) & 1) || ((op >> 2) & 1) != (op & 1); }
+static int reads_b(int op) { return ((op >> 3) & 1) != ((op >> 2) & 1) || ((op >> 1) & 1) != (op & 1); }
+
+/* Marks the gates of one layer whose output is in need[], and the inputs
+ * those gates read through their ops into need_in[] (cleared first). */
+static void live_layer(const dlca_bits *b, const dlca_layer *L, size_t g0, const uint8_t *need, uint8_t *need_in,
+                       uint8_t *live) {
+  memset(need_in, 0, (size_t)L->n_in);
+  for (int g = 0; g < L->n_gates; g++) {
+    if (!need[g]) continue;
+    const int op = b->ops[g0 + g];
+    live[g0 + g] = 1;
+    if (reads_a(op)) need_in[L->wa[g]] = 1;
+    if (reads_b(op)) need_in[L->wb[g]] = 1;
+  }
+}
+
+size_t dlca_bits_live_gates(const dlca_bits *b, uint8_t *live) {
+  if (!b || !live) return 0;
+  const int C = b->C, K = b->lay.K, S = b->lay.S, nP = b->lay.nP, nU = b->lay.nU;
+  const dlca_model *m = b->m;
+  int wmax = 9;
+  for (int l = 0; l < nU; l++) wmax = m->update[l].n_in > wmax ? m->update[l].n_in : wmax;
+  for (int l = 0; l < nP; l++) wmax = m->perceive[l].n_in > wmax ? m->perceive[l].n_in : wmax;
+  uint8_t *need = calloc((size_t)wmax + (size_t)C, 1), *need_in = calloc((size_t)wmax, 1),
+          *ch = calloc((size_t)C, 1);
+  if (!need || !need_in || !ch) {
+    free(need), free(need_in), free(ch);
+    return 0;
+  }
+  /* channels whose state at some step reaches the loss: the loss channels,
+   * then every channel a needed gate reads, until nothing is added */
+  for (int j = 0; j < b->n_loss; j++) ch[b->loss[j]] = 1;
+  for (int changed = 1; changed;) {
+    changed = 0;
+    memset(live, 0, b->n_gates);
+    /* the update network, from the needed outputs back to its input */
+    memset(need, 0, (size_t)wmax);
+    for (int c = 0; c < C; c++) need[c] = ch[c];
+    for (int l = nU - 1; l >= 0; l--) {
+      const dlca_layer *L = &m->update[l];
+      live_layer(b, L, L->gate0, need, need_in, live);
+      memcpy(need, need_in, (size_t)L->n_in);
+    }
+    /* need[] is now the update input: C centre values, then the perception outputs */
+    uint8_t *uin = malloc((size_t)m->update[0].n_in);
+    if (!uin) break;
+    memcpy(uin, need, (size_t)m->update[0].n_in);
+    for (int c = 0; c < C; c++) {
+      int reads = uin[c];
+      for (int k = 0; k < K; k++) {
+        memset(need, 0, (size_t)wmax);
+        int any = 0;
+        for (int s2 = 0; s2 < S; s2++) any |= need[s2] = uin[C + c * S * K + s2 * K + k];
+        if (!any) continue;
+        for (int l = nP - 1; l >= 0; l--) {
+          const dlca_layer *L = &m->perceive[l];
+          live_layer(b, L, L->gate0 + (size_t)k * L->n_gates, need, need_in, live);
+          memcpy(need, need_in, (size_t)L->n_in);
+        }
+        for (int f = 0; f < 9; f++) reads |= need[f];
+      }
+      if (reads && !ch[c]) ch[c] = 1, changed = 1;
+    }
+    free(uin);
+  }
+  size_t n = 0;
+  for (size_t g = 0; g < b->n_gates; g++) n += live[g];
+  free(need), free(need_in), free(ch);
+  return n;
+}
