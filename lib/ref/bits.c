@@ -100,11 +100,119 @@ static void or_shifted(word *out, const word *in, const word *mask, int NW, long
   }
 }
 
-/* One layer of gates over NW words; gate g of the layer is flat gate g0 + g. */
-static void layer_bits(const dlca_bits *b, const variant_set *vs, const dlca_layer *L, size_t g0,
-                       const word *in, word *out, int NW) {
+
+/* Whether op reads a (b): its truth table (bit 3 - (2a + b) is op(a, b))
+ * differs between a = 0 and a = 1 for some b. */
+static int reads_a(int op) { return ((op >> 3) & 1) != ((op >> 1) & 1) || ((op >> 2) & 1) != (op & 1); }
+static int reads_b(int op) { return ((op >> 3) & 1) != ((op >> 2) & 1) || ((op >> 1) & 1) != (op & 1); }
+
+/* What the loss needs of a circuit with these ops: gate[g] = 1 for a gate
+ * whose output can reach the loss; state[c] = 1 for a channel whose state
+ * some needed gate reads (or a loss channel); percept[c] = 1 where some
+ * needed update gate reads a perception output of channel c. */
+typedef struct live_marks {
+  uint8_t *gate, *state, *percept;
+  uint8_t *need, *need_in, *uin; /* scratch */
+  int wmax;
+} live_marks;
+
+static void live_free(live_marks *lm) {
+  free(lm->gate), free(lm->state), free(lm->percept), free(lm->need), free(lm->need_in), free(lm->uin);
+  memset(lm, 0, sizeof *lm);
+}
+
+static int live_alloc(const dlca_bits *b, live_marks *lm) {
+  memset(lm, 0, sizeof *lm);
+  const dlca_model *m = b->m;
+  int wmax = 9 + b->C;
+  for (int l = 0; l < b->lay.nU; l++) wmax = m->update[l].n_in > wmax ? m->update[l].n_in : wmax;
+  for (int l = 0; l < b->lay.nP; l++) wmax = m->perceive[l].n_in > wmax ? m->perceive[l].n_in : wmax;
+  lm->wmax = wmax;
+  lm->gate = malloc(b->n_gates ? b->n_gates : 1);
+  lm->state = malloc((size_t)b->C), lm->percept = malloc((size_t)b->C);
+  lm->need = malloc((size_t)wmax), lm->need_in = malloc((size_t)wmax), lm->uin = malloc((size_t)wmax);
+  if (!lm->gate || !lm->state || !lm->percept || !lm->need || !lm->need_in || !lm->uin) {
+    live_free(lm);
+    return DLCA_ENOMEM;
+  }
+  return DLCA_OK;
+}
+
+/* Marks the gates of one layer whose output is in need[], and the inputs
+ * those gates read through their ops into need_in[] (cleared first). */
+static void live_layer(const uint8_t *ops, const dlca_layer *L, size_t g0, const uint8_t *need, uint8_t *need_in,
+                       uint8_t *gate) {
+  memset(need_in, 0, (size_t)L->n_in);
+  for (int g = 0; g < L->n_gates; g++) {
+    if (!need[g]) continue;
+    const int op = ops[g0 + g];
+    gate[g0 + g] = 1;
+    if (reads_a(op)) need_in[L->wa[g]] = 1;
+    if (reads_b(op)) need_in[L->wb[g]] = 1;
+  }
+}
+
+/* Back from the loss channels through the ops' actual inputs, over every
+ * step: a channel read by a needed gate is needed at every step, so the
+ * marking repeats until no channel is added. Returns the needed gates. */
+static size_t live_of(const dlca_bits *b, const uint8_t *ops, live_marks *lm) {
+  const int C = b->C, K = b->lay.K, S = b->lay.S, nP = b->lay.nP, nU = b->lay.nU, nin = b->m->update[0].n_in;
+  const dlca_model *m = b->m;
+  memset(lm->state, 0, (size_t)C);
+  for (int j = 0; j < b->n_loss; j++) lm->state[b->loss[j]] = 1;
+  for (int changed = 1; changed;) {
+    changed = 0;
+    memset(lm->gate, 0, b->n_gates);
+    memset(lm->percept, 0, (size_t)C);
+    memset(lm->need, 0, (size_t)lm->wmax);
+    memcpy(lm->need, lm->state, (size_t)C); /* the last update layer's C outputs */
+    for (int l = nU - 1; l >= 0; l--) {
+      const dlca_layer *L = &m->update[l];
+      live_layer(ops, L, L->gate0, lm->need, lm->need_in, lm->gate);
+      memcpy(lm->need, lm->need_in, (size_t)L->n_in);
+    }
+    memcpy(lm->uin, lm->need, (size_t)nin); /* C centre values, then the perception outputs */
+    for (int c = 0; c < C; c++) {
+      int reads = lm->uin[c];
+      for (int k = 0; k < K; k++) {
+        memset(lm->need, 0, (size_t)lm->wmax);
+        int any = 0;
+        for (int s = 0; s < S; s++) any |= lm->need[s] = lm->uin[C + c * S * K + s * K + k];
+        if (!any) continue;
+        lm->percept[c] = 1;
+        for (int l = nP - 1; l >= 0; l--) {
+          const dlca_layer *L = &m->perceive[l];
+          live_layer(ops, L, L->gate0 + (size_t)k * L->n_gates, lm->need, lm->need_in, lm->gate);
+          memcpy(lm->need, lm->need_in, (size_t)L->n_in);
+        }
+        for (int f = 0; f < 9; f++) reads |= lm->need[f];
+      }
+      if (reads && !lm->state[c]) lm->state[c] = 1, changed = 1;
+    }
+  }
+  size_t n = 0;
+  for (size_t g = 0; g < b->n_gates; g++) n += lm->gate[g];
+  return n;
+}
+
+size_t dlca_bits_live_gates(const dlca_bits *b, uint8_t *live) {
+  if (!b || !live) return 0;
+  live_marks lm;
+  if (live_alloc(b, &lm)) return 0;
+  const size_t n = live_of(b, b->ops, &lm);
+  memcpy(live, lm.gate, b->n_gates);
+  live_free(&lm);
+  return n;
+}
+
+/* One layer of gates over NW words; gate g of the layer is flat gate g0 + g.
+ * With `need`, only the needed gates run (the others' planes keep garbage
+ * that no needed gate reads). */
+static void layer_bits(const dlca_bits *b, const variant_set *vs, const uint8_t *need, const dlca_layer *L,
+                       size_t g0, const word *in, word *out, int NW) {
   const int nwc = b->nwc;
   for (int g = 0; g < L->n_gates; g++) {
+    if (need && !need[g0 + g]) continue;
     const word *pa = in + (size_t)L->wa[g] * NW, *pb = in + (size_t)L->wb[g] * NW;
     word *po = out + (size_t)g * NW;
     gate_op(b->ops[g0 + g], pa, pb, po, NW);
@@ -116,8 +224,12 @@ static void layer_bits(const dlca_bits *b, const variant_set *vs, const dlca_lay
   }
 }
 
-/* T steps of `copies` copies from the start state; the final state is ws->cur. */
-static void rollout_bits(const dlca_bits *b, const variant_set *vs, workspace *ws, int copies) {
+/* T steps of `copies` copies from the start state; the final state is
+ * ws->cur. With lm, only what it marks runs: the loss channels' state is
+ * exact, the other channels' is not. */
+static void rollout_bits(const dlca_bits *b, const variant_set *vs, const live_marks *lm, workspace *ws,
+                         int copies) {
+  const uint8_t *need = lm ? lm->gate : NULL;
   const int NW = copies * b->nwc, C = b->C, K = b->lay.K, S = b->lay.S, nP = b->lay.nP, nU = b->lay.nU;
   const dlca_model *m = b->m;
   ws->NW = NW;
@@ -126,6 +238,7 @@ static void rollout_bits(const dlca_bits *b, const variant_set *vs, workspace *w
     for (int c = 0; c < C; c++) {
       const word *src = ws->cur + (size_t)c * NW;
       memcpy(ws->uin + (size_t)c * NW, src, sizeof(word) * NW);
+      if (lm && !lm->percept[c]) continue; /* no needed gate reads this channel's perception */
       memset(ws->patch, 0, sizeof(word) * 9 * (size_t)NW);
       for (int f = 0; f < 9; f++)
         for (int i = 0; i < b->nterms[f]; i++)
@@ -135,7 +248,7 @@ static void rollout_bits(const dlca_bits *b, const variant_set *vs, workspace *w
         word *out = ws->pbuf;
         for (int l = 0; l < nP; l++) {
           const dlca_layer *L = &m->perceive[l];
-          layer_bits(b, vs, L, L->gate0 + (size_t)k * L->n_gates, in, out, NW);
+          layer_bits(b, vs, need, L, L->gate0 + (size_t)k * L->n_gates, in, out, NW);
           in = out;
           out += (size_t)L->n_gates * NW;
         }
@@ -148,7 +261,7 @@ static void rollout_bits(const dlca_bits *b, const variant_set *vs, workspace *w
     for (int l = 0; l < nU; l++) {
       const dlca_layer *L = &m->update[l];
       word *out = l == nU - 1 ? ws->nxt : (l % 2 ? ws->ub : ws->ua);
-      layer_bits(b, vs, L, L->gate0, in, out, NW);
+      layer_bits(b, vs, need, L, L->gate0, in, out, NW);
       in = out;
     }
     const word *fire = b->async ? b->fire + (size_t)t * b->copies_max * b->nwc : NULL;
@@ -333,7 +446,7 @@ int dlca_bits_run(const dlca_bits *b, dlca_eval *out, float *state) {
   workspace ws;
   int rc = ws_alloc(b, 1, &ws);
   if (rc) return rc;
-  rollout_bits(b, NULL, &ws, 1);
+  rollout_bits(b, NULL, NULL, &ws, 1);
   eval_copy(b, &ws, 0, out);
   if (state)
     for (size_t j = 0; j < b->cells; j++)
@@ -365,12 +478,15 @@ int dlca_bits_run_variants(const dlca_bits *b, size_t n, const size_t *first, co
   {
     workspace ws;
     variant_set vs;
-    size_t cap = (size_t)V * (most ? most : 1); /* changes of one group, grown when a group has more */
+    live_marks lu; /* what the group's variants need */
+    const size_t cap = (size_t)V * (most ? most : 1); /* the changes of one group at most */
     int ok = ws_alloc(b, V, &ws) == DLCA_OK;
+    const int luok = live_alloc(b, &lu) == DLCA_OK;
+    uint8_t *vops = malloc(b->n_gates ? b->n_gates : 1);
     vs.head = ok ? malloc(sizeof(int32_t) * b->n_gates) : NULL;
     vs.next = malloc(sizeof(int32_t) * cap);
     vs.op = malloc(cap), vs.copy = malloc(cap);
-    if (!vs.head || !vs.next || !vs.op || !vs.copy) {
+    if (!vs.head || !vs.next || !vs.op || !vs.copy || !luok || !vops) {
 #pragma omp atomic write
       failed = 1;
       free(vs.head);
@@ -392,11 +508,19 @@ int dlca_bits_run_variants(const dlca_bits *b, size_t n, const size_t *first, co
           vs.next[x] = vs.head[g];
           vs.head[g] = (int32_t)x;
         }
-      rollout_bits(b, &vs, &ws, (int)count);
+      /* only what some variant of the group needs runs. Needs grow with the
+       * inputs an op reads, so the circuit with every changed gate of the
+       * group set to XOR (which reads both) needs all that any variant
+       * needs: one marking per group. */
+      memcpy(vops, b->ops, b->n_gates);
+      for (size_t e = 0; e < ec; e++) vops[gates[e0 + e]] = 6;
+      live_of(b, vops, &lu);
+      rollout_bits(b, &vs, &lu, &ws, (int)count);
       for (size_t v = 0; v < count; v++) eval_copy(b, &ws, (int)v, &out[v0 + v]);
       for (size_t e = 0; e < ec; e++) vs.head[gates[e0 + e]] = -1;
     }
-    free(vs.head), free(vs.next), free(vs.op), free(vs.copy);
+    free(vs.head), free(vs.next), free(vs.op), free(vs.copy), free(vops);
+    if (luok) live_free(&lu);
     if (ok) ws_free(&ws);
   }
 #undef F
@@ -404,76 +528,3 @@ int dlca_bits_run_variants(const dlca_bits *b, size_t n, const size_t *first, co
   return DLCA_OK;
 }
 
-/* Whether op reads a (b): its truth table (bit 3 - (2a + b) is op(a, b))
- * differs between a = 0 and a = 1 for some b. */
-static int reads_a(int op) { return ((op >> 3) & 1) != ((op >> 1) & 1) || ((op >> 2) & 1) != (op & 1); }
-static int reads_b(int op) { return ((op >> 3) & 1) != ((op >> 2) & 1) || ((op >> 1) & 1) != (op & 1); }
-
-/* Marks the gates of one layer whose output is in need[], and the inputs
- * those gates read through their ops into need_in[] (cleared first). */
-static void live_layer(const dlca_bits *b, const dlca_layer *L, size_t g0, const uint8_t *need, uint8_t *need_in,
-                       uint8_t *live) {
-  memset(need_in, 0, (size_t)L->n_in);
-  for (int g = 0; g < L->n_gates; g++) {
-    if (!need[g]) continue;
-    const int op = b->ops[g0 + g];
-    live[g0 + g] = 1;
-    if (reads_a(op)) need_in[L->wa[g]] = 1;
-    if (reads_b(op)) need_in[L->wb[g]] = 1;
-  }
-}
-
-size_t dlca_bits_live_gates(const dlca_bits *b, uint8_t *live) {
-  if (!b || !live) return 0;
-  const int C = b->C, K = b->lay.K, S = b->lay.S, nP = b->lay.nP, nU = b->lay.nU;
-  const dlca_model *m = b->m;
-  int wmax = 9;
-  for (int l = 0; l < nU; l++) wmax = m->update[l].n_in > wmax ? m->update[l].n_in : wmax;
-  for (int l = 0; l < nP; l++) wmax = m->perceive[l].n_in > wmax ? m->perceive[l].n_in : wmax;
-  uint8_t *need = calloc((size_t)wmax + (size_t)C, 1), *need_in = calloc((size_t)wmax, 1),
-          *ch = calloc((size_t)C, 1);
-  if (!need || !need_in || !ch) {
-    free(need), free(need_in), free(ch);
-    return 0;
-  }
-  /* channels whose state at some step reaches the loss: the loss channels,
-   * then every channel a needed gate reads, until nothing is added */
-  for (int j = 0; j < b->n_loss; j++) ch[b->loss[j]] = 1;
-  for (int changed = 1; changed;) {
-    changed = 0;
-    memset(live, 0, b->n_gates);
-    /* the update network, from the needed outputs back to its input */
-    memset(need, 0, (size_t)wmax);
-    for (int c = 0; c < C; c++) need[c] = ch[c];
-    for (int l = nU - 1; l >= 0; l--) {
-      const dlca_layer *L = &m->update[l];
-      live_layer(b, L, L->gate0, need, need_in, live);
-      memcpy(need, need_in, (size_t)L->n_in);
-    }
-    /* need[] is now the update input: C centre values, then the perception outputs */
-    uint8_t *uin = malloc((size_t)m->update[0].n_in);
-    if (!uin) break;
-    memcpy(uin, need, (size_t)m->update[0].n_in);
-    for (int c = 0; c < C; c++) {
-      int reads = uin[c];
-      for (int k = 0; k < K; k++) {
-        memset(need, 0, (size_t)wmax);
-        int any = 0;
-        for (int s2 = 0; s2 < S; s2++) any |= need[s2] = uin[C + c * S * K + s2 * K + k];
-        if (!any) continue;
-        for (int l = nP - 1; l >= 0; l--) {
-          const dlca_layer *L = &m->perceive[l];
-          live_layer(b, L, L->gate0 + (size_t)k * L->n_gates, need, need_in, live);
-          memcpy(need, need_in, (size_t)L->n_in);
-        }
-        for (int f = 0; f < 9; f++) reads |= need[f];
-      }
-      if (reads && !ch[c]) ch[c] = 1, changed = 1;
-    }
-    free(uin);
-  }
-  size_t n = 0;
-  for (size_t g = 0; g < b->n_gates; g++) n += live[g];
-  free(need), free(need_in), free(ch);
-  return n;
-}
