@@ -462,9 +462,9 @@ static int write_json(const eval *e, int n_checks, int n_failed) {
           n_checks, n_failed, cli_now() - e->t_start);
   fprintf(f,
           "  \"channels\": %d, \"periodic\": %s, \"parametrisation\": \"%s\", \"gates\": %zu, \"logits\": %zu, "
-          "\"active_gates\": %zu,\n",
+          "\"active_gates\": %zu, \"live_gates\": %zu, \"live_logic_gates\": %zu,\n",
           e->shape.channels, e->shape.periodic ? "true" : "false", dlca_parametrisation_name(e->shape.parametrisation),
-          e->gates.total, dlca_model_n_params(e->model), e->gates.active);
+          e->gates.total, dlca_model_n_params(e->model), e->gates.active, e->gates.live, e->gates.live_logic);
   fprintf(f, "  \"gate_histogram\": {");
   for (int i = 0; i < 16; i++) fprintf(f, "%s\"%s\": %zu", i ? ", " : "", gate_op_names[i], e->gates.counts[i]);
   fputc('}', f);
@@ -502,7 +502,7 @@ static int write_json(const eval *e, int n_checks, int n_failed) {
 static int run_checks(eval *e) {
   const eval_options *o = &e->opt;
   int rc;
-  gate_summary_of(e->model, &e->gates);
+  gate_summary_of(e->model, e->cfg.loss_channels, e->cfg.n_loss_channels, &e->gates);
   if (e->is_gol) {
     if ((rc = check_boards(e))) return rc;
     if (o->gol_board && (rc = check_board(e))) return rc;

@@ -645,7 +645,7 @@ static int finish(run *r, outcome *w) {
   if ((repair_now || o->evolve > 0) && (rc = repair(r, w, repair_now))) return rc;
   dlca_model *m;
   if ((rc = dlca_trainer_export_model(r->t, &m))) return fail_lib(CLI_FAIL, rc, o->save ? "--save" : "the model");
-  gate_summary_of(m, &w->gates);
+  gate_summary_of(m, r->cfg.loss_channels, r->cfg.n_loss_channels, &w->gates);
   w->have_gates = 1;
   rc = o->save ? dlca_model_save(m, o->save) : 0;
   if (rc) {
