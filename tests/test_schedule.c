@@ -412,6 +412,65 @@ START_TEST(test_repair_ref) {
 }
 END_TEST
 
+/* --evolve and its clean-up (tools/repair.c) on the packed bits of a small
+ * trainer: the same seed gives the same circuit; the result is never worse
+ * than the start; repair_tidy sets back every changed gate that the result
+ * does not need, and keeps its score. */
+START_TEST(test_repair_evolve_tidy) {
+  dlca_model *m = small_model(83);
+  dlca_train_config cfg = small_config(0);
+  cfg.start = DLCA_START_SEED;
+  dlca_trainer *t;
+  ck_assert_int_eq(dlca_trainer_new(NULL, m, &cfg, &t), DLCA_OK);
+  const size_t P = dlca_trainer_n_params(t), n = (size_t)cfg.batch * 6 * 6 * 3;
+  float *p = malloc(sizeof(float) * P), *y = malloc(sizeof(float) * n);
+  tu_random(p, P, -3.0f, 3.0f, 84);
+  ck_assert_int_eq(dlca_trainer_set_params(t, p), DLCA_OK);
+  checkerboard(y, 6, 6, 3);
+  ck_assert_int_eq(dlca_trainer_set_target(t, y, 0), DLCA_OK);
+  dlca_bits *b[2];
+  evolve_result r[2];
+  const evolve_params ep = {200, 7, 8, 4, 3, 64};
+  for (int k = 0; k < 2; k++) {
+    ck_assert_int_eq(dlca_trainer_bits(t, &b[k]), DLCA_OK);
+    ck_assert_int_eq(repair_evolve(b[k], &ep, NULL, NULL, &r[k]), DLCA_OK);
+  }
+  const size_t G = dlca_bits_n_gates(b[0]);
+  for (size_t g = 0; g < G; g++) ck_assert_int_eq(dlca_bits_op(b[0], g), dlca_bits_op(b[1], g));
+  ck_assert(r[0].after.errors <= r[0].before.errors);
+  ck_assert_uint_eq(r[0].after.errors, r[1].after.errors);
+  ck_assert_uint_gt(r[0].taken, 0);
+  /* the trained ops, and the clean-up of what the evolution changed */
+  uint8_t *orig = malloc(G);
+  dlca_bits *o;
+  ck_assert_int_eq(dlca_trainer_bits(t, &o), DLCA_OK);
+  for (size_t g = 0; g < G; g++) orig[g] = (uint8_t)dlca_bits_op(o, g);
+  dlca_eval before, after;
+  ck_assert_int_eq(dlca_bits_run(b[0], &before, NULL), DLCA_OK);
+  size_t reverted = 0, changed = 0;
+  ck_assert_int_eq(repair_tidy(b[0], orig, &reverted), DLCA_OK);
+  ck_assert_int_eq(dlca_bits_run(b[0], &after, NULL), DLCA_OK);
+  ck_assert_msg(after.errors < before.errors || (after.errors == before.errors && after.hard_loss <= before.hard_loss),
+                "tidy made it worse: %zu (%.9g) -> %zu (%.9g)", before.errors, before.hard_loss, after.errors,
+                after.hard_loss); /* set back only where not worse */
+  uint8_t *live = malloc(G);
+  dlca_bits_live_gates(b[0], live);
+  for (size_t g = 0; g < G; g++) {
+    changed += dlca_bits_op(b[0], g) != orig[g];
+    /* a changed gate that is not live could have been set back */
+    ck_assert_msg(live[g] || dlca_bits_op(b[0], g) == orig[g], "gate %zu: dead and still changed", g);
+  }
+  fprintf(stderr, "evolve: %zu -> %zu wrong, %zu gates changed of %zu drifted, %zu set back\n", r[0].before.errors,
+          r[0].after.errors, changed, r[0].drift, reverted);
+  ck_assert_uint_eq(changed + reverted, r[0].drift);
+  for (int k = 0; k < 2; k++) dlca_bits_free(b[k]);
+  dlca_bits_free(o);
+  free(p), free(y), free(orig), free(live);
+  dlca_trainer_free(t);
+  dlca_model_free(m);
+}
+END_TEST
+
 Suite *suite_schedule(void) {
   Suite *s = suite_create("schedule");
   TCase *tc = tcase_create("ref");
@@ -423,6 +482,7 @@ Suite *suite_schedule(void) {
   tcase_add_test(tc, test_repair_ops);
   tcase_add_test(tc, test_repair_search);
   tcase_add_test(tc, test_repair_ref);
+  tcase_add_test(tc, test_repair_evolve_tidy);
   suite_add_tcase(s, tc);
   TCase *cl = tcase_create("cl");
   tcase_set_timeout(cl, 300);

@@ -266,6 +266,13 @@ int repair_tidy(dlca_bits *b, const uint8_t *orig_ops, size_t *reverted) {
   dlca_eval cur;
   int rc = dlca_bits_run(b, &cur, NULL);
   if (!rc) rc = tidy_set(b, orig_ops, gates, n, &cur, reverted);
+  /* a gate that a kept revert left dead (no live gate reads it any more) goes
+   * back too: its op cannot change the score, nor which gates are live */
+  uint8_t *live = rc ? NULL : malloc(G ? G : 1);
+  if (live && dlca_bits_live_gates(b, live))
+    for (size_t g = 0; g < G && !rc; g++)
+      if (!live[g] && dlca_bits_op(b, g) != orig_ops[g]) rc = dlca_bits_set_op(b, g, orig_ops[g]), (*reverted)++;
+  free(live);
   free(gates);
   return rc;
 }

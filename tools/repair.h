@@ -96,8 +96,9 @@ int repair_evolve(dlca_bits *b, const evolve_params *p, repair_tick_fn tick, voi
  * orig_ops[] back to it, wherever that does not make (errors, hard loss)
  * worse, so that the circuit keeps the trained ops it does not need to
  * change (and its active-gate count). All such gates at once first, then
- * halves of the set that failed, down to single gates. *reverted counts
- * the gates set back. */
+ * halves of the set that failed, down to single gates; then every changed
+ * gate left dead (dlca_bits_live_gates). *reverted counts the gates set
+ * back. */
 int repair_tidy(dlca_bits *b, const uint8_t *orig_ops, size_t *reverted);
 
 #endif
