@@ -255,6 +255,24 @@ START_TEST(test_bits_trainer) {
 }
 END_TEST
 
+/* dlca_parity_bits (dlca-parity --backend bits): the library's own check of
+ * the packed bits against the reference, on its random cases. */
+START_TEST(test_bits_parity_fn) {
+  dlca_model_shape s = tu_small_shape(3, 3, 1, 1, 1, DLCA_WIRING_RANDOM);
+  dlca_model *m;
+  ck_assert_int_eq(dlca_model_new(&s, 46, &m), DLCA_OK);
+  dlca_run run = dlca_run_default(2, 5, 7, 3);
+  run.async = 1;
+  dlca_parity_report r;
+  ck_assert_msg(dlca_parity_bits(m, &run, 4, 9, &r) == DLCA_OK, "%s", dlca_last_error());
+  ck_assert(r.all_pass);
+  ck_assert(r.tolerance[DLCA_Q_HARD_STATE] == 0 && r.tolerance[DLCA_Q_HARD_LOSS] == 0);
+  ck_assert(r.tolerance[DLCA_Q_GRAD] < 0 && r.tolerance[DLCA_Q_SOFT_STATE] < 0); /* not compared */
+  ck_assert_int_eq(dlca_parity_bits(m, &run, 0, 9, &r), DLCA_EINVAL);
+  dlca_model_free(m);
+}
+END_TEST
+
 /* Bad input: non-binary start grids, gates and ops out of range. */
 START_TEST(test_bits_errors) {
   dlca_model_shape s = tu_small_shape(3, 3, 0, 0, 1, DLCA_WIRING_RANDOM);
@@ -297,6 +315,7 @@ Suite *suite_bits(void) {
   tcase_add_loop_test(tc, test_bits_live, 0, 2);
   tcase_add_loop_test(tc, test_bits_trainer, 0, 2);
   tcase_add_test(tc, test_bits_errors);
+  tcase_add_test(tc, test_bits_parity_fn);
   suite_add_tcase(s, tc);
   return s;
 }

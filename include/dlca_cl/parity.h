@@ -43,6 +43,13 @@ DLCA_API DLCA_WUR int dlca_parity_random(dlca_context *ctx, const dlca_model *m,
                                          const dlca_run *run, int n, uint64_t seed,
                                          dlca_parity_report *out);
 
+/* The same random cases (0/1 start grids) on the packed-bits hard circuit
+ * (include/dlca_cl/bits.h) against the CPU reference's hard rollout: the
+ * hard state and the hard loss must match exactly. The quantities it does
+ * not compare have tolerance -1 and pass 1. */
+DLCA_API DLCA_WUR int dlca_parity_bits(const dlca_model *m, const dlca_run *run, int n, uint64_t seed,
+                                       dlca_parity_report *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "dlca_cl/bits.h"
 #include "train/trainer_impl.h"
 #include "train/vector.h"
 
@@ -136,6 +137,32 @@ static float uniform(uint64_t key, uint32_t a, uint32_t i) {
   return (float)(dlca_rng_u32(key, a, i) >> 8) * (1.0f / 16777216.0f);
 }
 
+/* Random case c of seed: the model's logits, 0/1 start grids and targets,
+ * and async fire masks (in masks, named by *rr). */
+static void random_case(dlca_model *mc, const dlca_run *run, int c, uint64_t seed, float *x, float *y, uint8_t *masks,
+                        dlca_run *rr) {
+  const size_t n = (size_t)run->batch * run->height * run->width * mc->shape.channels, P = mc->n_params;
+  const size_t nm = (size_t)run->steps * run->batch * run->height * run->width;
+  uint64_t key = dlca__epoch_key(seed, (uint64_t)c);
+  /* logits ~ uniform [-3, 3] plus a pass-through bias on odd cases: real mixtures, never zeros
+   * (softmax-16: +4 on op 3; IWP: -4, -4, +4, +4, towards gate A) */
+  const size_t npg = (size_t)dlca_model_params_per_gate(mc);
+  for (size_t i = 0; i < P; i++) {
+    float bias = npg == 4 ? (i % 4 < 2 ? -4.0f : 4.0f) : (i % 16 == 3 ? 4.0f : 0.0f);
+    mc->params[i] = 6.0f * uniform(key, 1, (uint32_t)i) - 3.0f + ((c & 1) ? bias : 0.0f);
+  }
+  for (size_t i = 0; i < n; i++) {
+    /* binary start grids, as in training: the hard circuit must then match exactly */
+    x[i] = (float)(dlca_rng_u32(key, 2, (uint32_t)i) >> 31);
+    y[i] = (float)(dlca_rng_u32(key, 3, (uint32_t)i) >> 31);
+  }
+  *rr = *run;
+  if (run->async) {
+    for (size_t i = 0; i < nm; i++) masks[i] = uniform(key, 4, (uint32_t)i) < run->fire_rate;
+    rr->fire_masks = masks;
+  }
+}
+
 int dlca_parity_random(dlca_context *ctx, const dlca_model *m, const dlca_run *run, int n_cases, uint64_t seed,
                        dlca_parity_report *r) {
   if (!m || !run || !r || n_cases < 1) return dlca__fail(DLCA_EINVAL, "dlca_parity_random: bad argument");
@@ -152,24 +179,8 @@ int dlca_parity_random(dlca_context *ctx, const dlca_model *m, const dlca_run *r
   double gmax = 0, lref = INFINITY;
   if (!x || !y || (run->async && !masks)) rc = dlca__fail(DLCA_ENOMEM, "parity: out of memory");
   for (int c = 0; c < n_cases && !rc; c++) {
-    uint64_t key = dlca__epoch_key(seed, (uint64_t)c);
-    /* logits ~ uniform [-3, 3] plus a pass-through bias on odd cases: real mixtures, never zeros
-     * (softmax-16: +4 on op 3; IWP: -4, -4, +4, +4, towards gate A) */
-    const size_t npg = (size_t)dlca_model_params_per_gate(mc);
-    for (size_t i = 0; i < P; i++) {
-      float bias = npg == 4 ? (i % 4 < 2 ? -4.0f : 4.0f) : (i % 16 == 3 ? 4.0f : 0.0f);
-      mc->params[i] = 6.0f * uniform(key, 1, (uint32_t)i) - 3.0f + ((c & 1) ? bias : 0.0f);
-    }
-    for (size_t i = 0; i < n; i++) {
-      /* binary start grids, as in training: the hard circuit must then match exactly */
-      x[i] = (float)(dlca_rng_u32(key, 2, (uint32_t)i) >> 31);
-      y[i] = (float)(dlca_rng_u32(key, 3, (uint32_t)i) >> 31);
-    }
-    dlca_run rr = *run;
-    if (run->async) {
-      for (size_t i = 0; i < nm; i++) masks[i] = uniform(key, 4, (uint32_t)i) < run->fire_rate;
-      rr.fire_masks = masks;
-    }
+    dlca_run rr;
+    random_case(mc, run, c, seed, x, y, masks, &rr);
     dlca_optim o = dlca_optim_default();
     case_out a, b;
     if ((rc = run_case(NULL, mc, &rr, &o, x, y, &a))) break;
@@ -199,6 +210,48 @@ int dlca_parity_random(dlca_context *ctx, const dlca_model *m, const dlca_run *r
     for (int q = 0; q < DLCA_Q_COUNT; q++) r->all_pass &= r->pass[q];
   }
   free(x), free(y), free(masks);
+  dlca_model_free(mc);
+  return rc;
+}
+
+int dlca_parity_bits(const dlca_model *m, const dlca_run *run, int n_cases, uint64_t seed, dlca_parity_report *r) {
+  if (!m || !run || !r || n_cases < 1) return dlca__fail(DLCA_EINVAL, "dlca_parity_bits: bad argument");
+  memset(r, 0, sizeof *r);
+  snprintf(r->case_name, sizeof r->case_name, "random x%d, packed bits", n_cases);
+  int rc = dlca_run_validate(m, run);
+  if (rc) return rc;
+  dlca_model *mc;
+  if ((rc = dlca_model_clone(m, &mc))) return rc;
+  const size_t n = (size_t)run->batch * run->height * run->width * m->shape.channels;
+  const size_t nm = (size_t)run->steps * run->batch * run->height * run->width;
+  float *x = malloc(sizeof(float) * n), *y = malloc(sizeof(float) * n);
+  float *ref = malloc(sizeof(float) * n), *got = malloc(sizeof(float) * n);
+  uint8_t *masks = run->async ? malloc(nm) : NULL;
+  if (!x || !y || !ref || !got || (run->async && !masks)) rc = dlca__fail(DLCA_ENOMEM, "parity: out of memory");
+  for (int c = 0; c < n_cases && !rc; c++) {
+    dlca_run rr;
+    random_case(mc, run, c, seed, x, y, masks, &rr);
+    double lref = 0;
+    dlca_bits *b = NULL;
+    dlca_eval e;
+    if ((rc = dlca_ref_forward(mc, &rr, x, 1, y, ref, &lref))) break;
+    if ((rc = dlca_bits_new(mc, &rr, x, y, &b))) break;
+    rc = dlca_bits_run(b, &e, got);
+    dlca_bits_free(b);
+    if (rc) break;
+    compare(r, DLCA_Q_HARD_STATE, got, NULL, ref, n, NULL);
+    compare_loss(r, DLCA_Q_HARD_LOSS, e.hard_loss, lref);
+  }
+  if (!rc) {
+    finish(r, 0, 1);
+    /* only the hard quantities are compared: the others say so */
+    r->all_pass = 1;
+    for (int q = 0; q < DLCA_Q_COUNT; q++) {
+      if (q != DLCA_Q_HARD_STATE && q != DLCA_Q_HARD_LOSS) r->tolerance[q] = -1, r->pass[q] = 1;
+      r->all_pass &= r->pass[q];
+    }
+  }
+  free(x), free(y), free(ref), free(got), free(masks);
   dlca_model_free(mc);
   return rc;
 }
