@@ -524,9 +524,9 @@ static int repair_score(void *ctx, const float *logits, dlca_eval *ev) {
   return rc ? rc : dlca_trainer_eval_hard(t, ev);
 }
 
-/* one line per pass; Ctrl-C stops the search with the best circuit so far */
 /* --repair and --evolve progress: a line at every tenth of a pass (of the
- * generations), with the rate and the time left of it, and at its end */
+ * generations), with the rate and the time left of it, and at its end; a
+ * nonzero return (Ctrl-C) stops the search with the best circuit so far */
 static int search_tick(run *r, const char *what, const char *unit, int pass, size_t done, size_t total,
                        const dlca_eval *best) {
   if (r->opt.quiet) return stop_signal != 0;

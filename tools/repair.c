@@ -148,12 +148,14 @@ int repair_evolve(dlca_bits *b, const evolve_params *p, repair_tick_fn tick, voi
   if (P < 1 || L < 1 || k < 1 || G < 1) return DLCA_EINVAL;
   const size_t n = P * L;
   uint8_t *base = malloc(G), *lin = malloc(P * G);
-  size_t *diff = malloc(sizeof(size_t) * G), *first = malloc(sizeof(size_t) * (n + 1));
+  /* offspring i: changes [first[i], first[i + 1]), its lineage's drift and
+   * then, from own[i], its own mutations */
+  size_t *diff = malloc(sizeof(size_t) * G), *first = malloc(sizeof(size_t) * (n + 1)), *own = malloc(sizeof(size_t) * n);
   size_t cap = n * (k + 16), *gates = malloc(sizeof(size_t) * cap);
   uint8_t *ops = malloc(cap);
   dlca_eval *ev = malloc(sizeof(dlca_eval) * n), *cur = malloc(sizeof(dlca_eval) * P);
-  int rc = base && lin && diff && first && gates && ops && ev && cur ? dlca_bits_run(b, &out->before, NULL)
-                                                                      : DLCA_ENOMEM;
+  int rc = base && lin && diff && first && own && gates && ops && ev && cur ? dlca_bits_run(b, &out->before, NULL)
+                                                                             : DLCA_ENOMEM;
   for (size_t g = 0; !rc && g < G; g++) base[g] = (uint8_t)dlca_bits_op(b, g);
   for (size_t l = 0; !rc && l < P; l++) memcpy(lin + l * G, base, G), cur[l] = out->before;
   out->scored = 1;
@@ -180,6 +182,7 @@ int repair_evolve(dlca_bits *b, const evolve_params *p, repair_tick_fn tick, voi
         const size_t i = l * L + o;
         first[i] = ne;
         for (size_t d = 0; d < nd; d++) gates[ne] = diff[d], ops[ne++] = lin[l * G + diff[d]];
+        own[i] = ne;
         const uint32_t c0 = (uint32_t)(i * (k + 1) * 2);
         const size_t m = 1 + dlca_rng_u32(p->seed, stream, c0) % k;
         for (size_t j = 0; j < m; j++) {
@@ -200,9 +203,7 @@ int repair_evolve(dlca_bits *b, const evolve_params *p, repair_tick_fn tick, voi
       for (size_t o = 1; o < L; o++)
         if (better(&ev[l * L + o], &ev[w])) w = l * L + o;
       if (better(&cur[l], &ev[w])) continue;
-      /* the offspring's own changes are the last ones of its list */
-      const size_t m = 1 + dlca_rng_u32(p->seed, stream, (uint32_t)(w * (k + 1) * 2)) % k;
-      for (size_t e = first[w + 1] - m; e < first[w + 1]; e++) lin[l * G + gates[e]] = ops[e];
+      for (size_t e = own[w]; e < first[w + 1]; e++) lin[l * G + gates[e]] = ops[e];
       out->improved += better(&ev[w], &cur[l]);
       out->taken++;
       cur[l] = ev[w];
@@ -229,7 +230,7 @@ int repair_evolve(dlca_bits *b, const evolve_params *p, repair_tick_fn tick, voi
       if (lin[best * G + g] != base[g]) rc = dlca_bits_set_op(b, g, lin[best * G + g]), out->drift++;
     out->after = cur[best];
   }
-  free(base), free(lin), free(diff), free(first), free(gates), free(ops), free(ev), free(cur);
+  free(base), free(lin), free(diff), free(first), free(own), free(gates), free(ops), free(ev), free(cur);
   return rc;
 }
 

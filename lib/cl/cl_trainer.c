@@ -286,9 +286,9 @@ static int cpu_configure(dlca_context *ctx, const dlca_train_config *cfg, cl_sha
 
 /* trainer_tile.cl's tile (TL cells, TWG threads) and groups per compute
  * unit (backward and forward; tile_groups() caps them at one per tile), and
- * whether the
- * local memory of its forward step, and with backward of its backward step
- * too, fits: *fits, or with fits NULL DLCA_ECONFIG naming what does not. */
+ * whether the local memory of its forward step (with `backward`, of its
+ * backward step) fits: into *fits, or with fits NULL as DLCA_ECONFIG naming
+ * what does not. */
 static int tile_configure(const dlca_context *ctx, cl_shape *s, int backward, int *fits) {
   int rc, per_cu, fwd_per_cu;
   if ((rc = dlca__tunable((dlca_context *)ctx, TILE_KFILE, "TL", &s->tl))) return rc;

@@ -18,6 +18,7 @@
 #include <string.h>
 #include "dlca_cl/bits.h"
 #include "ref/ref_impl.h"
+#include "train/trainer_impl.h" /* dlca__eval_add */
 
 typedef uint64_t word;
 
@@ -49,7 +50,7 @@ struct dlca_bits {
  * op[e] on copy copy[e] */
 typedef struct variant_set {
   int32_t *head;      /* [n_gates], -1: none */
-  int32_t *next;      /* [copies_max * k] */
+  int32_t *next;      /* [the group's changes] */
   uint8_t *op, *copy;
 } variant_set;
 
@@ -281,22 +282,16 @@ static void rollout_bits(const dlca_bits *b, const variant_set *vs, const live_m
 
 static int bit_of(const word *plane, size_t j) { return (int)((plane[j / 64] >> (j % 64)) & 1u); }
 
-/* The loss of copy v of the final state, in dlca__hard_eval's order. */
+/* The hard evaluation of copy v of the final state, as dlca__hard_eval's. */
 static void eval_copy(const dlca_bits *b, const workspace *ws, int v, dlca_eval *out) {
-  double loss = 0;
-  size_t errors = 0;
+  memset(out, 0, sizeof *out);
   for (size_t i = 0; i < b->cells; i++)
     for (int j = 0; j < b->n_loss; j++) {
       const int c = b->loss[j];
-      const double d = (double)(float)bit_of(ws->cur + (size_t)c * ws->NW + (size_t)v * b->nwc, i) -
-                       b->target[i * b->C + c];
-      loss += d * d;
-      errors += d >= 0.5 || d <= -0.5;
+      dlca__eval_add(out, (double)bit_of(ws->cur + (size_t)c * ws->NW + (size_t)v * b->nwc, i) -
+                              b->target[i * b->C + c]);
     }
-  out->hard_loss = loss;
-  out->errors = errors;
-  out->total = b->cells * (size_t)b->n_loss;
-  out->accuracy = 1.0 - (double)errors / (double)out->total;
+  dlca__eval_end(out, b->cells * (size_t)b->n_loss);
 }
 
 static void ws_free(workspace *ws) {

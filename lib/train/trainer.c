@@ -60,19 +60,14 @@ dlca_run dlca__trainer_run(const dlca_trainer *t, uint64_t epoch) {
 void dlca__hard_eval(const dlca_trainer *t, const float *s, dlca_eval *out) {
   const dlca_train_config *c = &t->cfg;
   const int C = t->model->shape.channels;
-  size_t cells = (size_t)c->batch * c->height * c->width, errors = 0;
-  double loss = 0;
+  const size_t cells = (size_t)c->batch * c->height * c->width;
+  memset(out, 0, sizeof *out);
   for (size_t i = 0; i < cells; i++)
     for (int j = 0; j < c->n_loss_channels; j++) {
-      size_t k = i * C + c->loss_channels[j];
-      double d = (double)s[k] - t->target[k];
-      loss += d * d;
-      errors += fabs(d) >= 0.5;
+      const size_t k = i * C + c->loss_channels[j];
+      dlca__eval_add(out, (double)s[k] - t->target[k]);
     }
-  out->hard_loss = loss;
-  out->errors = errors;
-  out->total = cells * (size_t)c->n_loss_channels;
-  out->accuracy = 1.0 - (double)errors / (double)out->total;
+  dlca__eval_end(out, cells * (size_t)c->n_loss_channels);
 }
 
 static int validate_config(const dlca_model *m, const dlca_train_config *c) {

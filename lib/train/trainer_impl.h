@@ -59,6 +59,19 @@ void dlca__start_grids(const dlca_trainer *t, uint64_t epoch, float *x);
 dlca_run dlca__trainer_run(const dlca_trainer *t, uint64_t epoch);
 /* Loss, errors and accuracy of a hard state against the target. */
 void dlca__hard_eval(const dlca_trainer *t, const float *state, dlca_eval *out);
+/* What a hard evaluation counts, one d = state - target at a time (in the
+ * order batch, cells, loss channels, so that every engine sums the same
+ * doubles): d^2 into the loss, and a value wrong where |d| >= 0.5. Start
+ * from a zeroed dlca_eval; _end sets the total and the accuracy. Shared by
+ * dlca__hard_eval and the packed bits (lib/ref/bits.c). */
+static inline void dlca__eval_add(dlca_eval *e, double d) {
+  e->hard_loss += d * d;
+  e->errors += d >= 0.5 || d <= -0.5;
+}
+static inline void dlca__eval_end(dlca_eval *e, size_t total) {
+  e->total = total;
+  e->accuracy = 1.0 - (double)e->errors / (double)total;
+}
 
 /* Issue 6 relaxations (lib/train/relax.c; twins in kernels-cl/trainer.cl).
  * RNG streams of doc/rng.md: the Gumbel (IWP: logistic) draw of logit j in epoch e is
