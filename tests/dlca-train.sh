@@ -127,6 +127,30 @@ sed -n 's/^evolve: *\([0-9]* -> [0-9]*\).*/\1/p' out.txt | cmp -s - evo1.txt || 
 cmp -s evo1.json evo2.json || fail "--evolve: the saved circuits of 1 and 2 threads differ"
 unset OMP_NUM_THREADS
 expect 2 "evolve-lineages 0" -- evo --evolve-lineages 0
+# --evolve-max-wrong: a circuit with more values wrong is left as it is
+expect 0 "evolve-max-wrong" -- evo --repair 0 --evolve-max-wrong 0
+grep -q '^evolve: *not run: [1-9][0-9]* values wrong, more than --evolve-max-wrong 0' out.txt ||
+  fail "--evolve-max-wrong: evolution ran: $(cat out.txt)"
+# --rescale-logits: the same hard circuit, softer; with --keep-best the start
+# is a candidate, so going on from it never saves a worse circuit
+gol() { "$prog" --backend ref --preset gol --seed 3 --eval-every 5 "$@"; }
+hard_of() { sed -n 's/^hard loss: *//p' out.txt; }
+expect 0 "model as saved" -- gol --model evo1.json --epochs 0
+h0=$(hard_of)
+expect 0 "rescale-logits 0.5" -- gol --model evo1.json --rescale-logits 0.5 --epochs 0
+[ "$(hard_of)" = "$h0" ] || fail "--rescale-logits changed the hard circuit: $(hard_of) against $h0"
+expect 0 "rescale-logits, keep-best" -- gol --model evo1.json --rescale-logits 0.1 --epochs 10 --keep-best
+b=$(sed -n 's/^best hard loss: *\([0-9.e+-]*\) at epoch.*/\1/p' out.txt)
+awk -v b="$b" -v h="$h0" 'BEGIN { exit !(b != "" && b + 0 <= h + 0) }' ||
+  fail "--keep-best from --model: best $b is worse than the start's $h0"
+expect 2 "rescale-logits without model" -- cb --epochs 1 --rescale-logits 0.5
+expect 2 "rescale-logits 0" -- gol --model evo1.json --rescale-logits 0
+# growth's recommended recipe evolves only a circuit at most 1 value from the target
+expect 0 "growth recipe" -- "$prog" --backend ref --preset growth --epochs 1 --eval-every 1
+grep -q '^recipe: *recommended for growth: keep-best, evolve 1500 (at most 1 values wrong)' out.txt ||
+  fail "growth recipe: $(grep '^recipe' out.txt)"
+grep -q '^evolve: *not run: [0-9]* values wrong, more than --evolve-max-wrong 1' out.txt ||
+  fail "growth recipe: evolution not gated: $(grep '^evolve' out.txt)"
 # --eval-scale: the saved circuit on 8 fresh grids S times larger for S times the steps
 expect 0 "eval-scale" -- "$prog" --backend ref --preset checkerboard --steps 2 --epochs 2 --eval-scale 2 --seed 5
 grep -q '^generalisation: .* of 8192 values wrong; 8 fresh grids of 32x32, 4 steps, scale 2' out.txt ||

@@ -81,6 +81,7 @@ typedef struct run {
   float *best;                /* --keep-best: the logits of the lowest hard loss */
   const train_recipe *recipe; /* the preset's recommended recipe in use, or NULL */
   int repair_of_recipe;       /* --repair came from the recipe, not the command line */
+  int evolve_of_recipe;       /* --evolve came from the recipe */
   double tick_t0;             /* --repair/--evolve progress: the pass's start, */
   size_t tick_last;           /* the count at the last tick, */
   int tick_tenth;             /* and the last tenth shown */
@@ -117,6 +118,12 @@ static int setup_model(run *r) {
     fprintf(stderr, "%s: --param %s: the model %s is %s\n", TRAIN_PROG, dlca_parametrisation_name(o->param), o->model,
             dlca_parametrisation_name(s.parametrisation));
     return CLI_USAGE;
+  }
+  /* --rescale-logits: a saturated model (a near miss whose soft loss no
+   * longer moves) gets its gradients back, its hard circuit unchanged */
+  if (o->rescale_logits > 0) {
+    float *l = dlca_model_params(r->model);
+    for (size_t i = 0, n = dlca_model_n_params(r->model); i < n; i++) l[i] *= (float)o->rescale_logits;
   }
   return 0;
 }
@@ -277,6 +284,8 @@ typedef struct outcome {
   repair_result repair;
   double repair_s;
   int have_evolve;         /* --evolve ran */
+  int evolve_skipped;      /* not run: more than --evolve-max-wrong values wrong (evolve_wrong) */
+  size_t evolve_wrong;
   evolve_result evolve;
   size_t evolve_reverted;  /* gates --evolve changed that were set back */
   double evolve_s;
@@ -350,6 +359,13 @@ static int train(run *r, outcome *out) {
   out->base_lr = out->cur_lr = r->cfg.optim.lr;
   out->best_window = INFINITY;
   out->scheduled = o->lr_schedule != TRAIN_LR_CONSTANT || warmup_epochs(r) > 0;
+  /* --keep-best from a --model: the start is a candidate too, so that going
+   * on from a near miss (--rescale-logits) never saves a worse circuit */
+  if (o->keep_best && o->model && e < total) {
+    if ((rc = evaluate(r, &out->hard))) return rc;
+    if ((rc = dlca_trainer_get_params(r->t, r->best))) return fail_lib(CLI_FAIL, rc, "--keep-best: the start");
+    out->have_best = 1, out->best_hard = out->hard.hard_loss, out->best_epoch = e;
+  }
   progress_init(&r->prog, stderr, o->quiet, e, total);
   shown_progress = &r->prog;
   while (e < total && !stop_signal) {
@@ -451,6 +467,9 @@ static void print_summary(const run *r, const outcome *w) {
            q->changed == 1 ? "" : "s", q->passes, q->passes == 1 ? "" : "es", q->tried,
            w->repair_bits ? " on packed bits" : "", w->repair_s);
   }
+  if (w->evolve_skipped)
+    printf("evolve:         not run: %zu values wrong, more than --evolve-max-wrong %ld\n", w->evolve_wrong,
+           r->opt.evolve_max_wrong);
   if (w->have_evolve) {
     const evolve_result *q = &w->evolve;
     printf("evolve:         %zu -> %zu of %zu values wrong, hard loss %.9g -> %.9g (%llu generation%s of %ld "
@@ -559,7 +578,7 @@ static int evolve_tick(void *ctx, int pass, size_t gen, size_t gens, const dlca_
  * The search runs on the packed-bits circuit of the evaluation (all cores,
  * many variants a pass) and the kept ops go back into the logits; where the
  * start grids are not 0/1 it scores each circuit on the trainer instead. */
-static int repair(run *r, outcome *w, int passes_on) {
+static int repair(run *r, outcome *w, int passes_on, int evolve_on) {
   const size_t P = dlca_trainer_n_params(r->t);
   const int npg = dlca_model_params_per_gate(r->model);
   dlca_trainer *te = r->gol_eval ? r->gol_eval : r->t;
@@ -577,7 +596,12 @@ static int repair(run *r, outcome *w, int passes_on) {
       w->have_repair = 1, w->repair_bits = 1;
       w->repair_s = cli_now() - t0;
     }
-    if (!rc && r->opt.evolve > 0 && !stop_signal) {
+    if (!rc && evolve_on && r->opt.evolve_max_wrong >= 0) { /* only near misses are worth the generations */
+      dlca_eval cur;
+      if (!(rc = dlca_bits_run(b, &cur, NULL)) && cur.errors > (size_t)r->opt.evolve_max_wrong)
+        evolve_on = 0, w->evolve_skipped = 1, w->evolve_wrong = cur.errors;
+    }
+    if (!rc && evolve_on && !stop_signal) {
       const double t1 = cli_now();
       r->tick_t0 = t1, r->tick_last = 0, r->tick_tenth = 0;
       const size_t G = dlca_bits_n_gates(b);
@@ -604,7 +628,7 @@ static int repair(run *r, outcome *w, int passes_on) {
                       "--repair/--evolve: the trainer finds %zu values wrong in the changed circuit, the "
                       "packed-bits circuit %zu", ev.errors, end.errors);
     }
-  } else if (!rc && r->opt.evolve > 0) {
+  } else if (!rc && evolve_on) {
     free(l);
     return fail_lib(CLI_USAGE, DLCA_EINVAL, "--evolve: needs start grids of 0s and 1s (the packed-bits circuit)");
   } else if (!rc && passes_on) {
@@ -642,7 +666,8 @@ static int finish(run *r, outcome *w) {
                     (unsigned long long)w->best_epoch);
   /* the recipe's repair is for what this run trained; --repair given repairs any model (--epochs 0) */
   const int repair_now = r->opt.repair > 0 && !(r->repair_of_recipe && w->epochs == w->first);
-  if ((repair_now || o->evolve > 0) && (rc = repair(r, w, repair_now))) return rc;
+  const int evolve_now = r->opt.evolve > 0 && !(r->evolve_of_recipe && w->epochs == w->first);
+  if ((repair_now || evolve_now) && (rc = repair(r, w, repair_now, evolve_now))) return rc;
   dlca_model *m;
   if ((rc = dlca_trainer_export_model(r->t, &m))) return fail_lib(CLI_FAIL, rc, o->save ? "--save" : "the model");
   gate_summary_of(m, r->cfg.loss_channels, r->cfg.n_loss_channels, &w->gates);
@@ -695,8 +720,12 @@ static void apply_overrides(run *r) {
     if (o->early_stop == 0) r->opt.early_stop = q->early_stop;
     if (q->keep_best) r->opt.keep_best = 1;
     if (o->repair < 0) r->opt.repair = q->repair, r->repair_of_recipe = q->repair > 0;
+    if (o->evolve < 0) r->opt.evolve = q->evolve, r->evolve_of_recipe = q->evolve > 0;
+    if (o->evolve_max_wrong == -2) r->opt.evolve_max_wrong = q->evolve_max_wrong;
   }
   if (r->opt.repair < 0) r->opt.repair = 0;
+  if (r->opt.evolve < 0) r->opt.evolve = 0;
+  if (r->opt.evolve_max_wrong == -2) r->opt.evolve_max_wrong = -1;
   if (r->opt.epochs < 0) r->opt.epochs = r->preset.epochs;
 }
 

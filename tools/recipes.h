@@ -19,6 +19,8 @@ typedef struct train_recipe {
   int keep_best;             /* --keep-best */
   int param;                 /* the gate parametrisation it was measured with (DLCA_PARAM_*) */
   long repair;               /* --repair N; 0: none */
+  long evolve;               /* --evolve N; 0: none */
+  long evolve_max_wrong;     /* --evolve-max-wrong K; -1: any */
 } train_recipe;
 
 /* The recommended recipe of a preset and parametrisation (DLCA_PARAM_*), or

@@ -44,6 +44,10 @@ static const char help_text[] =
     "                         the grid's size (default: a built-in image)\n"
     "    --model FILE.json    start from a saved model (its channel count must be\n"
     "                         the preset's) instead of a fresh one\n"
+    "    --rescale-logits F   with --model: its logits times F first; F < 1 gives a\n"
+    "                         saturated model (a near miss whose soft loss no\n"
+    "                         longer moves) its gradients back, the same hard\n"
+    "                         circuit (softmax16: the argmax stays)\n"
     "    --resume FILE        continue from a checkpoint up to --epochs; give the\n"
     "                         --seed, --model and --param of the run that wrote it\n"
     "    --param P            gate parametrisation of a fresh model: softmax16 (the\n"
@@ -99,6 +103,9 @@ static const char help_text[] =
     "    --evolve-lineages P  lineages (default 64)\n"
     "    --evolve-lambda L    offspring per lineage and generation (default 4)\n"
     "    --evolve-changes M   at most M gates changed per offspring (default 3)\n"
+    "    --evolve-max-wrong K evolve only a circuit with at most K values wrong\n"
+    "                         after the repair (default: any, or the recipe's);\n"
+    "                         the others are left as they are\n"
     "    --restarts N         while the saved circuit is not right on every fresh\n"
     "                         grid (--eval-fresh, 100 batches if not given; and\n"
     "                         with --eval-scale, exact on the larger grid), train\n"
@@ -190,7 +197,7 @@ enum {
   OPT_PRESET = 256, OPT_EPOCHS, OPT_BATCH, OPT_STEPS, OPT_LR, OPT_SEED, OPT_DEVICE, OPT_BACKEND, OPT_LOG,
   OPT_EVAL_EVERY, OPT_SAVE, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESUME, OPT_MODEL, OPT_TARGET,
   OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_LR_SCHEDULE, OPT_WARMUP, OPT_MIN_LR, OPT_COOLDOWN_FACTOR, OPT_PLATEAU,
-  OPT_MAX_COOLDOWNS, OPT_EARLY_STOP, OPT_KEEP_BEST, OPT_EVAL_FRESH, OPT_RESTARTS, OPT_EVAL_SCALE, OPT_REPAIR, OPT_EVOLVE, OPT_EVOLVE_LINEAGES, OPT_EVOLVE_LAMBDA, OPT_EVOLVE_CHANGES, OPT_RESTART_FROM, OPT_REFERENCE_PROTOCOL,
+  OPT_MAX_COOLDOWNS, OPT_EARLY_STOP, OPT_KEEP_BEST, OPT_EVAL_FRESH, OPT_RESTARTS, OPT_EVAL_SCALE, OPT_REPAIR, OPT_EVOLVE, OPT_EVOLVE_LINEAGES, OPT_EVOLVE_LAMBDA, OPT_EVOLVE_CHANGES, OPT_EVOLVE_MAX_WRONG, OPT_RESCALE_LOGITS, OPT_RESTART_FROM, OPT_REFERENCE_PROTOCOL,
   OPT_TEMPERATURE, OPT_GUMBEL, OPT_STRAIGHT_THROUGH, OPT_GRAD_NOISE, OPT_RECIPE, OPT_PARAM, OPT_IWP_INIT
 };
 
@@ -230,6 +237,8 @@ static const struct option long_options[] = {
     {"evolve-lineages", required_argument, NULL, OPT_EVOLVE_LINEAGES},
     {"evolve-lambda", required_argument, NULL, OPT_EVOLVE_LAMBDA},
     {"evolve-changes", required_argument, NULL, OPT_EVOLVE_CHANGES},
+    {"evolve-max-wrong", required_argument, NULL, OPT_EVOLVE_MAX_WRONG},
+    {"rescale-logits", required_argument, NULL, OPT_RESCALE_LOGITS},
     {"reference-protocol", no_argument, NULL, OPT_REFERENCE_PROTOCOL},
     {"temperature", required_argument, NULL, OPT_TEMPERATURE},
     {"gumbel", required_argument, NULL, OPT_GUMBEL},
@@ -260,6 +269,8 @@ int train_options_parse(int argc, char **argv, train_options *o) {
   o->plateau = 100;
   o->max_cooldowns = 2;
   o->repair = -1; /* the recipe's, else none */
+  o->evolve = -1; /* the recipe's, else none */
+  o->evolve_max_wrong = -2; /* the recipe's, else any */
   o->evolve_lineages = 64, o->evolve_lambda = 4, o->evolve_changes = 3;
   o->temperature = o->gumbel = -1;
   o->param = -1;
@@ -365,6 +376,12 @@ int train_options_parse(int argc, char **argv, train_options *o) {
       case OPT_EVOLVE_CHANGES:
         bad = cli_parse_long(TRAIN_PROG, "--evolve-changes", optarg, 1, 64, &o->evolve_changes);
         break;
+      case OPT_RESCALE_LOGITS:
+        bad = cli_parse_double(TRAIN_PROG, "--rescale-logits", optarg, 0.0, &o->rescale_logits);
+        break;
+      case OPT_EVOLVE_MAX_WRONG:
+        bad = cli_parse_long(TRAIN_PROG, "--evolve-max-wrong", optarg, 0, 1000000000L, &o->evolve_max_wrong);
+        break;
       case OPT_RESTART_FROM:
         bad = cli_parse_long(TRAIN_PROG, "--restart-from", optarg, 0, 100000, &o->restart_from);
         break;
@@ -466,6 +483,10 @@ int train_options_parse(int argc, char **argv, train_options *o) {
   }
   if (o->iwp_init > 0 && o->model) {
     fprintf(stderr, "%s: --iwp-init: initialises a fresh model, but --model gives one\n", TRAIN_PROG);
+    return CLI_USAGE;
+  }
+  if (o->rescale_logits > 0 && (!o->model || o->resume)) {
+    fprintf(stderr, "%s: --rescale-logits: needs --model (and not --resume)\n", TRAIN_PROG);
     return CLI_USAGE;
   }
   if (o->restarts > 0 && (o->resume || o->model)) {

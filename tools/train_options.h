@@ -32,7 +32,9 @@ typedef struct train_options {
   long restarts;                 /* train again with the next seed while the fresh check fails, this often */
   long eval_scale;               /* checkerboards: also on an N-times larger grid for N times the steps; 0: no */
   long repair;                   /* at most N passes of greedy repair of the saved hard circuit; 0: none; -1: the recipe's */
-  long evolve;                   /* generations of (1 + lambda) evolution after the repair; 0: none */
+  long evolve;                   /* generations of (1 + lambda) evolution after the repair; 0: none, -1: the recipe's */
+  double rescale_logits;         /* --model's logits times this before training; 0: unchanged */
+  long evolve_max_wrong;         /* evolve only a circuit with at most this many values wrong; -1: any */
   long evolve_lineages;          /* lineages evolving side by side (default 64) */
   long evolve_lambda;            /* offspring per lineage and generation (default 4) */
   long evolve_changes;           /* at most this many gates changed per offspring (default 3) */
