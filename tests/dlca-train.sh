@@ -147,7 +147,7 @@ expect 2 "rescale-logits without model" -- cb --epochs 1 --rescale-logits 0.5
 expect 2 "rescale-logits 0" -- gol --model evo1.json --rescale-logits 0
 # growth's recommended recipe evolves only a circuit at most 1 value from the target
 expect 0 "growth recipe" -- "$prog" --backend ref --preset growth --epochs 1 --eval-every 1
-grep -q '^recipe: *recommended for growth: keep-best, evolve 1500 (at most 1 values wrong)' out.txt ||
+grep -q '^recipe: *recommended for growth: keep-best, a hard evaluation every 2 epochs, evolve 1500 (at most 1 values wrong)' out.txt ||
   fail "growth recipe: $(grep '^recipe' out.txt)"
 grep -q '^evolve: *not run: [0-9]* values wrong, more than --evolve-max-wrong 1' out.txt ||
   fail "growth recipe: evolution not gated: $(grep '^evolve' out.txt)"

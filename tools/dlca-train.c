@@ -719,6 +719,7 @@ static void apply_overrides(run *r) {
     if (!o->lr_schedule_given && q->cooldown) r->opt.lr_schedule = TRAIN_LR_COOLDOWN;
     if (o->early_stop == 0) r->opt.early_stop = q->early_stop;
     if (q->keep_best) r->opt.keep_best = 1;
+    if (!o->eval_every_given && q->eval_every > 0) r->opt.eval_every = q->eval_every;
     if (o->repair < 0) r->opt.repair = q->repair, r->repair_of_recipe = q->repair > 0;
     if (o->evolve < 0) r->opt.evolve = q->evolve, r->evolve_of_recipe = q->evolve > 0;
     if (o->evolve_max_wrong == -2) r->opt.evolve_max_wrong = q->evolve_max_wrong;

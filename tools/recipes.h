@@ -19,6 +19,7 @@ typedef struct train_recipe {
   int keep_best;             /* --keep-best */
   int param;                 /* the gate parametrisation it was measured with (DLCA_PARAM_*) */
   long repair;               /* --repair N; 0: none */
+  long eval_every;           /* --eval-every N (what --keep-best sees); 0: the tool's default */
   long evolve;               /* --evolve N; 0: none */
   long evolve_max_wrong;     /* --evolve-max-wrong K; -1: any */
 } train_recipe;

@@ -305,6 +305,7 @@ int train_options_parse(int argc, char **argv, train_options *o) {
       case OPT_LOG: o->log = optarg; break;
       case OPT_EVAL_EVERY:
         bad = cli_parse_long(TRAIN_PROG, "--eval-every", optarg, 1, MAX_EPOCHS, &o->eval_every);
+        o->eval_every_given = 1;
         break;
       case OPT_SAVE: o->save = optarg; break;
       case OPT_CHECKPOINT: o->checkpoint = optarg; break;

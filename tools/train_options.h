@@ -21,6 +21,7 @@ typedef struct train_options {
    * lr) are the reference protocol: the same CSV and losses as before. */
   int lr_schedule;               /* TRAIN_LR_* */
   int lr_schedule_given;         /* --lr-schedule was on the command line */
+  int eval_every_given;          /* --eval-every was on the command line */
   long warmup;                   /* epochs of linear warm-up; -1: the schedule's default */
   double min_lr;                 /* floor of cosine and cooldown (0) */
   double cooldown_factor;        /* cooldown: lr *= this (0.1) */
