@@ -44,6 +44,13 @@ for k in pass target errors_per_step gate_histogram active_gates picture; do jso
 grep -q '"errors_per_step": \[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0\]' colour.json ||
   fail "colour: the per-step errors are not 16 zeros on one line"
 [ "$(head -c 4 colour.png | tail -c 3)" = PNG ] || fail "--png wrote no PNG"
+# growth: an untrained circuit stays empty, so the lizard's cells are the
+# ones wrong, drawn red in the last frame
+expect 0 "untrained growth model" -- "$train" --backend ref --quiet --preset growth --epochs 0 --save growth0.json
+expect 1 "growth: an empty grid is not the lizard" -- ev --preset growth --model growth0.json --png growth.png
+grep -q '^picture: .*then the target; red: unlike the target at the last step' out.txt ||
+  fail "growth picture line: $(cat out.txt)"
+[ "$(head -c 4 growth.png | tail -c 3)" = PNG ] || fail "growth: --png wrote no PNG"
 # The built-in mushroom is not black: exit 1, the same figures through --json -.
 expect 1 "colour: the mushroom is not painted" -- ev --preset colour --model colour0.json --json -
 grep -q '"target": {"pass": false' out.txt || fail "--json - on stdout: $(cat out.txt)"

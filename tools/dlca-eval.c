@@ -44,6 +44,7 @@ typedef struct eval {
   check fresh, general, boards, board, tgt, picture_only;
   int gen_h, gen_w, gen_steps;
   strip pic;
+  float *last_exact; /* growth's --png: channel 0 of the target, [H][W], for the last frame's red cells */
   int pic_ran;
   long pic_every;
   double t_start;
@@ -277,6 +278,10 @@ static int run_rollout(eval *e, check *c, int batch, int H, int W, int T, const 
       return oom("--png");
     }
     frame(e, &r, NULL);
+    /* growth: the last frame shows the cells unlike the target in red */
+    free(e->last_exact), e->last_exact = NULL;
+    if (!gol && strcmp(e->preset.name, "colour") && (e->last_exact = malloc(sizeof(float) * H * W)))
+      for (size_t i = 0; i < (size_t)H * W; i++) e->last_exact[i] = target[i * C];
   }
   c->height = H, c->width = W, c->steps = T, c->samples = batch, c->batches = 1;
   c->first_mismatch = -1;
@@ -290,7 +295,7 @@ static int run_rollout(eval *e, check *c, int batch, int H, int W, int T, const 
       if (c->first_mismatch < 0) c->first_mismatch = s, c->mismatch_cells = c->ev.errors;
       c->mismatch_total += c->ev.errors;
     }
-    if (picture && (s % e->pic_every == 0 || s == T)) frame(e, &r, life);
+    if (picture && (s % e->pic_every == 0 || s == T)) frame(e, &r, s == T && !gol ? e->last_exact : life);
   }
   if (!rc && picture && !gol) { /* the target last, after a wider gap */
     if (!strcmp(e->preset.name, "colour")) strip_add_rgb(&e->pic, target, C, 1);
@@ -411,7 +416,8 @@ static void print_report(const eval *e, int n_checks, int n_failed) {
   }
   if (e->pic_ran)
     printf("picture:        %s (%d frames, every %ld steps%s)\n", o->png, e->pic.n, e->pic_every,
-           e->is_gol ? "; red: unlike Life" : ", then the target");
+           e->is_gol ? "; red: unlike Life"
+           : e->last_exact ? ", then the target; red: unlike the target at the last step" : ", then the target");
   if (o->json && strcmp(o->json, "-")) printf("json:           %s\n", o->json);
   if (n_failed)
     printf("result:         FAIL (%d of %d check%s failed)\n", n_failed, n_checks, n_checks == 1 ? "" : "s");
@@ -550,6 +556,7 @@ int main(int argc, char **argv) {
   check *all[] = {&e.fresh, &e.general, &e.boards, &e.board, &e.tgt, &e.picture_only};
   for (size_t i = 0; i < sizeof all / sizeof *all; i++) free(all[i]->per_step);
   strip_free(&e.pic);
+  free(e.last_exact);
   free(e.target);
   dlca_model_free(e.model);
   dlca_context_free(e.ctx);
