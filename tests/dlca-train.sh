@@ -146,11 +146,15 @@ awk -v b="$b" -v h="$h0" 'BEGIN { exit !(b != "" && b + 0 <= h + 0) }' ||
 expect 2 "rescale-logits without model" -- cb --epochs 1 --rescale-logits 0.5
 expect 2 "rescale-logits 0" -- gol --model evo1.json --rescale-logits 0
 # growth's recommended recipe evolves only a circuit at most 1 value from the target
-expect 0 "growth recipe" -- "$prog" --backend ref --preset growth --epochs 1 --eval-every 1
-grep -q '^recipe: *recommended for growth: keep-best, a hard evaluation every 2 epochs, evolve 1500 (at most 1 values wrong)' out.txt ||
+expect 0 "growth recipe" -- "$prog" --backend ref --preset growth --epochs 1 --eval-every 1 --save g1.json
+grep -q '^recipe: *recommended for growth: keep-best, a hard evaluation every 2 epochs, evolve 1500 (at most 1 value wrong)' out.txt ||
   fail "growth recipe: $(grep '^recipe' out.txt)"
 grep -q '^evolve: *not run: [0-9]* values wrong, more than --evolve-max-wrong 1' out.txt ||
   fail "growth recipe: evolution not gated: $(grep '^evolve' out.txt)"
+# --evolve given evolves any circuit: the recipe's gate is for its own evolution
+expect 0 "growth, --evolve given" -- "$prog" --backend ref --preset growth --model g1.json --epochs 0 --evolve 2 \
+  --evolve-lineages 2 --evolve-lambda 2
+grep -q '^evolve: *[0-9]* -> [0-9]* of 400 values wrong' out.txt || fail "--evolve given was gated: $(grep '^evolve' out.txt)"
 # --eval-scale: the saved circuit on 8 fresh grids S times larger for S times the steps
 expect 0 "eval-scale" -- "$prog" --backend ref --preset checkerboard --steps 2 --epochs 2 --eval-scale 2 --seed 5
 grep -q '^generalisation: .* of 8192 values wrong; 8 fresh grids of 32x32, 4 steps, scale 2' out.txt ||

@@ -721,8 +721,10 @@ static void apply_overrides(run *r) {
     if (q->keep_best) r->opt.keep_best = 1;
     if (!o->eval_every_given && q->eval_every > 0) r->opt.eval_every = q->eval_every;
     if (o->repair < 0) r->opt.repair = q->repair, r->repair_of_recipe = q->repair > 0;
+    /* the recipe's gate is for the recipe's evolution: --evolve N given evolves any circuit
+     * (o is r->opt: the gate first, while o->evolve still says whether --evolve was given) */
+    if (o->evolve_max_wrong == -2) r->opt.evolve_max_wrong = o->evolve < 0 ? q->evolve_max_wrong : -1;
     if (o->evolve < 0) r->opt.evolve = q->evolve, r->evolve_of_recipe = q->evolve > 0;
-    if (o->evolve_max_wrong == -2) r->opt.evolve_max_wrong = q->evolve_max_wrong;
   }
   if (r->opt.repair < 0) r->opt.repair = 0;
   if (r->opt.evolve < 0) r->opt.evolve = 0;

@@ -65,6 +65,7 @@ void train_recipe_describe(const train_recipe *q, int as_options, char *buf, siz
   if (q->evolve > 0)
     snprintf(t, sizeof t, as_options ? "--evolve %ld" : "evolve %ld", q->evolve), put(buf, n, sep, t);
   if (q->evolve > 0 && q->evolve_max_wrong >= 0)
-    snprintf(t, sizeof t, as_options ? "--evolve-max-wrong %ld" : "(at most %ld values wrong)", q->evolve_max_wrong),
+    snprintf(t, sizeof t, as_options ? "--evolve-max-wrong %ld" : "(at most %ld value%s wrong)", q->evolve_max_wrong,
+             q->evolve_max_wrong == 1 ? "" : "s"),
         put(buf, n, as_options ? sep : " ", t);
 }
