@@ -145,6 +145,8 @@ awk -v b="$b" -v h="$h0" 'BEGIN { exit !(b != "" && b + 0 <= h + 0) }' ||
   fail "--keep-best from --model: best $b is worse than the start's $h0"
 expect 2 "rescale-logits without model" -- cb --epochs 1 --rescale-logits 0.5
 expect 2 "rescale-logits 0" -- gol --model evo1.json --rescale-logits 0
+expect 2 "rescale-logits overflowing" -- gol --model evo1.json --rescale-logits 1e300
+grep -q 'no longer finite' err.txt || fail "--rescale-logits 1e300: $(cat err.txt)"
 # growth's recommended recipe evolves only a circuit at most 1 value from the target
 expect 0 "growth recipe" -- "$prog" --backend ref --preset growth --epochs 1 --eval-every 1 --save g1.json
 grep -q '^recipe: *recommended for growth: keep-best, a hard evaluation every 2 epochs, evolve 1500 (at most 1 value wrong)' out.txt ||

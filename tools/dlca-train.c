@@ -123,7 +123,12 @@ static int setup_model(run *r) {
    * longer moves) gets its gradients back, its hard circuit unchanged */
   if (o->rescale_logits > 0) {
     float *l = dlca_model_params(r->model);
-    for (size_t i = 0, n = dlca_model_n_params(r->model); i < n; i++) l[i] *= (float)o->rescale_logits;
+    for (size_t i = 0, n = dlca_model_n_params(r->model); i < n; i++)
+      if (!isfinite(l[i] *= (float)o->rescale_logits)) {
+        fprintf(stderr, "%s: --rescale-logits %g: logit %zu of %s is no longer finite\n", TRAIN_PROG,
+                o->rescale_logits, i, o->model);
+        return CLI_USAGE;
+      }
   }
   return 0;
 }
