@@ -41,6 +41,7 @@ grep -q '^result: *PASS (1 check)' out.txt || fail "result line: $(cat out.txt)"
 grep -q '^active gates: *0 of 4600' out.txt || fail "active gates: $(cat out.txt)"
 grep -q '^gate histogram: A 4600$' out.txt || fail "gate histogram: $(cat out.txt)"
 for k in pass target errors_per_step gate_histogram active_gates picture; do json_has colour.json $k; done
+grep -q '"wrong": \[\], "wrong_listed": 0' colour.json || fail "colour: an exact target lists wrong values"
 grep -q '"errors_per_step": \[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0\]' colour.json ||
   fail "colour: the per-step errors are not 16 zeros on one line"
 [ "$(head -c 4 colour.png | tail -c 3)" = PNG ] || fail "--png wrote no PNG"
@@ -51,6 +52,11 @@ expect 1 "growth: an empty grid is not the lizard" -- ev --preset growth --model
 grep -q '^picture: .*then the target; red: unlike the target at the last step' out.txt ||
   fail "growth picture line: $(cat out.txt)"
 [ "$(head -c 4 growth.png | tail -c 3)" = PNG ] || fail "growth: --png wrote no PNG"
+# --json lists the values unlike the target as [row, column, channel]
+expect 1 "growth: the wrong cells in --json" -- ev --preset growth --model growth0.json --json growth.json
+grep -q '"wrong": \[\[[0-9]*, [0-9]*, 0\]' growth.json || fail "growth: no wrong-cell list: $(cat growth.json)"
+n=$(sed -n 's/.*"errors": \([0-9]*\), "total": 400.*/\1/p' growth.json)
+grep -q "\"wrong_listed\": $n" growth.json || fail "growth: wrong_listed is not the $n errors"
 # The built-in mushroom is not black: exit 1, the same figures through --json -.
 expect 1 "colour: the mushroom is not painted" -- ev --preset colour --model colour0.json --json -
 grep -q '"target": {"pass": false' out.txt || fail "--json - on stdout: $(cat out.txt)"

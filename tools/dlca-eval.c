@@ -28,7 +28,11 @@ typedef struct check {
   long first_mismatch;    /* gol board: the first step unlike Life, -1 if none */
   size_t mismatch_cells;  /* gol board: cells wrong at that step */
   size_t mismatch_total;  /* gol board: over all steps */
+  size_t n_wrong;         /* target check: values unlike the target at the last step (the first */
+  int *wrong;             /* WRONG_LISTED as row, column, channel triples) */
 } check;
+
+#define WRONG_LISTED 4096
 
 typedef struct eval {
   eval_options opt;
@@ -249,6 +253,26 @@ static void frame(eval *e, const rollout *r, const float *exact) {
     strip_add_gray(&e->pic, r->x, r->channels, exact, 0);
 }
 
+/* The target check: which values of the loss channels are on the other side
+ * of 0.5 from the target (the "values wrong" of dlca_eval), sample 0. */
+static int list_wrong(eval *e, check *c, const float *x, const float *target, int H, int W) {
+  const int C = e->shape.channels;
+  c->n_wrong = 0;
+  free(c->wrong);
+  if (!(c->wrong = malloc(sizeof(int) * 3 * WRONG_LISTED))) return oom("the target check");
+  for (int i = 0; i < H * W; i++)
+    for (int k = 0; k < e->cfg.n_loss_channels; k++) {
+      const size_t v = (size_t)i * C + (size_t)e->cfg.loss_channels[k];
+      if ((x[v] > 0.5f) == (target[v] > 0.5f)) continue;
+      if (c->n_wrong < WRONG_LISTED) {
+        int *t = c->wrong + 3 * c->n_wrong;
+        t[0] = i / W, t[1] = i % W, t[2] = e->cfg.loss_channels[k];
+      }
+      c->n_wrong++;
+    }
+  return 0;
+}
+
 /* Runs T hard steps of `batch` grids from x0 and fills c. target: the fixed
  * [H][W][C] target, or NULL for gol, whose every step is compared with an
  * exact Life step of the state before it. With `picture`, sample 0 becomes
@@ -296,6 +320,7 @@ static int run_rollout(eval *e, check *c, int batch, int H, int W, int T, const 
       c->mismatch_total += c->ev.errors;
     }
     if (picture && (s % e->pic_every == 0 || s == T)) frame(e, &r, s == T && !gol ? e->last_exact : life);
+    if (s == T && c == &e->tgt && (rc = list_wrong(e, c, r.x, target, H, W))) break;
   }
   if (!rc && picture && !gol) { /* the target last, after a wider gap */
     if (!strcmp(e->preset.name, "colour")) strip_add_rgb(&e->pic, target, C, 1);
@@ -413,6 +438,16 @@ static void print_report(const eval *e, int n_checks, int n_failed) {
   if (e->tgt.ran) {
     snprintf(what, sizeof what, "%dx%d, %d steps from the preset's start", e->tgt.height, e->tgt.width, e->tgt.steps);
     print_check("target:", &e->tgt, what);
+    if (e->tgt.n_wrong && e->tgt.n_wrong <= 12) {
+      printf("wrong:          ");
+      for (size_t i = 0; i < e->tgt.n_wrong; i++) {
+        const int *t = e->tgt.wrong + 3 * i;
+        printf("%s(row %d, col %d", i ? ", " : "", t[0], t[1]);
+        if (e->cfg.n_loss_channels > 1) printf(", ch %d", t[2]);
+        putchar(')');
+      }
+      putchar('\n');
+    }
   }
   if (e->pic_ran)
     printf("picture:        %s (%d frames, every %ld steps%s)\n", o->png, e->pic.n, e->pic_every,
@@ -486,7 +521,24 @@ static int write_json(const eval *e, int n_checks, int n_failed) {
                e->board.first_mismatch, e->board.mismatch_cells, e->board.mismatch_total);
     json_check(f, "gol_board", &e->board, extra);
   }
-  json_check(f, "target", &e->tgt, NULL);
+  if (e->tgt.ran && e->tgt.wrong) {
+    /* the wrong values as [row, column, channel], the first WRONG_LISTED */
+    size_t k = e->tgt.n_wrong < WRONG_LISTED ? e->tgt.n_wrong : WRONG_LISTED;
+    char *buf = malloc(40 * k + 64);
+    if (buf) {
+      size_t at = (size_t)sprintf(buf, ", \"wrong\": [");
+      for (size_t i = 0; i < k; i++)
+        at += (size_t)sprintf(buf + at, "%s[%d, %d, %d]", i ? ", " : "", e->tgt.wrong[3 * i], e->tgt.wrong[3 * i + 1],
+                              e->tgt.wrong[3 * i + 2]);
+      sprintf(buf + at, "], \"wrong_listed\": %zu", k);
+      json_check(f, "target", &e->tgt, buf);
+      free(buf);
+    } else {
+      json_check(f, "target", &e->tgt, NULL);
+    }
+  } else {
+    json_check(f, "target", &e->tgt, NULL);
+  }
   if (e->pic_ran) {
     fprintf(f, ",\n  \"picture\": {\"file\": ");
     json_string(f, o->png);
@@ -556,6 +608,7 @@ int main(int argc, char **argv) {
   check *all[] = {&e.fresh, &e.general, &e.boards, &e.board, &e.tgt, &e.picture_only};
   for (size_t i = 0; i < sizeof all / sizeof *all; i++) free(all[i]->per_step);
   strip_free(&e.pic);
+  free(e.tgt.wrong);
   free(e.last_exact);
   free(e.target);
   dlca_model_free(e.model);
