@@ -253,8 +253,8 @@ static void frame(eval *e, const rollout *r, const float *exact) {
     strip_add_gray(&e->pic, r->x, r->channels, exact, 0);
 }
 
-/* The target check: which values of the loss channels are on the other side
- * of 0.5 from the target (the "values wrong" of dlca_eval), sample 0. */
+/* The target check: which values of the loss channels are at least 0.5 from
+ * the target (the "values wrong" of dlca_eval), sample 0. */
 static int list_wrong(eval *e, check *c, const float *x, const float *target, int H, int W) {
   const int C = e->shape.channels;
   c->n_wrong = 0;
@@ -263,7 +263,7 @@ static int list_wrong(eval *e, check *c, const float *x, const float *target, in
   for (int i = 0; i < H * W; i++)
     for (int k = 0; k < e->cfg.n_loss_channels; k++) {
       const size_t v = (size_t)i * C + (size_t)e->cfg.loss_channels[k];
-      if ((x[v] > 0.5f) == (target[v] > 0.5f)) continue;
+      if (fabs((double)x[v] - (double)target[v]) < 0.5) continue; /* dlca_eval's test of a wrong value */
       if (c->n_wrong < WRONG_LISTED) {
         int *t = c->wrong + 3 * c->n_wrong;
         t[0] = i / W, t[1] = i % W, t[2] = e->cfg.loss_channels[k];
