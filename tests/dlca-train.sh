@@ -153,6 +153,9 @@ grep -q '^recipe: *recommended for growth: keep-best, a hard evaluation every 2 
   fail "growth recipe: $(grep '^recipe' out.txt)"
 grep -q '^evolve: *not run: [0-9]* values wrong, more than --evolve-max-wrong 1' out.txt ||
   fail "growth recipe: evolution not gated: $(grep '^evolve' out.txt)"
+# --evolve 0 turns the recipe's evolution off
+expect 0 "growth recipe, --evolve 0" -- "$prog" --backend ref --preset growth --epochs 1 --eval-every 1 --evolve 0
+! grep -q '^evolve:' out.txt || fail "--evolve 0: $(grep '^evolve' out.txt)"
 # --evolve given evolves any circuit: the recipe's gate is for its own evolution
 expect 0 "growth, --evolve given" -- "$prog" --backend ref --preset growth --model g1.json --epochs 0 --evolve 2 \
   --evolve-lineages 2 --evolve-lambda 2
