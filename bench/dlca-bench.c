@@ -34,6 +34,15 @@
 #define CPU_GFLOPS 100.0
 #define CPU_GBS 20.0
 #define CPU_LAUNCH_US 20.0
+/* Local (shared) memory bandwidth of an H100 SXM: 132 SMs x 128 B per clock
+ * x 1.98 GHz. A CPU device's "local memory" is its cache: not counted. */
+#define GPU_LOCAL_GBS 33400.0
+#define CPU_LOCAL_GBS 0.0
+/* The fewest local-memory bytes per update gate and cell-step of any fp32
+ * design that keeps a cell's activations on chip: 11 four-byte accesses
+ * (forward 3, recompute 3, backward 5; doc/performance.md, "The floor of
+ * any design at batch 512"). */
+#define LOCAL_BYTES_PER_GATE 44.0
 /* Arithmetic of one relaxed gate evaluation: c0 + c1 a + c2 b + c3 ab and
  * its operand loads, or its share of the 4 backward sums. */
 #define FLOPS_PER_GATE 8.0
@@ -56,8 +65,9 @@ static const char help_text[] =
     "\n"
     "    Per workload: ms/epoch, samples/s, gate evaluations/s (forward, recompute\n"
     "    and backward: 3 x cells x T x (C*K*G1 + NGU)), the trainer's device memory\n"
-    "    (dlca_trainer_estimate_memory), three floors (arithmetic, bytes moved,\n"
-    "    dependent launches) and the efficiency: the largest floor over the\n"
+    "    (dlca_trainer_estimate_memory), the floors (arithmetic, bytes moved,\n"
+    "    dependent launches and, on a GPU, local-memory traffic) and the\n"
+    "    efficiency: the largest floor over the\n"
     "    measured median. A batch that does not fit the device is reported as\n"
     "    such and the run goes on. The formulas are in doc/performance.md.\n"
     "\n"
@@ -79,9 +89,12 @@ static const char help_text[] =
     "    --peak-gflops X      device fp32 peak for the arithmetic floor\n"
     "    --peak-gbs X         device memory bandwidth (GB/s) for the bytes floor\n"
     "    --launch-us X        latency of one dependent launch (microseconds)\n"
-    "                         Defaults: an H100 (51000 GFLOP/s, 3000 GB/s, 4 us) for\n"
-    "                         a GPU or accelerator, PoCL on 2 cores (100 GFLOP/s,\n"
-    "                         20 GB/s, 20 us) for a CPU device and the reference.\n"
+    "    --peak-local-gbs X   local-memory bandwidth (GB/s) for the local floor;\n"
+    "                         0: not counted\n"
+    "                         Defaults: an H100 (51000 GFLOP/s, 3000 GB/s, 4 us,\n"
+    "                         33400 GB/s local) for a GPU or accelerator, PoCL on 2\n"
+    "                         cores (100 GFLOP/s, 20 GB/s, 20 us, local not counted)\n"
+    "                         for a CPU device and the reference.\n"
     "\n"
     "OUTPUT OPTIONS\n"
     "    --json FILE          write every row as a JSON array of objects\n"
@@ -110,7 +123,7 @@ typedef struct options {
   long steps, warmup, repeats;
   int backend_ref, quiet;
   const char *device, *json, *markdown;
-  double peak_gflops, peak_gbs, launch_us; /* < 0: the device type's default */
+  double peak_gflops, peak_gbs, launch_us, peak_local_gbs; /* < 0: the device type's default */
 } options;
 
 typedef struct kernel_time {
@@ -128,20 +141,20 @@ typedef struct row {
   char error[1024];
   double setup_s;
   double ms_med, ms_min, samples_s, gate_evals_s;
-  double gate_evals, gflop, gbytes, launches; /* per epoch */
+  double gate_evals, gflop, gbytes, glocal, launches; /* per epoch */
   double mem_mb;
   int have_profile;
   double ph_forward, ph_backward, ph_optimizer, ph_other, device_ms;
   kernel_time kernels[MAX_KERNELS];
   int n_kernels;
-  double fl_arith, fl_bytes, fl_launch, floor_ms, efficiency;
+  double fl_arith, fl_bytes, fl_launch, fl_local, floor_ms, efficiency; /* fl_local 0: not counted */
   const char *bound;
   char date[32];
   double load; /* 1-minute load average of the host at the start, or NAN */
 } row;
 
 typedef struct peaks {
-  double gflops, gbs, launch_us;
+  double gflops, gbs, launch_us, local_gbs;
   char source[96];
 } peaks;
 
@@ -159,7 +172,7 @@ static int split_list(char *s, const char **out, int max) {
 
 enum {
   OPT_PRESET = 256, OPT_BATCH, OPT_STEPS, OPT_WARMUP, OPT_REPEATS, OPT_BACKEND, OPT_DEVICE, OPT_JSON,
-  OPT_MARKDOWN, OPT_GFLOPS, OPT_GBS, OPT_LAUNCH, OPT_QUIET, OPT_HELP, OPT_VERSION
+  OPT_MARKDOWN, OPT_GFLOPS, OPT_GBS, OPT_LOCAL_GBS, OPT_LAUNCH, OPT_QUIET, OPT_HELP, OPT_VERSION
 };
 
 static const struct option long_options[] = {
@@ -169,6 +182,7 @@ static const struct option long_options[] = {
     {"device", required_argument, NULL, OPT_DEVICE},   {"json", required_argument, NULL, OPT_JSON},
     {"markdown", required_argument, NULL, OPT_MARKDOWN}, {"peak-gflops", required_argument, NULL, OPT_GFLOPS},
     {"peak-gbs", required_argument, NULL, OPT_GBS},    {"launch-us", required_argument, NULL, OPT_LAUNCH},
+    {"peak-local-gbs", required_argument, NULL, OPT_LOCAL_GBS},
     {"quiet", no_argument, NULL, OPT_QUIET},           {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},       {NULL, 0, NULL, 0},
 };
@@ -178,7 +192,7 @@ static int parse_options(int argc, char **argv, options *o) {
   static char preset_buf[1024];
   memset(o, 0, sizeof *o);
   o->steps = -1, o->warmup = 3, o->repeats = 10;
-  o->peak_gflops = o->peak_gbs = o->launch_us = -1;
+  o->peak_gflops = o->peak_gbs = o->launch_us = o->peak_local_gbs = -1;
   snprintf(preset_buf, sizeof preset_buf, "checkerboard");
   int help = 0, version = 0, c;
   opterr = 0;
@@ -222,6 +236,9 @@ static int parse_options(int argc, char **argv, options *o) {
       case OPT_MARKDOWN: o->markdown = optarg; break;
       case OPT_GFLOPS: bad = cli_parse_double(PROG, "--peak-gflops", optarg, 0.0, &o->peak_gflops); break;
       case OPT_GBS: bad = cli_parse_double(PROG, "--peak-gbs", optarg, 0.0, &o->peak_gbs); break;
+      case OPT_LOCAL_GBS:
+        bad = cli_parse_nonneg(PROG, "--peak-local-gbs", optarg, &o->peak_local_gbs);
+        break;
       case OPT_LAUNCH: bad = cli_parse_double(PROG, "--launch-us", optarg, -1.0, &o->launch_us);
         if (!bad && o->launch_us < 0) {
           fprintf(stderr, "%s: --launch-us: '%s' is negative\n", PROG, optarg);
@@ -345,6 +362,7 @@ static void set_launches(row *r, double n, const peaks *pk) {
   r->floor_ms = r->fl_arith, r->bound = "arith";
   if (r->fl_bytes > r->floor_ms) r->floor_ms = r->fl_bytes, r->bound = "bytes";
   if (r->fl_launch > r->floor_ms) r->floor_ms = r->fl_launch, r->bound = "launches";
+  if (r->fl_local > r->floor_ms) r->floor_ms = r->fl_local, r->bound = "local";
 }
 
 /* Work per epoch and the three floors (doc/performance.md). */
@@ -366,6 +384,8 @@ static void floors(row *r, const dlca_model *m, const dlca_train_config *cfg, co
   r->gbytes = bytes * 1e-9;
   r->fl_arith = 1e3 * r->gflop / pk->gflops;
   r->fl_bytes = 1e3 * r->gbytes / pk->gbs;
+  r->glocal = LOCAL_BYTES_PER_GATE * cells * T * NGU * 1e-9;
+  r->fl_local = pk->local_gbs > 0 ? 1e3 * r->glocal / pk->local_gbs : 0;
   /* coef, start, T forward, fill, T backward, adamw; a profiled OpenCL
    * epoch replaces this by the launches it counted (profile_into) */
   set_launches(r, 2 * T + 4, pk);
@@ -544,7 +564,8 @@ static void pick_peaks(const options *o, dlca_context *ctx, peaks *pk) {
   pk->gflops = o->peak_gflops > 0 ? o->peak_gflops : gpu ? GPU_GFLOPS : CPU_GFLOPS;
   pk->gbs = o->peak_gbs > 0 ? o->peak_gbs : gpu ? GPU_GBS : CPU_GBS;
   pk->launch_us = o->launch_us >= 0 ? o->launch_us : gpu ? GPU_LAUNCH_US : CPU_LAUNCH_US;
-  int flags = o->peak_gflops > 0 || o->peak_gbs > 0 || o->launch_us >= 0;
+  pk->local_gbs = o->peak_local_gbs >= 0 ? o->peak_local_gbs : gpu ? GPU_LOCAL_GBS : CPU_LOCAL_GBS;
+  int flags = o->peak_gflops > 0 || o->peak_gbs > 0 || o->launch_us >= 0 || o->peak_local_gbs >= 0;
   snprintf(pk->source, sizeof pk->source, "%sdefaults for %s", flags ? "--peak-*/--launch-us flags, else " : "",
            gpu ? "a GPU or accelerator: H100" : "a CPU: PoCL on 2 cores");
 }
@@ -569,8 +590,10 @@ static void print_row(const row *r) {
   printf("%-19s %6d %4d %-4s %11.3f %11.3f %11.4g %12.4g %9s %17s %6.2f%%\n", r->preset, r->batch, r->steps,
          r->backend_ref ? "ref" : "cl", r->ms_med, r->ms_min, r->samples_s, r->gate_evals_s, mem, fl,
          100 * r->efficiency);
-  printf("    floors per epoch: arith %.4g ms (%.4g GFLOP), bytes %.4g ms (%.4g GB), launches %.4g ms (%.0f)\n",
+  printf("    floors per epoch: arith %.4g ms (%.4g GFLOP), bytes %.4g ms (%.4g GB), launches %.4g ms (%.0f)",
          r->fl_arith, r->gflop, r->fl_bytes, r->gbytes, r->fl_launch, r->launches);
+  if (r->fl_local > 0) printf(", local %.4g ms (%.4g GB)", r->fl_local, r->glocal);
+  putchar('\n');
   if (r->have_profile) {
     printf("    device time per epoch: forward %.3f ms, backward (loss included) %.3f ms, optimizer %.3f ms",
            r->ph_forward, r->ph_backward, r->ph_optimizer);
@@ -644,11 +667,13 @@ static int write_json(const char *path, const row *rows, int n, const char *devi
     fputs(",\n   \"floors_ms\": {\"arith\": ", f), json_num(f, r->fl_arith);
     fputs(", \"bytes\": ", f), json_num(f, r->fl_bytes);
     fputs(", \"launches\": ", f), json_num(f, r->fl_launch);
+    fputs(", \"local\": ", f), json_num(f, r->fl_local > 0 ? r->fl_local : NAN);
     fprintf(f, ", \"bound\": \"%s\"}", r->bound ? r->bound : "");
     fputs(", \"efficiency\": ", f), json_num(f, ok ? r->efficiency : NAN);
     fputs(",\n   \"peaks\": {\"gflops\": ", f), json_num(f, pk->gflops);
     fputs(", \"gbs\": ", f), json_num(f, pk->gbs);
     fputs(", \"launch_us\": ", f), json_num(f, pk->launch_us);
+    fputs(", \"local_gbs\": ", f), json_num(f, pk->local_gbs);
     fputs("}, \"host_load\": ", f), json_num(f, r->load);
     fputs(", \"date\": ", f), json_string(f, r->date);
     fputs(", \"command\": ", f), json_string(f, command);
@@ -725,14 +750,18 @@ static int append_markdown(const char *path, const row *rows, int n, const char 
       fputs(" | | | ", f);
       if (r->mem_mb > 0) fprintf(f, "%.1f", r->mem_mb);
       else fputs("-", f);
-      fprintf(f, " | | %.3g / %.3g / %.3g | | `", r->fl_arith, r->fl_bytes, r->fl_launch);
+      fprintf(f, " | | %.3g / %.3g / %.3g", r->fl_arith, r->fl_bytes, r->fl_launch);
+      if (r->fl_local > 0) fprintf(f, "; local %.3g", r->fl_local);
+      fputs(" | | `", f);
     } else {
       fprintf(f, " | %.4g (%.4g) | %.4g | %.3g | ", r->ms_med, r->ms_min, r->samples_s, r->gate_evals_s);
       if (r->mem_mb > 0) fprintf(f, "%.1f | ", r->mem_mb);
       else fputs("- | ", f);
       if (r->have_profile) fprintf(f, "%.4g / %.4g / %.3g", r->ph_forward, r->ph_backward, r->ph_optimizer);
       else fputs("-", f);
-      fprintf(f, " | %.3g / %.3g / %.3g | %.2f%% | `", r->fl_arith, r->fl_bytes, r->fl_launch, 100 * r->efficiency);
+      fprintf(f, " | %.3g / %.3g / %.3g", r->fl_arith, r->fl_bytes, r->fl_launch);
+      if (r->fl_local > 0) fprintf(f, "; local %.3g", r->fl_local);
+      fprintf(f, " | %.2f%% | `", 100 * r->efficiency);
     }
     md_cell(f, command);
     fputs("` |\n", f);
@@ -771,8 +800,8 @@ int main(int argc, char **argv) {
   peaks pk;
   pick_peaks(&o, ctx, &pk);
   printf("device: %s\n", device);
-  printf("peaks for the floors: %g GFLOP/s, %g GB/s, %g us per dependent launch; from %s\n", pk.gflops,
-         pk.gbs, pk.launch_us, pk.source);
+  printf("peaks for the floors: %g GFLOP/s, %g GB/s, %g us per dependent launch, %g GB/s local (0: not "
+         "counted); from %s\n", pk.gflops, pk.gbs, pk.launch_us, pk.local_gbs, pk.source);
   printf("timing: %ld warm-up epochs, median of %ld (wall clock, profiling off)%s\n", o.warmup, o.repeats,
          ctx ? "; device profile from as many more epochs" : "");
   double load = host_load();

@@ -16,6 +16,15 @@ expect 0 "checkerboard, batch 1, 2 steps, ref" -- "$prog" --quiet --preset check
 grep -q '^checkerboard  *1  *2 ref' out.txt || fail "no result row on stdout: $(cat out.txt)"
 grep -q '"ms_per_epoch_median": [0-9]' x.json || fail "x.json has no ms_per_epoch_median"
 grep -q '"floors_ms": {"arith": ' x.json || fail "x.json has no floors"
+grep -q '"local": null, "bound"' x.json || fail "x.json: a CPU device counts a local-memory floor"
+expect 2 "negative local bandwidth" -- "$prog" --peak-local-gbs -1
+# a local-memory bandwidth given is counted: the floor line, JSON and markdown say so
+expect 0 "local floor counted" -- "$prog" --quiet --preset checkerboard --batch 1 --steps 2 --warmup 1 --repeats 1 \
+  --backend ref --peak-local-gbs 0.001 --json l.json --markdown l.md
+grep -q 'floors per epoch: .*, local [0-9.e+]* ms' out.txt || fail "no local floor on stdout: $(cat out.txt)"
+grep -q '"local": [0-9]' l.json || fail "l.json: no local floor"
+grep -q '"bound": "local"' l.json || fail "l.json: 0.001 GB/s of local memory does not bind"
+grep -q '; local [0-9.e+]* |' l.md || fail "l.md: no local floor in the row"
 [ "$(head -c 1 x.json)" = "[" ] || fail "x.json is not an array"
 grep -q '^| date | preset |' x.md || fail "x.md has no table header"
 grep -q '^| [0-9-]* | checkerboard | 1 | 2 | ref |' x.md || fail "x.md has no row: $(cat x.md)"
