@@ -137,12 +137,45 @@ static float uniform(uint64_t key, uint32_t a, uint32_t i) {
   return (float)(dlca_rng_u32(key, a, i) >> 8) * (1.0f / 16777216.0f);
 }
 
+/* What the random cases of dlca_parity_random and dlca_parity_bits are
+ * drawn into: a clone of the model (its logits redrawn per case), start
+ * grids x and targets y of n floats, and nm async fire masks. */
+typedef struct random_cases {
+  dlca_model *mc;
+  float *x, *y;
+  uint8_t *masks;
+  size_t n, nm;
+} random_cases;
+
+static void cases_close(random_cases *cs) {
+  free(cs->x), free(cs->y), free(cs->masks);
+  dlca_model_free(cs->mc);
+  memset(cs, 0, sizeof *cs);
+}
+
+/* Validates the run and allocates the cases' buffers. */
+static int cases_open(const dlca_model *m, const dlca_run *run, random_cases *cs) {
+  memset(cs, 0, sizeof *cs);
+  int rc = dlca_run_validate(m, run);
+  if (rc || (rc = dlca_model_clone(m, &cs->mc))) return rc;
+  cs->n = (size_t)run->batch * run->height * run->width * m->shape.channels;
+  cs->nm = (size_t)run->steps * run->batch * run->height * run->width;
+  cs->x = malloc(sizeof(float) * cs->n), cs->y = malloc(sizeof(float) * cs->n);
+  cs->masks = run->async ? malloc(cs->nm) : NULL;
+  if (!cs->x || !cs->y || (run->async && !cs->masks)) {
+    cases_close(cs);
+    return dlca__fail(DLCA_ENOMEM, "parity: out of memory");
+  }
+  return DLCA_OK;
+}
+
 /* Random case c of seed: the model's logits, 0/1 start grids and targets,
- * and async fire masks (in masks, named by *rr). */
-static void random_case(dlca_model *mc, const dlca_run *run, int c, uint64_t seed, float *x, float *y, uint8_t *masks,
-                        dlca_run *rr) {
-  const size_t n = (size_t)run->batch * run->height * run->width * mc->shape.channels, P = mc->n_params;
-  const size_t nm = (size_t)run->steps * run->batch * run->height * run->width;
+ * and async fire masks (named by *rr). */
+static void random_case(random_cases *cs, const dlca_run *run, int c, uint64_t seed, dlca_run *rr) {
+  dlca_model *mc = cs->mc;
+  float *x = cs->x, *y = cs->y;
+  uint8_t *masks = cs->masks;
+  const size_t n = cs->n, nm = cs->nm, P = mc->n_params;
   uint64_t key = dlca__epoch_key(seed, (uint64_t)c);
   /* logits ~ uniform [-3, 3] plus a pass-through bias on odd cases: real mixtures, never zeros
    * (softmax-16: +4 on op 3; IWP: -4, -4, +4, +4, towards gate A) */
@@ -168,23 +201,18 @@ int dlca_parity_random(dlca_context *ctx, const dlca_model *m, const dlca_run *r
   if (!m || !run || !r || n_cases < 1) return dlca__fail(DLCA_EINVAL, "dlca_parity_random: bad argument");
   memset(r, 0, sizeof *r);
   snprintf(r->case_name, sizeof r->case_name, "random x%d", n_cases);
-  int rc = dlca_run_validate(m, run);
+  random_cases cs;
+  int rc = cases_open(m, run, &cs);
   if (rc) return rc;
-  dlca_model *mc;
-  if ((rc = dlca_model_clone(m, &mc))) return rc;
-  size_t n = (size_t)run->batch * run->height * run->width * m->shape.channels, P = m->n_params;
-  size_t nm = (size_t)run->steps * run->batch * run->height * run->width;
-  float *x = malloc(sizeof(float) * n), *y = malloc(sizeof(float) * n);
-  uint8_t *masks = run->async ? malloc(nm) : NULL;
+  const size_t n = cs.n, P = m->n_params;
   double gmax = 0, lref = INFINITY;
-  if (!x || !y || (run->async && !masks)) rc = dlca__fail(DLCA_ENOMEM, "parity: out of memory");
   for (int c = 0; c < n_cases && !rc; c++) {
     dlca_run rr;
-    random_case(mc, run, c, seed, x, y, masks, &rr);
+    random_case(&cs, run, c, seed, &rr);
     dlca_optim o = dlca_optim_default();
     case_out a, b;
-    if ((rc = run_case(NULL, mc, &rr, &o, x, y, &a))) break;
-    if ((rc = run_case(ctx, mc, &rr, &o, x, y, &b))) {
+    if ((rc = run_case(NULL, cs.mc, &rr, &o, cs.x, cs.y, &a))) break;
+    if ((rc = run_case(ctx, cs.mc, &rr, &o, cs.x, cs.y, &b))) {
       case_free(&a);
       break;
     }
@@ -209,8 +237,7 @@ int dlca_parity_random(dlca_context *ctx, const dlca_model *m, const dlca_run *r
     r->all_pass = 1;
     for (int q = 0; q < DLCA_Q_COUNT; q++) r->all_pass &= r->pass[q];
   }
-  free(x), free(y), free(masks);
-  dlca_model_free(mc);
+  cases_close(&cs);
   return rc;
 }
 
@@ -218,24 +245,20 @@ int dlca_parity_bits(const dlca_model *m, const dlca_run *run, int n_cases, uint
   if (!m || !run || !r || n_cases < 1) return dlca__fail(DLCA_EINVAL, "dlca_parity_bits: bad argument");
   memset(r, 0, sizeof *r);
   snprintf(r->case_name, sizeof r->case_name, "random x%d, packed bits", n_cases);
-  int rc = dlca_run_validate(m, run);
+  random_cases cs;
+  int rc = cases_open(m, run, &cs);
   if (rc) return rc;
-  dlca_model *mc;
-  if ((rc = dlca_model_clone(m, &mc))) return rc;
-  const size_t n = (size_t)run->batch * run->height * run->width * m->shape.channels;
-  const size_t nm = (size_t)run->steps * run->batch * run->height * run->width;
-  float *x = malloc(sizeof(float) * n), *y = malloc(sizeof(float) * n);
+  const size_t n = cs.n;
   float *ref = malloc(sizeof(float) * n), *got = malloc(sizeof(float) * n);
-  uint8_t *masks = run->async ? malloc(nm) : NULL;
-  if (!x || !y || !ref || !got || (run->async && !masks)) rc = dlca__fail(DLCA_ENOMEM, "parity: out of memory");
+  if (!ref || !got) rc = dlca__fail(DLCA_ENOMEM, "parity: out of memory");
   for (int c = 0; c < n_cases && !rc; c++) {
     dlca_run rr;
-    random_case(mc, run, c, seed, x, y, masks, &rr);
+    random_case(&cs, run, c, seed, &rr);
     double lref = 0;
     dlca_bits *b = NULL;
     dlca_eval e;
-    if ((rc = dlca_ref_forward(mc, &rr, x, 1, y, ref, &lref))) break;
-    if ((rc = dlca_bits_new(mc, &rr, x, y, &b))) break;
+    if ((rc = dlca_ref_forward(cs.mc, &rr, cs.x, 1, cs.y, ref, &lref))) break;
+    if ((rc = dlca_bits_new(cs.mc, &rr, cs.x, cs.y, &b))) break;
     rc = dlca_bits_run(b, &e, got);
     dlca_bits_free(b);
     if (rc) break;
@@ -251,7 +274,7 @@ int dlca_parity_bits(const dlca_model *m, const dlca_run *run, int n_cases, uint
       r->all_pass &= r->pass[q];
     }
   }
-  free(x), free(y), free(ref), free(got), free(masks);
-  dlca_model_free(mc);
+  free(ref), free(got);
+  cases_close(&cs);
   return rc;
 }
