@@ -335,16 +335,24 @@ static void cool_down(run *r, outcome *w, uint64_t e, const char *why) {
   }
 }
 
+/* --keep-best: the logits of the evaluation in w->hard (at epoch e) become
+ * the best where none is kept yet or they are no worse (ties: the later). */
+static int keep_if_best(run *r, outcome *w, uint64_t e) {
+  const double h = w->hard.hard_loss;
+  if (!r->opt.keep_best || (w->have_best && h > w->best_hard)) return 0;
+  int rc = dlca_trainer_get_params(r->t, r->best);
+  if (rc) return fail_lib(CLI_FAIL, rc, "--keep-best: logits after epoch %llu", (unsigned long long)e);
+  w->have_best = 1, w->best_hard = h, w->best_epoch = e;
+  return 0;
+}
+
 /* After each hard evaluation at epoch e: --keep-best, cooldown on a hard loss
  * that reaches 0, and the --early-stop streak. */
 static int after_eval(run *r, outcome *w, uint64_t e) {
   const train_options *o = &r->opt;
   double h = w->hard.hard_loss;
-  if (o->keep_best && (!w->have_best || h <= w->best_hard)) {
-    int rc = dlca_trainer_get_params(r->t, r->best);
-    if (rc) return fail_lib(CLI_FAIL, rc, "--keep-best: logits after epoch %llu", (unsigned long long)e);
-    w->have_best = 1, w->best_hard = h, w->best_epoch = e;
-  }
+  int rc = keep_if_best(r, w, e);
+  if (rc) return rc;
   if (h == 0 && !(w->last_hard == 0)) cool_down(r, w, e, "hard loss 0");
   w->zero_streak = h == 0 ? w->zero_streak + 1 : 0;
   w->last_hard = h;
@@ -366,11 +374,8 @@ static int train(run *r, outcome *out) {
   out->scheduled = o->lr_schedule != TRAIN_LR_CONSTANT || warmup_epochs(r) > 0;
   /* --keep-best from a --model: the start is a candidate too, so that going
    * on from a near miss (--rescale-logits) never saves a worse circuit */
-  if (o->keep_best && o->model && e < total) {
-    if ((rc = evaluate(r, &out->hard))) return rc;
-    if ((rc = dlca_trainer_get_params(r->t, r->best))) return fail_lib(CLI_FAIL, rc, "--keep-best: the start");
-    out->have_best = 1, out->best_hard = out->hard.hard_loss, out->best_epoch = e;
-  }
+  if (o->keep_best && o->model && e < total && ((rc = evaluate(r, &out->hard)) || (rc = keep_if_best(r, out, e))))
+    return rc;
   progress_init(&r->prog, stderr, o->quiet, e, total);
   shown_progress = &r->prog;
   while (e < total && !stop_signal) {
@@ -728,12 +733,11 @@ static void apply_overrides(run *r) {
     if (o->repair < 0) r->opt.repair = q->repair, r->repair_of_recipe = q->repair > 0;
     /* the recipe's gate is for the recipe's evolution: --evolve N given evolves any circuit
      * (o is r->opt: the gate first, while o->evolve still says whether --evolve was given) */
-    if (o->evolve_max_wrong == -2) r->opt.evolve_max_wrong = o->evolve < 0 ? q->evolve_max_wrong : -1;
+    if (!o->evolve_max_wrong_given && o->evolve < 0) r->opt.evolve_max_wrong = q->evolve_max_wrong;
     if (o->evolve < 0) r->opt.evolve = q->evolve, r->evolve_of_recipe = q->evolve > 0;
   }
   if (r->opt.repair < 0) r->opt.repair = 0;
   if (r->opt.evolve < 0) r->opt.evolve = 0;
-  if (r->opt.evolve_max_wrong == -2) r->opt.evolve_max_wrong = -1;
   if (r->opt.epochs < 0) r->opt.epochs = r->preset.epochs;
 }
 

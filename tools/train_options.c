@@ -270,7 +270,7 @@ int train_options_parse(int argc, char **argv, train_options *o) {
   o->max_cooldowns = 2;
   o->repair = -1; /* the recipe's, else none */
   o->evolve = -1; /* the recipe's, else none */
-  o->evolve_max_wrong = -2; /* the recipe's, else any */
+  o->evolve_max_wrong = -1; /* any, unless the recipe's evolution says */
   o->evolve_lineages = 64, o->evolve_lambda = 4, o->evolve_changes = 3;
   o->temperature = o->gumbel = -1;
   o->param = -1;
@@ -382,6 +382,7 @@ int train_options_parse(int argc, char **argv, train_options *o) {
         break;
       case OPT_EVOLVE_MAX_WRONG:
         bad = cli_parse_long(TRAIN_PROG, "--evolve-max-wrong", optarg, 0, 1000000000L, &o->evolve_max_wrong);
+        o->evolve_max_wrong_given = 1;
         break;
       case OPT_RESTART_FROM:
         bad = cli_parse_long(TRAIN_PROG, "--restart-from", optarg, 0, 100000, &o->restart_from);
