@@ -486,6 +486,21 @@ static void json_check(FILE *f, const char *name, const check *c, const char *ex
   fputc('}', f);
 }
 
+/* The target check's wrong values for json_check's `extra`: "wrong" as
+ * [row, column, channel] (the first WRONG_LISTED) and "wrong_listed". NULL
+ * when out of memory. */
+static char *wrong_json(const check *c) {
+  const size_t k = c->n_wrong < WRONG_LISTED ? c->n_wrong : WRONG_LISTED;
+  char *buf = malloc(40 * k + 64);
+  if (!buf) return NULL;
+  size_t at = (size_t)sprintf(buf, ", \"wrong\": [");
+  for (size_t i = 0; i < k; i++)
+    at += (size_t)sprintf(buf + at, "%s[%d, %d, %d]", i ? ", " : "", c->wrong[3 * i], c->wrong[3 * i + 1],
+                          c->wrong[3 * i + 2]);
+  sprintf(buf + at, "], \"wrong_listed\": %zu", k);
+  return buf;
+}
+
 static int write_json(const eval *e, int n_checks, int n_failed) {
   const eval_options *o = &e->opt;
   int to_stdout = !strcmp(o->json, "-");
@@ -521,24 +536,13 @@ static int write_json(const eval *e, int n_checks, int n_failed) {
                e->board.first_mismatch, e->board.mismatch_cells, e->board.mismatch_total);
     json_check(f, "gol_board", &e->board, extra);
   }
-  if (e->tgt.ran && e->tgt.wrong) {
-    /* the wrong values as [row, column, channel], the first WRONG_LISTED */
-    size_t k = e->tgt.n_wrong < WRONG_LISTED ? e->tgt.n_wrong : WRONG_LISTED;
-    char *buf = malloc(40 * k + 64);
-    if (buf) {
-      size_t at = (size_t)sprintf(buf, ", \"wrong\": [");
-      for (size_t i = 0; i < k; i++)
-        at += (size_t)sprintf(buf + at, "%s[%d, %d, %d]", i ? ", " : "", e->tgt.wrong[3 * i], e->tgt.wrong[3 * i + 1],
-                              e->tgt.wrong[3 * i + 2]);
-      sprintf(buf + at, "], \"wrong_listed\": %zu", k);
-      json_check(f, "target", &e->tgt, buf);
-      free(buf);
-    } else {
-      json_check(f, "target", &e->tgt, NULL);
-    }
-  } else {
-    json_check(f, "target", &e->tgt, NULL);
+  char *wrong = e->tgt.ran && e->tgt.wrong ? wrong_json(&e->tgt) : NULL;
+  if (e->tgt.ran && e->tgt.wrong && !wrong) {
+    if (!to_stdout) fclose(f);
+    return oom("--json");
   }
+  json_check(f, "target", &e->tgt, wrong);
+  free(wrong);
   if (e->pic_ran) {
     fprintf(f, ",\n  \"picture\": {\"file\": ");
     json_string(f, o->png);
