@@ -160,6 +160,23 @@ expect 0 "growth recipe, --evolve 0" -- "$prog" --backend ref --preset growth --
 expect 0 "growth, --evolve given" -- "$prog" --backend ref --preset growth --model g1.json --epochs 0 --evolve 2 \
   --evolve-lineages 2 --evolve-lambda 2
 grep -q '^evolve: *[0-9]* -> [0-9]* of 400 values wrong' out.txt || fail "--evolve given was gated: $(grep '^evolve' out.txt)"
+# --abandon E:W: a run whose lowest hard loss is above W at epoch E stops there;
+# one that never crosses its thresholds trains exactly as without it
+expect 0 "abandon" -- cb --seed 7 --epochs 6 --log ab.csv --abandon 2:0
+[ "$(wc -l <ab.csv)" -eq 3 ] || fail "--abandon 2:0: $(($(wc -l <ab.csv) - 1)) rows logged, expected 2"
+expect 0 "abandon, never" -- cb --seed 7 --epochs 6 --log an.csv --abandon 2:1e9,4:1e9
+losses an.csv | cmp -s - a.loss || fail "--abandon with thresholds never crossed changed the losses"
+expect 0 "abandon, summary" -- "$prog" --backend ref --preset checkerboard --recipe reference --steps 4 \
+  --eval-every 1 --seed 7 --epochs 6 --abandon 1:1e9,3:0
+grep -q '^abandoned: *at epoch 3, the lowest hard loss [0-9.e+]* is above 0 (--abandon 3:0)' out.txt ||
+  fail "--abandon: summary: $(grep -i aband out.txt)"
+expect 0 "abandon in a chain" -- cb --seed 7 --epochs 6 --abandon 2:0 --restarts 1
+grep -q 'restart 1 of 1 with seed 1007' err.txt && grep -q 'none of the 2 runs' err.txt ||
+  fail "--abandon --restarts: $(cat err.txt)"
+for a in 5 0:1 5:-1 5:x 5:1,3:1 5:1, 1:1,2:1,3:1,4:1,5:1,6:1,7:1,8:1,9:1; do
+  expect 2 "abandon $a" -- cb --epochs 1 --abandon "$a"
+done
+expect 2 "abandon with the reference protocol" -- cb --epochs 1 --reference-protocol --abandon 1:0
 # --eval-scale: the saved circuit on 8 fresh grids S times larger for S times the steps
 expect 0 "eval-scale" -- "$prog" --backend ref --preset checkerboard --steps 2 --epochs 2 --eval-scale 2 --seed 5
 grep -q '^generalisation: .* of 8192 values wrong; 8 fresh grids of 32x32, 4 steps, scale 2' out.txt ||

@@ -274,6 +274,10 @@ typedef struct outcome {
   double last_hard;        /* the previous evaluation's hard loss (NAN before one) */
   long zero_streak;        /* evaluations in a row with hard loss 0 */
   int stopped_early;
+  double min_hard;         /* the lowest hard loss of this run's evaluations (INFINITY before one) */
+  int abandon_next;        /* the --abandon checkpoint to test next */
+  int abandoned;           /* --abandon stopped the run at abandoned_epoch */
+  uint64_t abandoned_epoch;
   int have_best;
   double best_hard;
   uint64_t best_epoch;
@@ -357,6 +361,15 @@ static int after_eval(run *r, outcome *w, uint64_t e) {
   w->zero_streak = h == 0 ? w->zero_streak + 1 : 0;
   w->last_hard = h;
   if (o->early_stop > 0 && w->zero_streak >= o->early_stop) w->stopped_early = 1;
+  if (h < w->min_hard) w->min_hard = h;
+  /* --abandon: each checkpoint is judged once, at the first evaluation from its epoch on */
+  while (w->abandon_next < o->n_abandon && e >= (uint64_t)o->abandon_epoch[w->abandon_next]) {
+    if (w->min_hard > o->abandon_above[w->abandon_next]) {
+      w->abandoned = 1, w->abandoned_epoch = e;
+      break;
+    }
+    w->abandon_next++;
+  }
   return 0;
 }
 
@@ -371,6 +384,7 @@ static int train(run *r, outcome *out) {
   out->last_hard = NAN;
   out->base_lr = out->cur_lr = r->cfg.optim.lr;
   out->best_window = INFINITY;
+  out->min_hard = INFINITY;
   out->scheduled = o->lr_schedule != TRAIN_LR_CONSTANT || warmup_epochs(r) > 0;
   /* --keep-best from a --model: the start is a candidate too, so that going
    * on from a near miss (--rescale-logits) never saves a worse circuit */
@@ -412,7 +426,7 @@ static int train(run *r, outcome *out) {
         (rc = save_checkpoint(r, o->checkpoint)))
       return rc;
     progress_update(&r->prog, e, out->soft, out->have_hard ? &out->hard : NULL);
-    if (out->stopped_early) break;
+    if (out->stopped_early || out->abandoned) break;
   }
   progress_break(&r->prog);
   out->epochs = e;
@@ -461,6 +475,13 @@ static void print_summary(const run *r, const outcome *w) {
   }
   if (w->stopped_early)
     printf("stopped early:  hard loss 0 at %ld evaluations in a row\n", r->opt.early_stop);
+  if (w->abandoned) {
+    const int i = w->abandon_next;
+    printf("abandoned:      at epoch %llu, the lowest hard loss %.9g is above %g (--abandon %ld:%g); not "
+           "repaired, evolved or checked on fresh grids\n",
+           (unsigned long long)w->abandoned_epoch, w->min_hard, r->opt.abandon_above[i], r->opt.abandon_epoch[i],
+           r->opt.abandon_above[i]);
+  }
   if (w->scheduled)
     printf("lr:             %s from %g, last %g\n", train_lr_schedule_names[r->opt.lr_schedule], w->base_lr,
            dlca_trainer_lr(r->t));
@@ -675,8 +696,9 @@ static int finish(run *r, outcome *w) {
     return fail_lib(CLI_FAIL, rc, "--keep-best: restoring the logits of epoch %llu",
                     (unsigned long long)w->best_epoch);
   /* the recipe's repair is for what this run trained; --repair given repairs any model (--epochs 0) */
-  const int repair_now = r->opt.repair > 0 && !(r->repair_of_recipe && w->epochs == w->first);
-  const int evolve_now = r->opt.evolve > 0 && !(r->evolve_of_recipe && w->epochs == w->first);
+  /* an abandoned run is far from working: the searches and checks would only cost time */
+  const int repair_now = r->opt.repair > 0 && !(r->repair_of_recipe && w->epochs == w->first) && !w->abandoned;
+  const int evolve_now = r->opt.evolve > 0 && !(r->evolve_of_recipe && w->epochs == w->first) && !w->abandoned;
   if ((repair_now || evolve_now) && (rc = repair(r, w, repair_now, evolve_now))) return rc;
   dlca_model *m;
   if ((rc = dlca_trainer_export_model(r->t, &m))) return fail_lib(CLI_FAIL, rc, o->save ? "--save" : "the model");
@@ -687,10 +709,11 @@ static int finish(run *r, outcome *w) {
     dlca_model_free(m);
     return fail_lib(CLI_FAIL, rc, "--save");
   }
-  rc = o->eval_scale > 0 ? eval_scale(r, m, w) : 0;
+  rc = o->eval_scale > 0 && !w->abandoned ? eval_scale(r, m, w) : 0;
   dlca_model_free(m);
   if (rc) return rc;
-  if (o->eval_fresh > 0) {
+  r->fresh_ok = 0;
+  if (o->eval_fresh > 0 && !w->abandoned) {
     dlca_trainer *ft = r->t;
     if (r->gol_eval) { /* gol: all 512 boards, on the twin */
       rc = dlca_trainer_get_params(r->t, r->params);

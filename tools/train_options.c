@@ -1,7 +1,9 @@
 /* dlca-train's options (see train_options.h and doc/dlca-train.md). */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "dlca_cl.h"
 #include "cli.h"
@@ -114,6 +116,12 @@ static const char help_text[] =
     "                         --checkpoint then hold the last run's (default 0)\n"
     "    --restart-from K     --restarts: start the chain at run K (seed + 1000 K),\n"
     "                         to go on with a chain that was cut off (default 0)\n"
+    "    --abandon E:W[,...]  stop a run at its first evaluation from epoch E on\n"
+    "                         when its lowest hard loss so far is above W (up to 8\n"
+    "                         pairs, epochs rising): with --restarts, the chain goes\n"
+    "                         on with the next seed instead of finishing a run\n"
+    "                         that is far from working (an abandoned run is not\n"
+    "                         repaired, evolved or checked on fresh grids)\n"
     "    --recipe R           recommended (the default where a preset has one,\n"
     "                         measured in doc/training.md; options given here win;\n"
     "                         the recipes are listed at the end of this text) or\n"
@@ -197,7 +205,7 @@ enum {
   OPT_PRESET = 256, OPT_EPOCHS, OPT_BATCH, OPT_STEPS, OPT_LR, OPT_SEED, OPT_DEVICE, OPT_BACKEND, OPT_LOG,
   OPT_EVAL_EVERY, OPT_SAVE, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESUME, OPT_MODEL, OPT_TARGET,
   OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_LR_SCHEDULE, OPT_WARMUP, OPT_MIN_LR, OPT_COOLDOWN_FACTOR, OPT_PLATEAU,
-  OPT_MAX_COOLDOWNS, OPT_EARLY_STOP, OPT_KEEP_BEST, OPT_EVAL_FRESH, OPT_RESTARTS, OPT_EVAL_SCALE, OPT_REPAIR, OPT_EVOLVE, OPT_EVOLVE_LINEAGES, OPT_EVOLVE_LAMBDA, OPT_EVOLVE_CHANGES, OPT_EVOLVE_MAX_WRONG, OPT_RESCALE_LOGITS, OPT_RESTART_FROM, OPT_REFERENCE_PROTOCOL,
+  OPT_MAX_COOLDOWNS, OPT_EARLY_STOP, OPT_KEEP_BEST, OPT_EVAL_FRESH, OPT_RESTARTS, OPT_EVAL_SCALE, OPT_REPAIR, OPT_EVOLVE, OPT_EVOLVE_LINEAGES, OPT_EVOLVE_LAMBDA, OPT_EVOLVE_CHANGES, OPT_EVOLVE_MAX_WRONG, OPT_RESCALE_LOGITS, OPT_RESTART_FROM, OPT_ABANDON, OPT_REFERENCE_PROTOCOL,
   OPT_TEMPERATURE, OPT_GUMBEL, OPT_STRAIGHT_THROUGH, OPT_GRAD_NOISE, OPT_RECIPE, OPT_PARAM, OPT_IWP_INIT
 };
 
@@ -233,6 +241,7 @@ static const struct option long_options[] = {
     {"eval-scale", required_argument, NULL, OPT_EVAL_SCALE},
     {"repair", required_argument, NULL, OPT_REPAIR},
     {"restart-from", required_argument, NULL, OPT_RESTART_FROM},
+    {"abandon", required_argument, NULL, OPT_ABANDON},
     {"evolve", required_argument, NULL, OPT_EVOLVE},
     {"evolve-lineages", required_argument, NULL, OPT_EVOLVE_LINEAGES},
     {"evolve-lambda", required_argument, NULL, OPT_EVOLVE_LAMBDA},
@@ -258,6 +267,48 @@ static const struct option long_options[] = {
 #define MAX_EPOCHS 1000000000L
 #define MAX_BATCH 65536L
 #define MAX_STEPS 100000L
+
+/* --abandon E:W[,E:W...]: epochs rising, each E >= 1 and W >= 0. */
+static int parse_abandon(const char *arg, train_options *o) {
+  const char *p = arg;
+  o->n_abandon = 0;
+  while (*p) {
+    char *end;
+    errno = 0;
+    long e = strtol(p, &end, 10);
+    double w = 0;
+    int ok = end != p && *end == ':' && !errno && e >= 1 && e <= MAX_EPOCHS;
+    if (ok) {
+      p = end + 1;
+      w = strtod(p, &end);
+      ok = end != p && (*end == ',' || *end == '\0') && isfinite(w) && w >= 0;
+    }
+    if (ok && o->n_abandon == TRAIN_MAX_ABANDON) {
+      fprintf(stderr, "%s: --abandon: more than %d checkpoints in '%s'\n", TRAIN_PROG, TRAIN_MAX_ABANDON, arg);
+      return 1;
+    }
+    if (ok && o->n_abandon > 0 && e <= o->abandon_epoch[o->n_abandon - 1]) {
+      fprintf(stderr, "%s: --abandon: the epochs of '%s' must rise\n", TRAIN_PROG, arg);
+      return 1;
+    }
+    if (!ok) {
+      fprintf(stderr, "%s: --abandon: '%s' is not EPOCH:LOSS[,EPOCH:LOSS...] (epoch >= 1, loss >= 0)\n",
+              TRAIN_PROG, arg);
+      return 1;
+    }
+    o->abandon_epoch[o->n_abandon] = e, o->abandon_above[o->n_abandon] = w, o->n_abandon++;
+    p = *end == ',' ? end + 1 : end;
+    if (*end == ',' && !*p) {
+      fprintf(stderr, "%s: --abandon: '%s' ends with a comma\n", TRAIN_PROG, arg);
+      return 1;
+    }
+  }
+  if (!o->n_abandon) {
+    fprintf(stderr, "%s: --abandon: empty\n", TRAIN_PROG);
+    return 1;
+  }
+  return 0;
+}
 
 int train_options_parse(int argc, char **argv, train_options *o) {
   memset(o, 0, sizeof *o);
@@ -386,6 +437,10 @@ int train_options_parse(int argc, char **argv, train_options *o) {
         break;
       case OPT_RESTART_FROM:
         bad = cli_parse_long(TRAIN_PROG, "--restart-from", optarg, 0, 100000, &o->restart_from);
+        break;
+      case OPT_ABANDON:
+        bad = parse_abandon(optarg, o);
+        changes_training = "--abandon";
         break;
       case OPT_REFERENCE_PROTOCOL: o->reference_protocol = 1; break;
       case OPT_RECIPE:

@@ -6,6 +6,7 @@
 
 #define TRAIN_PROG "dlca-train"
 #define TRAIN_INTERRUPT_CKPT "dlca-train-interrupted.ckpt"
+#define TRAIN_MAX_ABANDON 8 /* --abandon checkpoints */
 
 typedef struct train_options {
   const char *preset;
@@ -41,6 +42,11 @@ typedef struct train_options {
   long evolve_lambda;            /* offspring per lineage and generation (default 4) */
   long evolve_changes;           /* at most this many gates changed per offspring (default 3) */
   long restart_from;             /* --restarts: the first run's k (seed + 1000 k); 0: the seed itself */
+  /* --abandon E:W[,E:W...]: at the first evaluation at or after epoch E,
+   * stop the run if its lowest hard loss so far is above W */
+  int n_abandon;                 /* checkpoints given; 0: never abandon */
+  long abandon_epoch[TRAIN_MAX_ABANDON];
+  double abandon_above[TRAIN_MAX_ABANDON];
   int reference_protocol;        /* --reference-protocol */
   /* Issue 6 relaxations (dlca_relax). temperature and gumbel are -1 when
    * not given: the preset's recipe (tools/recipes.h) or the reference. */
