@@ -153,6 +153,12 @@ grep -q '^recipe: *recommended for growth: keep-best, a hard evaluation every 2 
   fail "growth recipe: $(grep '^recipe' out.txt)"
 grep -q '^evolve: *not run: [0-9]* values wrong, more than --evolve-max-wrong 1' out.txt ||
   fail "growth recipe: evolution not gated: $(grep '^evolve' out.txt)"
+# growth's recipe abandons far runs only in a chain of --restarts
+grep -q '^abandoned:' out.txt && fail "growth recipe: a single run was abandoned: $(grep '^abandoned' out.txt)"
+expect 0 "growth recipe in a chain" -- "$prog" --backend ref --preset growth --steps 1 --epochs 751 --eval-every 750 \
+  --evolve 0 --restarts 1 --save g2.json
+[ "$(grep -c '^abandoned: *at epoch 750, the lowest hard loss [0-9]* is above 40 (--abandon 750:40)' out.txt)" -eq 2 ] ||
+  fail "growth recipe, --restarts: not abandoned at 750: $(grep -i 'abandon\|^recipe' out.txt)"
 # --evolve 0 turns the recipe's evolution off
 expect 0 "growth recipe, --evolve 0" -- "$prog" --backend ref --preset growth --epochs 1 --eval-every 1 --evolve 0
 ! grep -q '^evolve:' out.txt || fail "--evolve 0: $(grep '^evolve' out.txt)"

@@ -758,6 +758,9 @@ static void apply_overrides(run *r) {
      * (o is r->opt: the gate first, while o->evolve still says whether --evolve was given) */
     if (!o->evolve_max_wrong_given && o->evolve < 0) r->opt.evolve_max_wrong = q->evolve_max_wrong;
     if (o->evolve < 0) r->opt.evolve = q->evolve, r->evolve_of_recipe = q->evolve > 0;
+    /* the recipe's --abandon is for chains: a single run always trains to its end */
+    if (!o->n_abandon && o->restarts > 0 && q->abandon && train_parse_abandon(q->abandon, &r->opt))
+      r->opt.n_abandon = 0; /* the table is checked by tests; never reached */
   }
   if (r->opt.repair < 0) r->opt.repair = 0;
   if (r->opt.evolve < 0) r->opt.evolve = 0;

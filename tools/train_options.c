@@ -269,7 +269,7 @@ static const struct option long_options[] = {
 #define MAX_STEPS 100000L
 
 /* --abandon E:W[,E:W...]: epochs rising, each E >= 1 and W >= 0. */
-static int parse_abandon(const char *arg, train_options *o) {
+int train_parse_abandon(const char *arg, train_options *o) {
   const char *p = arg;
   o->n_abandon = 0;
   while (*p) {
@@ -439,7 +439,7 @@ int train_options_parse(int argc, char **argv, train_options *o) {
         bad = cli_parse_long(TRAIN_PROG, "--restart-from", optarg, 0, 100000, &o->restart_from);
         break;
       case OPT_ABANDON:
-        bad = parse_abandon(optarg, o);
+        bad = train_parse_abandon(optarg, o);
         changes_training = "--abandon";
         break;
       case OPT_REFERENCE_PROTOCOL: o->reference_protocol = 1; break;

@@ -70,4 +70,8 @@ extern const char *const train_lr_schedule_names[4];
 int train_options_parse(int argc, char **argv, train_options *o);
 void train_options_help(void);
 
+/* Parses an --abandon list ("E:W[,E:W...]") into o->n_abandon and its
+ * arrays. Returns 0, or 1 after printing why on stderr. */
+int train_parse_abandon(const char *arg, train_options *o);
+
 #endif
