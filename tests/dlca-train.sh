@@ -131,6 +131,13 @@ expect 2 "evolve-lineages 0" -- evo --evolve-lineages 0
 expect 0 "evolve-max-wrong" -- evo --repair 0 --evolve-max-wrong 0
 grep -q '^evolve: *not run: [1-9][0-9]* values wrong, more than --evolve-max-wrong 0' out.txt ||
   fail "--evolve-max-wrong: evolution ran: $(cat out.txt)"
+# --repair-max-wrong: likewise for the repair
+expect 0 "repair-max-wrong" -- evo --repair-max-wrong 0 --evolve 0
+grep -q '^repair: *not run: [1-9][0-9]* values wrong, more than --repair-max-wrong 0' out.txt ||
+  fail "--repair-max-wrong: the repair ran: $(grep '^repair' out.txt)"
+expect 0 "repair-max-wrong, large" -- evo --repair-max-wrong 100000 --evolve 0
+grep -q '^repair: *[0-9]* -> [0-9]* of [0-9]* values wrong' out.txt || fail "--repair-max-wrong 100000: $(grep '^repair' out.txt)"
+expect 2 "repair-max-wrong negative" -- evo --repair-max-wrong -1
 # --rescale-logits: the same hard circuit, softer; with --keep-best the start
 # is a candidate, so going on from it never saves a worse circuit
 gol() { "$prog" --backend ref --preset gol --seed 3 --eval-every 5 "$@"; }

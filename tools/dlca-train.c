@@ -293,6 +293,8 @@ typedef struct outcome {
   repair_result repair;
   double repair_s;
   int have_evolve;         /* --evolve ran */
+  int repair_skipped;      /* not run: more than --repair-max-wrong values wrong (repair_wrong) */
+  size_t repair_wrong;
   int evolve_skipped;      /* not run: more than --evolve-max-wrong values wrong (evolve_wrong) */
   size_t evolve_wrong;
   evolve_result evolve;
@@ -498,6 +500,9 @@ static void print_summary(const run *r, const outcome *w) {
            q->changed == 1 ? "" : "s", q->passes, q->passes == 1 ? "" : "es", q->tried,
            w->repair_bits ? " on packed bits" : "", w->repair_s);
   }
+  if (w->repair_skipped)
+    printf("repair:         not run: %zu values wrong, more than --repair-max-wrong %ld\n", w->repair_wrong,
+           r->opt.repair_max_wrong);
   if (w->evolve_skipped)
     printf("evolve:         not run: %zu values wrong, more than --evolve-max-wrong %ld\n", w->evolve_wrong,
            r->opt.evolve_max_wrong);
@@ -622,7 +627,12 @@ static int repair(run *r, outcome *w, int passes_on, int evolve_on) {
   int rc = dlca_trainer_get_params(r->t, l);
   if (!rc && (rc = dlca_trainer_set_params(te, l)) == DLCA_OK && dlca_trainer_bits(te, &b) == DLCA_OK) {
     dlca_eval end;
-    if (passes_on) {
+    if (passes_on && r->opt.repair_max_wrong >= 0) { /* a far miss is not worth the passes */
+      dlca_eval cur;
+      if (!(rc = dlca_bits_run(b, &cur, NULL)) && cur.errors > (size_t)r->opt.repair_max_wrong)
+        passes_on = 0, w->repair_skipped = 1, w->repair_wrong = cur.errors;
+    }
+    if (!rc && passes_on) {
       rc = repair_bits(b, (int)r->opt.repair, repair_tick, r, &w->repair);
       w->have_repair = 1, w->repair_bits = 1;
       w->repair_s = cli_now() - t0;
@@ -662,6 +672,9 @@ static int repair(run *r, outcome *w, int passes_on, int evolve_on) {
   } else if (!rc && evolve_on) {
     free(l);
     return fail_lib(CLI_USAGE, DLCA_EINVAL, "--evolve: needs start grids of 0s and 1s (the packed-bits circuit)");
+  } else if (!rc && passes_on && r->opt.repair_max_wrong >= 0 && !(rc = repair_score(r, l, &ev)) &&
+             ev.errors > (size_t)r->opt.repair_max_wrong) {
+    w->repair_skipped = 1, w->repair_wrong = ev.errors;
   } else if (!rc && passes_on) {
     rc = repair_circuit(l, P / (size_t)npg, npg, (int)r->opt.repair, repair_score, repair_tick, r, &w->repair);
     w->have_repair = 1, w->repair_s = cli_now() - t0;
@@ -753,6 +766,8 @@ static void apply_overrides(run *r) {
     if (o->early_stop == 0) r->opt.early_stop = q->early_stop;
     if (q->keep_best) r->opt.keep_best = 1;
     if (!o->eval_every_given && q->eval_every > 0) r->opt.eval_every = q->eval_every;
+    /* like the evolution's gate: the recipe's is for the recipe's repair */
+    if (!o->repair_max_wrong_given && o->repair < 0) r->opt.repair_max_wrong = q->repair_max_wrong;
     if (o->repair < 0) r->opt.repair = q->repair, r->repair_of_recipe = q->repair > 0;
     /* the recipe's gate is for the recipe's evolution: --evolve N given evolves any circuit
      * (o is r->opt: the gate first, while o->evolve still says whether --evolve was given) */

@@ -22,6 +22,7 @@ typedef struct train_recipe {
   long eval_every;           /* --eval-every N (what --keep-best sees); 0: the tool's default */
   long evolve;               /* --evolve N; 0: none */
   long evolve_max_wrong;     /* --evolve-max-wrong K; -1: any */
+  long repair_max_wrong;     /* --repair-max-wrong K; -1: any */
   const char *abandon;       /* --abandon E:W[,...] in a chain of --restarts; NULL: none */
 } train_recipe;
 

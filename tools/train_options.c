@@ -93,6 +93,9 @@ static const char help_text[] =
     "                         Scored on the packed-bits circuit on all CPU cores\n"
     "                         (OMP_NUM_THREADS), skipping gates that cannot reach\n"
     "                         the loss\n"
+    "    --repair-max-wrong K repair only a circuit with at most K values wrong\n"
+    "                         (default: any, or the recipe's); the others are left\n"
+    "                         as they are\n"
     "    --evolve N           after --repair, at most N generations of evolution of\n"
     "                         the hard circuit (Cartesian genetic programming): P\n"
     "                         lineages, each keeping the best of L offspring with\n"
@@ -205,7 +208,7 @@ enum {
   OPT_PRESET = 256, OPT_EPOCHS, OPT_BATCH, OPT_STEPS, OPT_LR, OPT_SEED, OPT_DEVICE, OPT_BACKEND, OPT_LOG,
   OPT_EVAL_EVERY, OPT_SAVE, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESUME, OPT_MODEL, OPT_TARGET,
   OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_LR_SCHEDULE, OPT_WARMUP, OPT_MIN_LR, OPT_COOLDOWN_FACTOR, OPT_PLATEAU,
-  OPT_MAX_COOLDOWNS, OPT_EARLY_STOP, OPT_KEEP_BEST, OPT_EVAL_FRESH, OPT_RESTARTS, OPT_EVAL_SCALE, OPT_REPAIR, OPT_EVOLVE, OPT_EVOLVE_LINEAGES, OPT_EVOLVE_LAMBDA, OPT_EVOLVE_CHANGES, OPT_EVOLVE_MAX_WRONG, OPT_RESCALE_LOGITS, OPT_RESTART_FROM, OPT_ABANDON, OPT_REFERENCE_PROTOCOL,
+  OPT_MAX_COOLDOWNS, OPT_EARLY_STOP, OPT_KEEP_BEST, OPT_EVAL_FRESH, OPT_RESTARTS, OPT_EVAL_SCALE, OPT_REPAIR, OPT_EVOLVE, OPT_EVOLVE_LINEAGES, OPT_EVOLVE_LAMBDA, OPT_EVOLVE_CHANGES, OPT_EVOLVE_MAX_WRONG, OPT_REPAIR_MAX_WRONG, OPT_RESCALE_LOGITS, OPT_RESTART_FROM, OPT_ABANDON, OPT_REFERENCE_PROTOCOL,
   OPT_TEMPERATURE, OPT_GUMBEL, OPT_STRAIGHT_THROUGH, OPT_GRAD_NOISE, OPT_RECIPE, OPT_PARAM, OPT_IWP_INIT
 };
 
@@ -247,6 +250,7 @@ static const struct option long_options[] = {
     {"evolve-lambda", required_argument, NULL, OPT_EVOLVE_LAMBDA},
     {"evolve-changes", required_argument, NULL, OPT_EVOLVE_CHANGES},
     {"evolve-max-wrong", required_argument, NULL, OPT_EVOLVE_MAX_WRONG},
+    {"repair-max-wrong", required_argument, NULL, OPT_REPAIR_MAX_WRONG},
     {"rescale-logits", required_argument, NULL, OPT_RESCALE_LOGITS},
     {"reference-protocol", no_argument, NULL, OPT_REFERENCE_PROTOCOL},
     {"temperature", required_argument, NULL, OPT_TEMPERATURE},
@@ -322,6 +326,7 @@ int train_options_parse(int argc, char **argv, train_options *o) {
   o->repair = -1; /* the recipe's, else none */
   o->evolve = -1; /* the recipe's, else none */
   o->evolve_max_wrong = -1; /* any, unless the recipe's evolution says */
+  o->repair_max_wrong = -1; /* any, unless the recipe's repair says */
   o->evolve_lineages = 64, o->evolve_lambda = 4, o->evolve_changes = 3;
   o->temperature = o->gumbel = -1;
   o->param = -1;
@@ -434,6 +439,10 @@ int train_options_parse(int argc, char **argv, train_options *o) {
       case OPT_EVOLVE_MAX_WRONG:
         bad = cli_parse_long(TRAIN_PROG, "--evolve-max-wrong", optarg, 0, 1000000000L, &o->evolve_max_wrong);
         o->evolve_max_wrong_given = 1;
+        break;
+      case OPT_REPAIR_MAX_WRONG:
+        bad = cli_parse_long(TRAIN_PROG, "--repair-max-wrong", optarg, 0, 1000000000L, &o->repair_max_wrong);
+        o->repair_max_wrong_given = 1;
         break;
       case OPT_RESTART_FROM:
         bad = cli_parse_long(TRAIN_PROG, "--restart-from", optarg, 0, 100000, &o->restart_from);

@@ -36,6 +36,8 @@ typedef struct train_options {
   long repair;                   /* at most N passes of greedy repair of the saved hard circuit; 0: none; -1: the recipe's */
   long evolve;                   /* generations of (1 + lambda) evolution after the repair; 0: none, -1: the recipe's */
   double rescale_logits;         /* --model's logits times this before training; 0: unchanged */
+  long repair_max_wrong;         /* repair only a circuit with at most this many values wrong; -1: any */
+  int repair_max_wrong_given;    /* --repair-max-wrong was on the command line */
   long evolve_max_wrong;         /* evolve only a circuit with at most this many values wrong; -1: any */
   int evolve_max_wrong_given;    /* --evolve-max-wrong was on the command line */
   long evolve_lineages;          /* lineages evolving side by side (default 64) */
