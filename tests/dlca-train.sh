@@ -156,10 +156,12 @@ expect 2 "rescale-logits overflowing" -- gol --model evo1.json --rescale-logits 
 grep -q 'no longer finite' err.txt || fail "--rescale-logits 1e300: $(cat err.txt)"
 # growth's recommended recipe evolves only a circuit at most 1 value from the target
 expect 0 "growth recipe" -- "$prog" --backend ref --preset growth --epochs 1 --eval-every 1 --save g1.json
-grep -q '^recipe: *recommended for growth: keep-best, a hard evaluation every 2 epochs, evolve 1500 (at most 1 value wrong)' out.txt ||
+grep -q '^recipe: *recommended for growth: keep-best, a hard evaluation every 2 epochs, repair 2 (at most 2 values wrong), evolve 1500 (at most 1 value wrong), with --restarts abandon 750:40,1500:15' out.txt ||
   fail "growth recipe: $(grep '^recipe' out.txt)"
 grep -q '^evolve: *not run: [0-9]* values wrong, more than --evolve-max-wrong 1' out.txt ||
   fail "growth recipe: evolution not gated: $(grep '^evolve' out.txt)"
+grep -q '^repair: *not run: [0-9]* values wrong, more than --repair-max-wrong 2' out.txt ||
+  fail "growth recipe: repair not gated: $(grep '^repair' out.txt)"
 # growth's recipe abandons far runs only in a chain of --restarts
 grep -q '^abandoned:' out.txt && fail "growth recipe: a single run was abandoned: $(grep '^abandoned' out.txt)"
 expect 0 "growth recipe in a chain" -- "$prog" --backend ref --preset growth --steps 1 --epochs 751 --eval-every 750 \
