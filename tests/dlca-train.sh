@@ -186,7 +186,7 @@ expect 0 "abandon, summary" -- "$prog" --backend ref --preset checkerboard --rec
 grep -q '^abandoned: *at epoch 3, the lowest hard loss [0-9.e+]* is above 0 (--abandon 3:0)' out.txt ||
   fail "--abandon: summary: $(grep -i aband out.txt)"
 expect 0 "abandon in a chain" -- cb --seed 7 --epochs 6 --abandon 2:0 --restarts 1
-grep -q 'restart 1 of 1 with seed 1007' err.txt && grep -q 'none of the 2 runs' err.txt ||
+grep -q 'abandoned at epoch 2: restart 1 of 1 with seed 1007' err.txt && grep -q 'none of the 2 runs .*(2 abandoned' err.txt ||
   fail "--abandon --restarts: $(cat err.txt)"
 for a in 5 0:1 5:-1 5:x 5:1,3:1 5:1, 1:1,2:1,3:1,4:1,5:1,6:1,7:1,8:1,9:1; do
   expect 2 "abandon $a" -- cb --epochs 1 --abandon "$a"

@@ -88,6 +88,7 @@ typedef struct run {
   int gol_order[GOL_BOARDS];
   char device[512];
   int fresh_ok;               /* the last run's circuit was right on every fresh grid */
+  uint64_t abandoned_at;      /* the last run was abandoned (--abandon) at this epoch; 0: it was not */
   csvlog log;
   progress prog;
   double t_start;
@@ -726,6 +727,7 @@ static int finish(run *r, outcome *w) {
   dlca_model_free(m);
   if (rc) return rc;
   r->fresh_ok = 0;
+  r->abandoned_at = w->abandoned ? w->abandoned_epoch : 0;
   if (o->eval_fresh > 0 && !w->abandoned) {
     dlca_trainer *ft = r->t;
     if (r->gol_eval) { /* gol: all 512 boards, on the twin */
@@ -896,20 +898,27 @@ int main(int argc, char **argv) {
   const uint64_t seed0 = r.opt.seed;
   const long k0 = r.opt.restart_from, last = k0 + r.opt.restarts;
   r.opt.seed = seed0 + 1000 * (uint64_t)k0;
+  long abandoned = 0;
   for (long k = k0;; k++) {
     rc = run_main(&r);
+    abandoned += !rc && r.abandoned_at > 0;
     const int more = !rc && !r.fresh_ok && k < last && !stop_signal;
     if (r.opt.restarts > 0 && !rc && r.fresh_ok)
       fprintf(stderr, "%s: right on every fresh grid%s at run %ld (seed %llu)\n", TRAIN_PROG,
               r.opt.eval_scale > 0 ? " and on the larger grid" : "", k + 1, (unsigned long long)r.opt.seed);
     else if (r.opt.restarts > 0 && !rc && !more)
-      fprintf(stderr, "%s: --restarts: none of the %ld runs was right on every fresh grid (the last: seed %llu)\n",
-              TRAIN_PROG, k + 1 - k0, (unsigned long long)r.opt.seed);
+      fprintf(stderr, "%s: --restarts: none of the %ld runs was right on every fresh grid (%ld abandoned; the last: seed "
+              "%llu)\n", TRAIN_PROG, k + 1 - k0, abandoned, (unsigned long long)r.opt.seed);
     if (!more) break;
+    const uint64_t at = r.abandoned_at;
     run_free(&r);
     r.opt.seed = seed0 + 1000 * (uint64_t)(k + 1);
-    fprintf(stderr, "%s: the circuit is wrong on fresh grids: restart %ld of %ld with seed %llu\n", TRAIN_PROG,
-            k + 1, last, (unsigned long long)r.opt.seed);
+    if (at > 0)
+      fprintf(stderr, "%s: the run was abandoned at epoch %llu: restart %ld of %ld with seed %llu\n", TRAIN_PROG,
+              (unsigned long long)at, k + 1, last, (unsigned long long)r.opt.seed);
+    else
+      fprintf(stderr, "%s: the circuit is wrong on fresh grids: restart %ld of %ld with seed %llu\n", TRAIN_PROG,
+              k + 1, last, (unsigned long long)r.opt.seed);
   }
   run_free(&r);
   return rc;
