@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what libdlca_cl needs to build and test on Debian/Ubuntu, if it is
 # missing: the compiler, autotools, the OpenCL ICD loader and headers, PoCL as
-# the CPU OpenCL device, jansson, xxhash, Check and libpng.
+# the CPU OpenCL device, jansson, xxhash, Check and libpng; Icarus Verilog,
+# which the tests use to run the Verilog that dlca-export writes.
 set -euo pipefail
 pkgs="build-essential autoconf automake libtool pkg-config ocl-icd-opencl-dev opencl-c-headers
       ocl-icd-libopencl1 pocl-opencl-icd clinfo libjansson-dev libxxhash-dev check libsubunit-dev
-      libpng-dev"
+      libpng-dev iverilog"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -14,7 +14,8 @@ tests_main_SOURCES += tests/cl_util.h tests/cl_util.c
 AM_TESTS_ENVIRONMENT = DLCA_TESTDATA='$(abs_top_srcdir)/../shared/testdata/reference'; export DLCA_TESTDATA; \
 	DLCA_CL_KERNEL_PATH='$(abs_top_srcdir)/kernels-cl'; export DLCA_CL_KERNEL_PATH; \
 	DLCA_TOP_BUILDDIR='$(abs_top_builddir)'; export DLCA_TOP_BUILDDIR; \
-	DLCA_CL_CACHE_DIR='$(abs_top_builddir)/tests/cache'; export DLCA_CL_CACHE_DIR;
+	DLCA_CL_CACHE_DIR='$(abs_top_builddir)/tests/cache'; export DLCA_CL_CACHE_DIR; \
+	DLCA_CC='$(CC)'; export DLCA_CC;
 # End-to-end test of tools/dlca-train on the CPU reference. Run through
 # $(SHELL), so that it needs no executable bit after a patch or a tarball.
 TEST_EXTENSIONS = .sh
@@ -34,12 +35,16 @@ tests_main_SOURCES += tests/test_schedule.c tools/repair.c tools/repair.h
 tests_main_SOURCES += tests/test_relax.c
 tests_main_SOURCES += tests/test_iwp.c
 tests_main_SOURCES += tests/test_bits.c
+tests_main_SOURCES += tests/test_export.c
 # Smoke test of bench/dlca-recipes on the CPU reference.
 TESTS += tests/dlca-recipes.sh
 EXTRA_DIST += tests/dlca-recipes.sh
 # End-to-end test of tools/dlca-eval on the CPU reference.
 TESTS += tests/dlca-eval.sh
 EXTRA_DIST += tests/dlca-eval.sh
+# End-to-end test of tools/dlca-export (C always; Verilog against the C where iverilog is installed).
+TESTS += tests/dlca-export.sh
+EXTRA_DIST += tests/dlca-export.sh
 # Smoke test of bench/dlca-hardbench on the CPU engines.
 TESTS += tests/dlca-hardbench.sh
 EXTRA_DIST += tests/dlca-hardbench.sh

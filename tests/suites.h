@@ -12,4 +12,5 @@
   X(schedule) \
   X(relax) \
   X(iwp) \
-  X(bits)
+  X(bits) \
+  X(export)

@@ -22,3 +22,8 @@ tools_dlca_eval_SOURCES = tools/dlca-eval.c tools/eval_options.c tools/eval_opti
 	tools/rollout.c tools/rollout.h tools/strip.c tools/strip.h tools/gates.c tools/gates.h \
 	tools/targets.c tools/targets.h tools/image.c tools/image.h tools/builtin.c tools/builtin.h tools/cli.h
 tools_dlca_eval_LDADD = libdlca_cl.la $(PNG_LIBS) -lm
+
+# dlca-export: a saved model's hard circuit as C or Verilog. Public API only.
+bin_PROGRAMS += tools/dlca-export
+tools_dlca_export_SOURCES = tools/dlca-export.c tools/cli.h
+tools_dlca_export_LDADD = libdlca_cl.la

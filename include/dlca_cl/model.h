@@ -124,6 +124,37 @@ DLCA_API size_t dlca_model_layer_offset(const dlca_model *m, int update, int lay
  * other than pass-through A (3) and B (5). */
 DLCA_API size_t dlca_model_gate_histogram(const dlca_model *m, size_t counts[16]);
 
+/* The hard circuit of one cell, for deployment (doc/export.md). Every gate
+ * takes its hard op; pass-through gates become wires, constants are folded
+ * (FALSE, TRUE, and ops whose inputs are constant or the same signal), and
+ * only the gates that reach the cell's C new state values are written.
+ *  - C: `void NAME_cells64(const uint64_t in[9 * C], uint64_t out[C])`, 64
+ *    cells at once, bit-sliced (bit i of in[f * C + c]: channel c of patch
+ *    element f, row f / 3 - 1 and column f % 3 - 1 from cell i), and
+ *    `void NAME_step(int height, int width, const uint8_t *state, uint8_t
+ *    *next)`, one synchronous step of a grid [height][width][C] of 0s and 1s
+ *    with the model's boundary (periodic, or 0 outside).
+ *  - Verilog: a combinational `module NAME_cell(input wire [9*C-1:0] in,
+ *    output wire [C-1:0] out)` with the same bit order (in[f * C + c]).
+ * `name` is a C and Verilog identifier (letters, digits, '_'; not a digit
+ * first; at most 64 characters), else DLCA_EINVAL. keep[n_keep] names the
+ * channels whose values must be right at every step (the ones a deployment
+ * shows, such as the loss channels); NULL or n_keep 0: all. A channel that
+ * no kept channel reads, at any step, is written as a constant 0, and its
+ * logic is left out. The file is written atomically. info, if not NULL,
+ * gets the counts. */
+typedef enum dlca_export_format { DLCA_EXPORT_C = 0, DLCA_EXPORT_VERILOG = 1 } dlca_export_format;
+typedef struct dlca_export_info {
+  size_t model_gates;   /* the model's gates, perception gates once per kernel and channel */
+  size_t logic_gates;   /* the gates written: two-input ops and NOT */
+  size_t not_gates;     /* of those, NOT */
+  size_t inputs_used;   /* of the 9 C patch bits, those the outputs depend on */
+  size_t const_outputs; /* outputs that are constant 0 or 1 (dropped channels included) */
+  size_t channels_kept; /* channels written: the kept ones and those they read */
+} dlca_export_info;
+DLCA_API DLCA_WUR int dlca_model_export(const dlca_model *m, dlca_export_format format, const char *name,
+                                        const int *keep, int n_keep, const char *path, dlca_export_info *info);
+
 #ifdef __cplusplus
 }
 #endif
