@@ -206,6 +206,22 @@ static void expr(text *t, const netlist *nl, const node *n, const int32_t *num, 
   }
 }
 
+/* The circuit's body: a declaration per live gate, then an assignment per output, in C (v = 0) or
+ * Verilog (v = 1). */
+static void write_body(text *t, const netlist *nl, const uint8_t *live, const int32_t *num, int v) {
+  for (size_t i = 0; i < nl->n; i++) {
+    if (!live[i]) continue;
+    put(t, v ? "  wire n%d = " : "  const uint64_t n%d = ", num[i]);
+    expr(t, nl, &nl->nodes[i], num, v);
+    put(t, ";\n");
+  }
+  for (int c = 0; c < nl->C; c++) {
+    put(t, v ? "  assign out[%d] = " : "  out[%d] = ", c);
+    sig(t, nl, nl->out[c], num, v);
+    put(t, ";\n");
+  }
+}
+
 static void write_c(text *t, const netlist *nl, const uint8_t *live, const int32_t *num, const char *name,
                     int periodic) {
   const int C = nl->C;
@@ -218,17 +234,7 @@ static void write_c(text *t, const netlist *nl, const uint8_t *live, const int32
       " * column f %% 3 - 1 from cell i); bit i of out[c] is channel c of cell i's new state. */\n"
       "static inline void %s_cells64(const uint64_t *in, uint64_t *out) {\n",
       name, dlca_version_string(), C, periodic ? "periodic" : "zero", name, C, name, periodic, C, name);
-  for (size_t i = 0; i < nl->n; i++) {
-    if (!live[i]) continue;
-    put(t, "  const uint64_t n%d = ", num[i]);
-    expr(t, nl, &nl->nodes[i], num, 0);
-    put(t, ";\n");
-  }
-  for (int c = 0; c < C; c++) {
-    put(t, "  out[%d] = ", c);
-    sig(t, nl, nl->out[c], num, 0);
-    put(t, ";\n");
-  }
+  write_body(t, nl, live, num, 0);
   put(t,
       "}\n\n"
       "/* One synchronous step: state and next are [height][width][%d] of 0s and 1s (next not state). */\n"
@@ -266,17 +272,7 @@ static void write_verilog(text *t, const netlist *nl, const uint8_t *live, const
       "// out[c]: channel c of the cell's new state. Combinational.\n"
       "module %s_cell (input wire [%d:0] in, output wire [%d:0] out);\n",
       name, dlca_version_string(), C, periodic ? "periodic" : "zero", C, name, 9 * C - 1, C - 1);
-  for (size_t i = 0; i < nl->n; i++) {
-    if (!live[i]) continue;
-    put(t, "  wire n%d = ", num[i]);
-    expr(t, nl, &nl->nodes[i], num, 1);
-    put(t, ";\n");
-  }
-  for (int c = 0; c < C; c++) {
-    put(t, "  assign out[%d] = ", c);
-    sig(t, nl, nl->out[c], num, 1);
-    put(t, ";\n");
-  }
+  write_body(t, nl, live, num, 1);
   put(t, "endmodule\n");
 }
 
