@@ -3,7 +3,8 @@
  * compiler ($DLCA_CC) and run for T synchronous steps, must give the
  * reference's final state bit for bit, on fresh random circuits (random
  * logits, so that every op but FALSE and TRUE, and foldings, occur), random 0/1 grids,
- * periodic and zero boundaries, softmax-16 and IWP, and two presets. Where
+ * periodic and zero boundaries, sync and async steps (explicit fire masks),
+ * softmax-16 and IWP, and two presets. Where
  * Icarus Verilog is installed, the Verilog module must compute what the C
  * computes on random patches. */
 #include <stdio.h>
@@ -14,7 +15,7 @@
 /* T steps; varied: the final state must hold both 0s and 1s (one step of a
  * random circuit does; several may die out, which still checks equality) */
 static void check_c(const dlca_model *m, const int *keep, int n_keep, int H, int W, int T, uint64_t seed,
-                    const char *what, int varied) {
+                    const char *what, int varied, int async) {
   dlca_model_shape s;
   dlca_model_get_shape(m, &s);
   const int C = s.channels;
@@ -24,6 +25,11 @@ static void check_c(const dlca_model *m, const int *keep, int n_keep, int H, int
   ck_assert(x && ref && xb && got);
   for (size_t i = 0; i < n; i++) xb[i] = (uint8_t)(dlca_rng_u32(seed, 7, (uint32_t)i) >> 31), x[i] = xb[i];
   dlca_run run = dlca_run_default(1, H, W, T);
+  /* async: random fire masks [T][H][W], about 60% ones, through run.fire_masks and fire.bin */
+  uint8_t *masks = malloc((size_t)T * H * W);
+  ck_assert(masks);
+  for (size_t i = 0; i < (size_t)T * H * W; i++) masks[i] = async ? dlca_rng_u32(seed, 8, (uint32_t)i) < 0x9999999Au : 1;
+  run.async = async, run.fire_masks = async ? masks : NULL;
   ck_assert_msg(dlca_ref_forward(m, &run, x, 1, NULL, ref, NULL) == DLCA_OK, "%s", dlca_last_error());
 
   const char *dir = tu_tmpdir("export");
@@ -34,7 +40,7 @@ static void check_c(const dlca_model *m, const int *keep, int n_keep, int H, int
                 dlca_last_error());
   ck_assert_msg(info.logic_gates > 0 && info.logic_gates <= info.model_gates, "%s: %zu logic gates of %zu", what,
                 info.logic_gates, info.model_gates);
-  char harness[1500];
+  char harness[3000];
   snprintf(harness, sizeof harness,
            "#include <stdio.h>\n#include \"gen.h\"\n"
            "enum { H = %d, W = %d, T = %d, C = %d };\n"
@@ -43,12 +49,21 @@ static void check_c(const dlca_model *m, const int *keep, int n_keep, int H, int
            "  FILE *f = fopen(\"in.bin\", \"rb\");\n"
            "  if (!f || fread(a, 1, sizeof a, f) != sizeof a) return 1;\n"
            "  fclose(f);\n"
-           "  for (int t = 0; t < T; t++) { cell_step(H, W, a, b); memcpy(a, b, sizeof a); }\n"
+           "  static uint8_t fire[T * H * W];\n"
+           "  f = fopen(\"fire.bin\", \"rb\");\n"
+           "  if (!f || fread(fire, 1, sizeof fire, f) != sizeof fire) return 1;\n"
+           "  fclose(f);\n"
+           "  for (int t = 0; t < T; t++) {\n"
+           "    if (%d) cell_step_async(H, W, a, fire + t * H * W, b); else cell_step(H, W, a, b);\n"
+           "    memcpy(a, b, sizeof a);\n  }\n"
            "  f = fopen(\"out.bin\", \"wb\");\n"
            "  if (!f || fwrite(a, 1, sizeof a, f) != sizeof a) return 1;\n"
            "  return fclose(f) != 0;\n}\n",
-           H, W, T, C);
+           H, W, T, C, async);
   tu_write(dir, "harness.c", harness);
+  snprintf(path, sizeof path, "%s/fire.bin", dir);
+  FILE *fm = fopen(path, "wb");
+  ck_assert(fm && fwrite(masks, 1, (size_t)T * H * W, fm) == (size_t)T * H * W && fclose(fm) == 0);
   snprintf(path, sizeof path, "%s/in.bin", dir);
   FILE *f = fopen(path, "wb");
   ck_assert(f && fwrite(xb, 1, n, f) == n && fclose(f) == 0);
@@ -68,7 +83,7 @@ static void check_c(const dlca_model *m, const int *keep, int n_keep, int H, int
   }
   ck_assert_msg(diff == 0, "%s: %zu of %zu state values differ from the reference", what, diff, n);
   ck_assert_msg(!varied || (ones > 0 && ones < n), "%s: a constant final state (%zu ones of %zu) tests little", what, ones, n);
-  free(x), free(ref), free(xb), free(got);
+  free(x), free(ref), free(xb), free(got), free(masks);
 }
 
 /* Random logits, but no gate FALSE or TRUE: random ops would fold most
@@ -149,10 +164,11 @@ START_TEST(test_export_small) {
   dlca_model *m = random_model(&s, 200 + (uint64_t)_i);
   char what[64];
   snprintf(what, sizeof what, "small case %d", _i);
-  check_c(m, NULL, 0, 9, 7, 1, 300 + (uint64_t)_i, what, 1); /* 63 cells: one 64-cell word, not full */
-  check_c(m, NULL, 0, 9, 7, 3, 310 + (uint64_t)_i, what, 0);
+  check_c(m, NULL, 0, 9, 7, 1, 300 + (uint64_t)_i, what, 1, 0); /* 63 cells: one 64-cell word, not full */
+  check_c(m, NULL, 0, 9, 7, 3, 310 + (uint64_t)_i, what, 0, 0);
   const int keep = _i % 3;
-  check_c(m, &keep, 1, 9, 7, 3, 330 + (uint64_t)_i, what, 0);
+  check_c(m, &keep, 1, 9, 7, 3, 330 + (uint64_t)_i, what, 0, 0);
+  check_c(m, NULL, 0, 9, 7, 2, 340 + (uint64_t)_i, what, 0, 1);
   check_verilog(m, 320 + (uint64_t)_i, what);
   dlca_model_free(m);
 }
@@ -163,10 +179,11 @@ START_TEST(test_export_presets) {
   dlca_model *m;
   ck_assert_int_eq(dlca_model_new_preset(names[_i], 11, &m), DLCA_OK);
   randomise(m, 0xE4B1u + (uint64_t)_i);
-  check_c(m, NULL, 0, 12, 11, 1, 400 + (uint64_t)_i, names[_i], 1); /* 132 cells: three words */
-  check_c(m, NULL, 0, 12, 11, 3, 410 + (uint64_t)_i, names[_i], 0);
+  check_c(m, NULL, 0, 12, 11, 1, 400 + (uint64_t)_i, names[_i], 1, 0); /* 132 cells: three words */
+  check_c(m, NULL, 0, 12, 11, 3, 410 + (uint64_t)_i, names[_i], 0, 0);
   const int keep = 0;
-  check_c(m, &keep, 1, 12, 11, 3, 430 + (uint64_t)_i, names[_i], 0);
+  check_c(m, &keep, 1, 12, 11, 3, 430 + (uint64_t)_i, names[_i], 0, 0);
+  check_c(m, NULL, 0, 12, 11, 1, 440 + (uint64_t)_i, names[_i], 1, 1);
   check_verilog(m, 420 + (uint64_t)_i, names[_i]);
   dlca_model_free(m);
 }

@@ -133,7 +133,9 @@ DLCA_API size_t dlca_model_gate_histogram(const dlca_model *m, size_t counts[16]
  *    element f, row f / 3 - 1 and column f % 3 - 1 from cell i), and
  *    `void NAME_step(int height, int width, const uint8_t *state, uint8_t
  *    *next)`, one synchronous step of a grid [height][width][C] of 0s and 1s
- *    with the model's boundary (periodic, or 0 outside).
+ *    with the model's boundary (periodic, or 0 outside), and
+ *    `NAME_step_async(height, width, state, fire, next)`, where a cell
+ *    whose fire[r * width + q] is 0 keeps its state.
  *  - Verilog: a combinational `module NAME_cell(input wire [9*C-1:0] in,
  *    output wire [C-1:0] out)` with the same bit order (in[f * C + c]).
  * `name` is a C and Verilog identifier (letters, digits, '_'; not a digit

@@ -258,8 +258,16 @@ static void write_c(text *t, const netlist *nl, const uint8_t *live, const int32
       "    for (int i = 0; i < n; i++)\n"
       "      for (int c = 0; c < %d; c++) next[(j0 + i) * %d + c] = (uint8_t)((out[c] >> i) & 1);\n"
       "  }\n"
+      "}\n\n"
+      "/* One asynchronous step: fire[r * width + q] = 1 where the cell updates; a cell that does not fire\n"
+      " * keeps its whole state. */\n"
+      "static inline void %s_step_async(int height, int width, const uint8_t *state, const uint8_t *fire,\n"
+      "                                 uint8_t *next) {\n"
+      "  %s_step(height, width, state, next);\n"
+      "  for (long j = 0; j < (long)height * width; j++)\n"
+      "    if (!fire[j]) memcpy(next + j * %d, state + j * %d, %d);\n"
       "}\n",
-      C, name, C, C, name, C, C, C, name, C, C);
+      C, name, C, C, name, C, C, C, name, C, C, name, name, C, C, C);
 }
 
 static void write_verilog(text *t, const netlist *nl, const uint8_t *live, const int32_t *num, const char *name,
