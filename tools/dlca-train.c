@@ -913,12 +913,14 @@ int main(int argc, char **argv) {
     const uint64_t at = r.abandoned_at;
     run_free(&r);
     r.opt.seed = seed0 + 1000 * (uint64_t)(k + 1);
-    if (at > 0)
-      fprintf(stderr, "%s: the run was abandoned at epoch %llu: restart %ld of %ld with seed %llu\n", TRAIN_PROG,
-              (unsigned long long)at, k + 1, last, (unsigned long long)r.opt.seed);
-    else
-      fprintf(stderr, "%s: the circuit is wrong on fresh grids: restart %ld of %ld with seed %llu\n", TRAIN_PROG,
-              k + 1, last, (unsigned long long)r.opt.seed);
+    /* the chain's rate: a long chain's only progress line (its length is a geometric draw) */
+    char why[96], took[32];
+    const double dt = cli_now() - r.t_start;
+    if (at > 0) snprintf(why, sizeof why, "the run was abandoned at epoch %llu", (unsigned long long)at);
+    else snprintf(why, sizeof why, "the circuit is wrong on fresh grids");
+    fprintf(stderr, "%s: %s: restart %ld of %ld with seed %llu (%ld run%s in %s, %.1f s a run, %ld abandoned)\n",
+            TRAIN_PROG, why, k + 1, last, (unsigned long long)r.opt.seed, k + 1 - k0, k + 1 - k0 == 1 ? "" : "s",
+            cli_duration(dt, took, sizeof took), dt / (double)(k + 1 - k0), abandoned);
   }
   run_free(&r);
   return rc;
