@@ -67,7 +67,7 @@ module tb;
   end
 endmodule
 EOT
-  expect 0 "compile the Verilog" -- iverilog -o tb.vvp tb.v gol.v
+  expect 0 "compile the Verilog" -- iverilog -s tb -o tb.vvp tb.v gol.v
   expect 0 "run the Verilog" -- vvp -n tb.vvp
   grep -v '^VCD\|finish' out.txt >v.txt
   cmp -s c.txt v.txt || fail "the Verilog and the C differ on $(diff c.txt v.txt | grep -c '^<') of 512 patches"

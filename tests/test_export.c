@@ -28,7 +28,8 @@ static void check_c(const dlca_model *m, const int *keep, int n_keep, int H, int
   /* async: random fire masks [T][H][W], about 60% ones, through run.fire_masks and fire.bin */
   uint8_t *masks = malloc((size_t)T * H * W);
   ck_assert(masks);
-  for (size_t i = 0; i < (size_t)T * H * W; i++) masks[i] = async ? dlca_rng_u32(seed, 8, (uint32_t)i) < 0x9999999Au : 1;
+  for (size_t i = 0; i < (size_t)T * H * W; i++)
+    masks[i] = async ? dlca_rng_u32(seed, 8, (uint32_t)i) < 0x9999999Au : 1;
   run.async = async, run.fire_masks = async ? masks : NULL;
   ck_assert_msg(dlca_ref_forward(m, &run, x, 1, NULL, ref, NULL) == DLCA_OK, "%s", dlca_last_error());
 
@@ -82,7 +83,8 @@ static void check_c(const dlca_model *m, const int *keep, int n_keep, int H, int
     if (kept) diff += got[i] != (uint8_t)ref[i], ones += got[i];
   }
   ck_assert_msg(diff == 0, "%s: %zu of %zu state values differ from the reference", what, diff, n);
-  ck_assert_msg(!varied || (ones > 0 && ones < n), "%s: a constant final state (%zu ones of %zu) tests little", what, ones, n);
+  ck_assert_msg(!varied || (ones > 0 && ones < n), "%s: a constant final state (%zu ones of %zu) tests little", what,
+                ones, n);
   free(x), free(ref), free(xb), free(got), free(masks);
 }
 
@@ -100,9 +102,11 @@ static void randomise(dlca_model *m, uint64_t seed) {
   }
 }
 
-/* The Verilog module against the exported C on random patches, where Icarus
- * Verilog is installed (the C against the reference: check_c). */
-static void check_verilog(const dlca_model *m, uint64_t seed, const char *what) {
+/* The Verilog cell module against the exported C on random patches and,
+ * with grid, the Verilog grid module against the C grid step for 3 steps
+ * of a random 5x7 grid; where Icarus Verilog is installed (the C against
+ * the reference: check_c). */
+static void check_verilog(const dlca_model *m, uint64_t seed, const char *what, int grid) {
   if (system("command -v iverilog >/dev/null 2>&1 && command -v vvp >/dev/null 2>&1") != 0) return;
   dlca_model_shape s;
   dlca_model_get_shape(m, &s);
@@ -112,7 +116,8 @@ static void check_verilog(const dlca_model *m, uint64_t seed, const char *what) 
   snprintf(path, sizeof path, "%s/gen.h", dir);
   ck_assert_msg(dlca_model_export(m, DLCA_EXPORT_C, "cell", NULL, 0, path, NULL) == DLCA_OK, "%s", dlca_last_error());
   snprintf(path, sizeof path, "%s/gen.v", dir);
-  ck_assert_msg(dlca_model_export(m, DLCA_EXPORT_VERILOG, "cell", NULL, 0, path, NULL) == DLCA_OK, "%s", dlca_last_error());
+  ck_assert_msg(dlca_model_export(m, DLCA_EXPORT_VERILOG, "cell", NULL, 0, path, NULL) == DLCA_OK, "%s",
+                dlca_last_error());
   /* patches.txt: one 9C-bit vector a line, bit 9C - 1 first ($readmemb's order) */
   snprintf(path, sizeof path, "%s/patches.txt", dir);
   FILE *f = fopen(path, "w");
@@ -144,10 +149,42 @@ static void check_verilog(const dlca_model *m, uint64_t seed, const char *what) 
   tu_write(dir, "tb.v", src);
   const char *cc = getenv("DLCA_CC");
   snprintf(cmd, sizeof cmd,
-           "cd '%s' && %s -O1 -o c c.c && ./c > c.txt && iverilog -o tb.vvp tb.v gen.v && vvp -n tb.vvp > v.txt && "
+           "cd '%s' && %s -O1 -o c c.c && ./c > c.txt && iverilog -s tb -o tb.vvp tb.v gen.v && "
+           "vvp -n tb.vvp > v.txt && "
            "cmp -s c.txt v.txt",
            dir, cc && *cc ? cc : "cc");
   ck_assert_msg(system(cmd) == 0, "%s: the Verilog module and the C differ, or a step failed: %s", what, cmd);
+  if (!grid) return;
+  enum { GH = 5, GW = 7, GT = 3 };
+  const int N = GH * GW * C;
+  snprintf(path, sizeof path, "%s/init.txt", dir);
+  f = fopen(path, "w");
+  ck_assert(f);
+  for (int j = N - 1; j >= 0; j--) fputc('0' + (int)(dlca_rng_u32(seed, 9, (uint32_t)j) >> 31), f);
+  ck_assert(fputc('\n', f) != EOF && fclose(f) == 0);
+  snprintf(src, sizeof src,
+           "#include <stdio.h>\n#include \"gen.h\"\n"
+           "int main(void) {\n  static char line[%d + 2];\n  static uint8_t a[%d], b[%d];\n"
+           "  FILE *f = fopen(\"init.txt\", \"r\");\n  if (!f || fscanf(f, \"%%%ds\", line) != 1) return 1;\n"
+           "  for (int j = 0; j < %d; j++) a[j] = (uint8_t)(line[%d - 1 - j] - '0');\n"
+           "  for (int t = 0; t < %d; t++) { cell_step(%d, %d, a, b); memcpy(a, b, sizeof a); }\n"
+           "  for (int j = %d - 1; j >= 0; j--) putchar('0' + a[j]);\n  putchar('\\n');\n  return 0;\n}\n",
+           N, N, N, N + 1, N, N, (int)GT, (int)GH, (int)GW, N);
+  tu_write(dir, "g.c", src);
+  snprintf(src, sizeof src,
+           "module tbg;\n  reg clk = 0, load = 1;\n  reg [%d:0] m [0:0];\n  wire [%d:0] state;\n  integer t;\n"
+           "  cell_grid #(.HEIGHT(%d), .WIDTH(%d)) g (.clk(clk), .load(load), .init(m[0]), .state(state));\n"
+           "  initial begin\n    $readmemb(\"init.txt\", m);\n    #1 clk = 1; #1 clk = 0; load = 0;\n"
+           "    for (t = 0; t < %d; t = t + 1) begin #1 clk = 1; #1 clk = 0; end\n"
+           "    $display(\"%%b\", state);\n  end\nendmodule\n",
+           N - 1, N - 1, (int)GH, (int)GW, (int)GT);
+  tu_write(dir, "tbg.v", src);
+  snprintf(cmd, sizeof cmd,
+           "cd '%s' && %s -O1 -o g g.c && ./g > gc.txt && iverilog -s tbg -o tbg.vvp tbg.v gen.v && "
+           "vvp -n tbg.vvp > gv.txt && "
+           "cmp -s gc.txt gv.txt",
+           dir, cc && *cc ? cc : "cc");
+  ck_assert_msg(system(cmd) == 0, "%s: the Verilog grid and the C grid step differ, or a step failed: %s", what, cmd);
 }
 
 static dlca_model *random_model(const dlca_model_shape *s, uint64_t seed) {
@@ -169,7 +206,7 @@ START_TEST(test_export_small) {
   const int keep = _i % 3;
   check_c(m, &keep, 1, 9, 7, 3, 330 + (uint64_t)_i, what, 0, 0);
   check_c(m, NULL, 0, 9, 7, 2, 340 + (uint64_t)_i, what, 0, 1);
-  check_verilog(m, 320 + (uint64_t)_i, what);
+  check_verilog(m, 320 + (uint64_t)_i, what, 1);
   dlca_model_free(m);
 }
 END_TEST
@@ -184,7 +221,7 @@ START_TEST(test_export_presets) {
   const int keep = 0;
   check_c(m, &keep, 1, 12, 11, 3, 430 + (uint64_t)_i, names[_i], 0, 0);
   check_c(m, NULL, 0, 12, 11, 1, 440 + (uint64_t)_i, names[_i], 1, 1);
-  check_verilog(m, 420 + (uint64_t)_i, names[_i]);
+  check_verilog(m, 420 + (uint64_t)_i, names[_i], 0);
   dlca_model_free(m);
 }
 END_TEST

@@ -907,8 +907,10 @@ int main(int argc, char **argv) {
       fprintf(stderr, "%s: right on every fresh grid%s at run %ld (seed %llu)\n", TRAIN_PROG,
               r.opt.eval_scale > 0 ? " and on the larger grid" : "", k + 1, (unsigned long long)r.opt.seed);
     else if (r.opt.restarts > 0 && !rc && !more)
-      fprintf(stderr, "%s: --restarts: none of the %ld runs was right on every fresh grid (%ld abandoned; the last: seed "
-              "%llu)\n", TRAIN_PROG, k + 1 - k0, abandoned, (unsigned long long)r.opt.seed);
+      fprintf(stderr,
+              "%s: --restarts: none of the %ld runs was right on every fresh grid (%ld abandoned; the last: "
+              "seed %llu)\n",
+              TRAIN_PROG, k + 1 - k0, abandoned, (unsigned long long)r.opt.seed);
     if (!more) break;
     const uint64_t at = r.abandoned_at;
     run_free(&r);

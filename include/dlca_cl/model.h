@@ -137,7 +137,9 @@ DLCA_API size_t dlca_model_gate_histogram(const dlca_model *m, size_t counts[16]
  *    `NAME_step_async(height, width, state, fire, next)`, where a cell
  *    whose fire[r * width + q] is 0 keeps its state.
  *  - Verilog: a combinational `module NAME_cell(input wire [9*C-1:0] in,
- *    output wire [C-1:0] out)` with the same bit order (in[f * C + c]).
+ *    output wire [C-1:0] out)` with the same bit order (in[f * C + c]), and
+ *    `module NAME_grid #(HEIGHT, WIDTH) (clk, load, init, state)`: a grid of
+ *    cells with the model's boundary, one synchronous step per clock.
  * `name` is a C and Verilog identifier (letters, digits, '_'; not a digit
  * first; at most 64 characters), else DLCA_EINVAL. keep[n_keep] names the
  * channels whose values must be right at every step (the ones a deployment

@@ -282,6 +282,47 @@ static void write_verilog(text *t, const netlist *nl, const uint8_t *live, const
       name, dlca_version_string(), C, periodic ? "periodic" : "zero", C, name, 9 * C - 1, C - 1);
   write_body(t, nl, live, num, 1);
   put(t, "endmodule\n");
+  /* the grid around it: one cell module per cell, the boundary, and the state registers */
+  put(t,
+      "\n"
+      "// %s_grid: a HEIGHT x WIDTH grid of %s_cell, one synchronous step per rising clock edge.\n"
+      "// state[(r * WIDTH + q) * %d + c] is channel c of cell (r, q); while load is 1, the clock\n"
+      "// loads init instead. The boundary is the model's: %s.\n"
+      "module %s_grid #(parameter HEIGHT = 16, parameter WIDTH = 16) (\n"
+      "    input wire clk, input wire load, input wire [HEIGHT * WIDTH * %d - 1:0] init,\n"
+      "    output reg [HEIGHT * WIDTH * %d - 1:0] state);\n"
+      "  wire [HEIGHT * WIDTH * %d - 1:0] next;\n"
+      "  genvar r, q, f;\n"
+      "  generate\n"
+      "    for (r = 0; r < HEIGHT; r = r + 1) begin : row\n"
+      "      for (q = 0; q < WIDTH; q = q + 1) begin : col\n"
+      "        wire [%d:0] patch;\n"
+      "        for (f = 0; f < 9; f = f + 1) begin : nb\n",
+      name, name, C, periodic ? "periodic (rows and columns wrap)" : "zero (cells outside the grid read 0)", name,
+      C, C, C, 9 * C - 1);
+  if (periodic)
+    put(t,
+        "          assign patch[f * %d +: %d] = state[(((r + f / 3 + HEIGHT - 1) %% HEIGHT) * WIDTH +\n"
+        "                                         (q + f %% 3 + WIDTH - 1) %% WIDTH) * %d +: %d];\n",
+        C, C, C, C);
+  else
+    put(t,
+        "          if (r + f / 3 >= 1 && r + f / 3 <= HEIGHT &&\n"
+        "              q + f %% 3 >= 1 && q + f %% 3 <= WIDTH) begin : inside\n"
+        "            assign patch[f * %d +: %d] = state[((r + f / 3 - 1) * WIDTH + q + f %% 3 - 1) * %d +: %d];\n"
+        "          end else begin : outside\n"
+        "            assign patch[f * %d +: %d] = %d'b0;\n"
+        "          end\n",
+        C, C, C, C, C, C, C);
+  put(t,
+      "        end\n"
+      "        %s_cell u_cell (.in(patch), .out(next[(r * WIDTH + q) * %d +: %d]));\n"
+      "      end\n"
+      "    end\n"
+      "  endgenerate\n"
+      "  always @(posedge clk) state <= load ? init : next;\n"
+      "endmodule\n",
+      name, C, C);
 }
 
 static int valid_name(const char *s) {
