@@ -41,7 +41,9 @@ int main(void) {
   return 0;
 }
 EOT
-expect 0 "compile the C" -- "$cc" -std=c99 -Wall -Werror -O1 -o tb tb.c
+# $cc may hold flags (CC="gcc -m32"): split on purpose
+# shellcheck disable=SC2086
+expect 0 "compile the C" -- $cc -std=c99 -Wall -Werror -O1 -o tb tb.c
 expect 0 "run the C" -- ./tb
 cp out.txt c.txt
 [ "$(wc -l <c.txt)" -eq 512 ] || fail "the C test program printed $(wc -l <c.txt) lines, not 512"
