@@ -46,6 +46,15 @@ static void put(char *buf, size_t n, const char *sep, const char *item) {
   if (k < n) snprintf(buf + k, n - k, "%s%s", k ? sep : "", item);
 }
 
+/* The gate of the search before it (--repair, --evolve): "--OPTION K", or in
+ * words "(at most K values wrong)" right after the search's own item. */
+static void put_max_wrong(char *buf, size_t n, const char *sep, int as_options, const char *option, long k) {
+  char t[64];
+  if (k < 0) return;
+  if (as_options) snprintf(t, sizeof t, "%s %ld", option, k), put(buf, n, sep, t);
+  else snprintf(t, sizeof t, "(at most %ld value%s wrong)", k, k == 1 ? "" : "s"), put(buf, n, " ", t);
+}
+
 void train_recipe_describe(const train_recipe *q, int as_options, char *buf, size_t n) {
   const char *sep = as_options ? " " : ", ";
   char t[64];
@@ -68,16 +77,10 @@ void train_recipe_describe(const train_recipe *q, int as_options, char *buf, siz
         put(buf, n, sep, t);
   if (q->repair > 0)
     snprintf(t, sizeof t, as_options ? "--repair %ld" : "repair %ld", q->repair), put(buf, n, sep, t);
-  if (q->repair > 0 && q->repair_max_wrong >= 0)
-    snprintf(t, sizeof t, as_options ? "--repair-max-wrong %ld" : "(at most %ld value%s wrong)", q->repair_max_wrong,
-             q->repair_max_wrong == 1 ? "" : "s"),
-        put(buf, n, as_options ? sep : " ", t);
+  if (q->repair > 0) put_max_wrong(buf, n, sep, as_options, "--repair-max-wrong", q->repair_max_wrong);
   if (q->evolve > 0)
     snprintf(t, sizeof t, as_options ? "--evolve %ld" : "evolve %ld", q->evolve), put(buf, n, sep, t);
-  if (q->evolve > 0 && q->evolve_max_wrong >= 0)
-    snprintf(t, sizeof t, as_options ? "--evolve-max-wrong %ld" : "(at most %ld value%s wrong)", q->evolve_max_wrong,
-             q->evolve_max_wrong == 1 ? "" : "s"),
-        put(buf, n, as_options ? sep : " ", t);
+  if (q->evolve > 0) put_max_wrong(buf, n, sep, as_options, "--evolve-max-wrong", q->evolve_max_wrong);
   if (q->abandon)
     snprintf(t, sizeof t, as_options ? "[with --restarts: --abandon %s]" : "with --restarts abandon %s", q->abandon),
         put(buf, n, sep, t);
