@@ -12,6 +12,23 @@
 #include <string.h>
 #include "util.h"
 
+/* The C compiler of the build ($DLCA_CC, set by make check), else cc. */
+static const char *compiler(void) {
+  const char *cc = getenv("DLCA_CC");
+  return cc && *cc ? cc : "cc";
+}
+
+/* In dir: the C program PROG.c and the Verilog testbench TOP.v (with
+ * gen.v) must print the same text. */
+static void same_output(const char *dir, const char *prog, const char *top, const char *what, const char *which) {
+  char cmd[4000];
+  snprintf(cmd, sizeof cmd,
+           "cd '%s' && %s -O1 -o %s %s.c && ./%s > %s.c.txt && iverilog -s %s -o %s.vvp %s.v gen.v && "
+           "vvp -n %s.vvp > %s.v.txt && cmp -s %s.c.txt %s.v.txt",
+           dir, compiler(), prog, prog, prog, prog, top, top, top, top, top, prog, top);
+  ck_assert_msg(system(cmd) == 0, "%s: %s and the C differ, or a step failed: %s", what, which, cmd);
+}
+
 /* T steps; varied: the final state must hold both 0s and 1s (one step of a
  * random circuit does; several may die out, which still checks equality) */
 static void check_c(const dlca_model *m, const int *keep, int n_keep, int H, int W, int T, uint64_t seed,
@@ -68,8 +85,7 @@ static void check_c(const dlca_model *m, const int *keep, int n_keep, int H, int
   snprintf(path, sizeof path, "%s/in.bin", dir);
   FILE *f = fopen(path, "wb");
   ck_assert(f && fwrite(xb, 1, n, f) == n && fclose(f) == 0);
-  const char *cc = getenv("DLCA_CC");
-  snprintf(cmd, sizeof cmd, "cd '%s' && %s -O1 -o prog harness.c && ./prog", dir, cc && *cc ? cc : "cc");
+  snprintf(cmd, sizeof cmd, "cd '%s' && %s -O1 -o prog harness.c && ./prog", dir, compiler());
   ck_assert_msg(system(cmd) == 0, "%s: compiling or running the exported C failed: %s", what, cmd);
   snprintf(path, sizeof path, "%s/out.bin", dir);
   f = fopen(path, "rb");
@@ -112,7 +128,7 @@ static void check_verilog(const dlca_model *m, uint64_t seed, const char *what, 
   dlca_model_get_shape(m, &s);
   const int C = s.channels, NP = 256;
   const char *dir = tu_tmpdir("export-v");
-  char path[1200], cmd[4000];
+  char path[1200];
   snprintf(path, sizeof path, "%s/gen.h", dir);
   ck_assert_msg(dlca_model_export(m, DLCA_EXPORT_C, "cell", NULL, 0, path, NULL) == DLCA_OK, "%s", dlca_last_error());
   snprintf(path, sizeof path, "%s/gen.v", dir);
@@ -147,13 +163,7 @@ static void check_verilog(const dlca_model *m, uint64_t seed, const char *what, 
            "  end\nendmodule\n",
            9 * C - 1, NP - 1, 9 * C - 1, C - 1, NP);
   tu_write(dir, "tb.v", src);
-  const char *cc = getenv("DLCA_CC");
-  snprintf(cmd, sizeof cmd,
-           "cd '%s' && %s -O1 -o c c.c && ./c > c.txt && iverilog -s tb -o tb.vvp tb.v gen.v && "
-           "vvp -n tb.vvp > v.txt && "
-           "cmp -s c.txt v.txt",
-           dir, cc && *cc ? cc : "cc");
-  ck_assert_msg(system(cmd) == 0, "%s: the Verilog module and the C differ, or a step failed: %s", what, cmd);
+  same_output(dir, "c", "tb", what, "the Verilog module");
   if (!grid) return;
   enum { GH = 5, GW = 7, GT = 3 };
   const int N = GH * GW * C;
@@ -179,12 +189,7 @@ static void check_verilog(const dlca_model *m, uint64_t seed, const char *what, 
            "    $display(\"%%b\", state);\n  end\nendmodule\n",
            N - 1, N - 1, (int)GH, (int)GW, (int)GT);
   tu_write(dir, "tbg.v", src);
-  snprintf(cmd, sizeof cmd,
-           "cd '%s' && %s -O1 -o g g.c && ./g > gc.txt && iverilog -s tbg -o tbg.vvp tbg.v gen.v && "
-           "vvp -n tbg.vvp > gv.txt && "
-           "cmp -s gc.txt gv.txt",
-           dir, cc && *cc ? cc : "cc");
-  ck_assert_msg(system(cmd) == 0, "%s: the Verilog grid and the C grid step differ, or a step failed: %s", what, cmd);
+  same_output(dir, "g", "tbg", what, "the Verilog grid");
 }
 
 static dlca_model *random_model(const dlca_model_shape *s, uint64_t seed) {
