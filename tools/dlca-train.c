@@ -627,20 +627,22 @@ static int repair(run *r, outcome *w, int passes_on, int evolve_on) {
   r->tick_t0 = t0, r->tick_last = 0, r->tick_tenth = 0;
   int rc = dlca_trainer_get_params(r->t, l);
   if (!rc && (rc = dlca_trainer_set_params(te, l)) == DLCA_OK && dlca_trainer_bits(te, &b) == DLCA_OK) {
-    dlca_eval end;
+    dlca_eval end, cur; /* cur: the circuit's evaluation where known, for the gates below */
+    int have_cur = 0;
     if (passes_on && r->opt.repair_max_wrong >= 0) { /* a far miss is not worth the passes */
-      dlca_eval cur;
-      if (!(rc = dlca_bits_run(b, &cur, NULL)) && cur.errors > (size_t)r->opt.repair_max_wrong)
+      have_cur = !(rc = dlca_bits_run(b, &cur, NULL));
+      if (have_cur && cur.errors > (size_t)r->opt.repair_max_wrong)
         passes_on = 0, w->repair_skipped = 1, w->repair_wrong = cur.errors;
     }
     if (!rc && passes_on) {
       rc = repair_bits(b, (int)r->opt.repair, repair_tick, r, &w->repair);
       w->have_repair = 1, w->repair_bits = 1;
       w->repair_s = cli_now() - t0;
+      cur = w->repair.after, have_cur = !rc;
     }
     if (!rc && evolve_on && r->opt.evolve_max_wrong >= 0) { /* only near misses are worth the generations */
-      dlca_eval cur;
-      if (!(rc = dlca_bits_run(b, &cur, NULL)) && cur.errors > (size_t)r->opt.evolve_max_wrong)
+      if (!have_cur) rc = dlca_bits_run(b, &cur, NULL);
+      if (!rc && cur.errors > (size_t)r->opt.evolve_max_wrong)
         evolve_on = 0, w->evolve_skipped = 1, w->evolve_wrong = cur.errors;
     }
     if (!rc && evolve_on && !stop_signal) {
