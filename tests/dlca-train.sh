@@ -156,7 +156,7 @@ expect 2 "rescale-logits overflowing" -- gol --model evo1.json --rescale-logits 
 grep -q 'no longer finite' err.txt || fail "--rescale-logits 1e300: $(cat err.txt)"
 # growth's recommended recipe evolves only a circuit at most 1 value from the target
 expect 0 "growth recipe" -- "$prog" --backend ref --preset growth --epochs 1 --eval-every 1 --save g1.json
-grep -q '^recipe: *recommended for growth: keep-best, a hard evaluation every 2 epochs, repair 2 (at most 2 values wrong), evolve 1500 (at most 1 value wrong), with --restarts abandon 750:40,1500:15' out.txt ||
+grep -q '^recipe: *recommended for growth: keep-best, a hard evaluation every 2 epochs, repair 2 (at most 2 values wrong), evolve 1500 (at most 1 value wrong), with --restarts abandon 750:25,1500:10,2000:5' out.txt ||
   fail "growth recipe: $(grep '^recipe' out.txt)"
 grep -q '^evolve: *not run: [0-9]* values wrong, more than --evolve-max-wrong 1' out.txt ||
   fail "growth recipe: evolution not gated: $(grep '^evolve' out.txt)"
@@ -166,7 +166,7 @@ grep -q '^repair: *not run: [0-9]* values wrong, more than --repair-max-wrong 2'
 grep -q '^abandoned:' out.txt && fail "growth recipe: a single run was abandoned: $(grep '^abandoned' out.txt)"
 expect 0 "growth recipe in a chain" -- "$prog" --backend ref --preset growth --steps 1 --epochs 751 --eval-every 750 \
   --evolve 0 --restarts 1 --save g2.json
-[ "$(grep -c '^abandoned: *at epoch 750, the lowest hard loss [0-9]* is above 40 (--abandon 750:40)' out.txt)" -eq 2 ] ||
+[ "$(grep -c '^abandoned: *at epoch 750, the lowest hard loss [0-9]* is above 25 (--abandon 750:25)' out.txt)" -eq 2 ] ||
   fail "growth recipe, --restarts: not abandoned at 750: $(grep -i 'abandon\|^recipe' out.txt)"
 # --evolve 0 turns the recipe's evolution off
 expect 0 "growth recipe, --evolve 0" -- "$prog" --backend ref --preset growth --epochs 1 --eval-every 1 --evolve 0

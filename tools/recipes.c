@@ -23,13 +23,15 @@ static const train_recipe recipes[] = {
      * 4 of 105 (seeds 500000-500104), since --keep-best only sees the epochs evaluated. Evolution took
      * the 1-cell miss to the exact lizard in 106 generations and found nothing in 3000 generations of
      * a 2-cell one, so it runs on 1-cell misses only (doc/training.md, "growth: reproduced exactly").
-     * In a chain of --restarts, a run is abandoned when its best is above 40 cells wrong at epoch 750
-     * or above 15 at epoch 1500: in 213 runs of sweep50 (H100) every run that ended at most 5 wrong was
-     * at most 27 and 10 there, and the rule cuts the mean run to 0.41 of its epochs.
+     * In a chain of --restarts, a run is abandoned when its best is above 25 cells wrong at epoch 750,
+     * above 10 at epoch 1500 or above 5 at epoch 2000. The 4 runs of sweep50-51 (H100) that the recipe
+     * makes exact were at most 13, 8 and 4 there, and 189005, found later (sweep52), 16, 4 and 2. Over
+     * the 1,500 runs of sweep50-54 the rule cuts the mean run to 0.29 of its epochs (0.43 with
+     * sweep51's 750:40,1500:15), which predicts 1.38x the runs per GPU minute (doc/training.md).
      * The repair runs on circuits at most 2 cells wrong: of the 47 runs of sweep50-51 that ended at
      * most 5 wrong, it took 1 of 8 two-cell misses to 0 and 2 to 1 (one of which evolution then took to
      * 0), and none of the 38 at 3-5 wrong below 3 */
-    {"growth", 0.0f, 0.0f, 0, 0, 0, 0, 1, DLCA_PARAM_SOFTMAX16, 2, 2, 1500, 1, 2, "750:40,1500:15"},
+    {"growth", 0.0f, 0.0f, 0, 0, 0, 0, 1, DLCA_PARAM_SOFTMAX16, 2, 2, 1500, 1, 2, "750:25,1500:10,2000:5"},
 };
 
 const train_recipe *train_recipe_for(const char *preset, int param) {
