@@ -99,7 +99,8 @@ expect 2 "recipe recommended with reference protocol" -- "$prog" --backend ref -
 expect 2 "unknown recipe" -- "$prog" --backend ref --preset gol --epochs 1 --recipe fancy
 # --restarts: a circuit that is wrong on fresh grids trains again with seed + 1000 k, at most N times
 expect 0 "restarts" -- "$prog" --backend ref --preset checkerboard --steps 2 --epochs 2 --restarts 2 --eval-fresh 1 \
-  --seed 5 --save re.json
+  --seed 5 --save re.json --log re.csv
+grep -v '^wall time' out.txt >re.out
 grep -q 'restart 1 of 2 with seed 1005' err.txt || fail "--restarts: no first restart: $(cat err.txt)"
 grep -q 'restart 2 of 2 with seed 2005' err.txt || fail "--restarts: no second restart: $(cat err.txt)"
 grep -q 'none of the 3 runs' err.txt || fail "--restarts: no final word: $(cat err.txt)"
@@ -111,6 +112,22 @@ expect 0 "restart-from" -- "$prog" --backend ref --preset checkerboard --steps 2
 grep -q 'restart 4 of 4 with seed 4005' err.txt || fail "--restart-from: no restart at run 4: $(cat err.txt)"
 grep -q 'none of the 2 runs .*seed 4005' err.txt || fail "--restart-from: no final word: $(cat err.txt)"
 expect 2 "restart-from without restarts" -- "$prog" --backend ref --preset checkerboard --epochs 1 --restart-from 2
+# --jobs N: the runs of the chain side by side in child processes; the same
+# summaries, files and final word as the chain one by one (tests/test_jobs.c
+# checks the order and the stop where a run is right)
+expect 0 "restarts, jobs 3" -- "$prog" --backend ref --preset checkerboard --steps 2 --epochs 2 --restarts 2 \
+  --eval-fresh 1 --seed 5 --save rj.json --log rj.csv --jobs 3
+cmp -s re.json rj.json || fail "--jobs 3: the model differs from the chain's one by one"
+losses re.csv >re.loss
+losses rj.csv >rj.loss
+cmp -s re.loss rj.loss || fail "--jobs 3: the log differs"
+grep -v '^wall time' out.txt | sed 's/rj\.json/re.json/; s/rj\.csv/re.csv/' | cmp -s - re.out ||
+  fail "--jobs 3: the summaries differ: $(grep -v '^wall time' out.txt | diff - re.out)"
+grep -q 'restart 2 of 2 with seed 2005' err.txt || fail "--jobs 3: no second restart: $(cat err.txt)"
+grep -q 'none of the 3 runs' err.txt || fail "--jobs 3: no final word: $(cat err.txt)"
+ls rj.*.run* >/dev/null 2>&1 && fail "--jobs 3: run files left: $(ls rj.*.run*)"
+expect 2 "jobs without restarts" -- "$prog" --backend ref --preset checkerboard --epochs 1 --jobs 2
+expect 2 "jobs 0" -- "$prog" --backend ref --preset checkerboard --epochs 1 --restarts 1 --jobs 0
 # --repair on the packed-bits circuit, then --evolve: gol's 512 boards, so
 # that a search has something to fix; the same seed gives the same circuit
 # on 1 thread and on 2 (the draws do not depend on the threads)

@@ -36,6 +36,7 @@ tests_main_SOURCES += tests/test_relax.c
 tests_main_SOURCES += tests/test_iwp.c
 tests_main_SOURCES += tests/test_bits.c
 tests_main_SOURCES += tests/test_export.c
+tests_main_SOURCES += tests/test_jobs.c tools/jobs.c tools/jobs.h
 # Smoke test of bench/dlca-recipes on the CPU reference.
 TESTS += tests/dlca-recipes.sh
 EXTRA_DIST += tests/dlca-recipes.sh

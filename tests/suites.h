@@ -13,4 +13,5 @@
   X(relax) \
   X(iwp) \
   X(bits) \
-  X(export)
+  X(export) \
+  X(jobs)

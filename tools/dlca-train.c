@@ -18,6 +18,7 @@
 #include "targets.h"
 #include "train_options.h"
 #include "recipes.h"
+#include "jobs.h"
 
 /* Set by SIGINT/SIGTERM; the loop checks it between epochs, because a
  * checkpoint can only be taken between steps. */
@@ -92,6 +93,9 @@ typedef struct run {
   csvlog log;
   progress prog;
   double t_start;
+  /* --jobs: the chain's --save and --log, which the summary names; the run
+   * itself writes PATH.runK, which becomes PATH if it ends the chain */
+  const char *save_shown, *log_shown;
 } run;
 
 /* A fresh model of the preset's shape in the --param parametrisation, or
@@ -536,11 +540,11 @@ static void print_summary(const run *r, const outcome *w) {
     printf(", %.3g epochs/s", (double)(w->epochs - w->first) / w->train_s);
   printf("\n");
   if (r->opt.save && !w->interrupted) {
-    printf("model:          %s", r->opt.save);
+    printf("model:          %s", r->save_shown ? r->save_shown : r->opt.save);
     if (w->have_best) printf(" (--keep-best: the logits of epoch %llu)", (unsigned long long)w->best_epoch);
     printf("\n");
   }
-  if (r->opt.log) printf("log:            %s\n", r->opt.log);
+  if (r->opt.log) printf("log:            %s\n", r->log_shown ? r->log_shown : r->opt.log);
 }
 
 /* --eval-scale S: the hard circuit of m on 8 fresh random grids S times the
@@ -877,6 +881,135 @@ static void run_free(run *r) {
   r->opt = opt, r->t_start = t0;
 }
 
+/* The lines a chain of --restarts prints on stderr, one by one or with --jobs. */
+static void chain_right(const run *r, long k, uint64_t seed) {
+  fprintf(stderr, "%s: right on every fresh grid%s at run %ld (seed %llu)\n", TRAIN_PROG,
+          r->opt.eval_scale > 0 ? " and on the larger grid" : "", k + 1, (unsigned long long)seed);
+}
+
+static void chain_none(long runs, long abandoned, uint64_t seed) {
+  fprintf(stderr,
+          "%s: --restarts: none of the %ld runs was right on every fresh grid (%ld abandoned; the last: seed %llu)\n",
+          TRAIN_PROG, runs, abandoned, (unsigned long long)seed);
+}
+
+/* Run k (the runs-th of the chain) was not right: the chain's rate so far,
+ * a long chain's only progress line (its length is a geometric draw).
+ * abandoned_at: the epoch, 0 if it was not abandoned, -1 abandoned at an epoch not known here. */
+static void chain_restart(const run *r, long k, long last, uint64_t next_seed, long runs, long abandoned,
+                          long long abandoned_at) {
+  char why[96], took[32];
+  const double dt = cli_now() - r->t_start;
+  if (abandoned_at > 0) snprintf(why, sizeof why, "the run was abandoned at epoch %lld", abandoned_at);
+  else if (abandoned_at < 0) snprintf(why, sizeof why, "the run was abandoned");
+  else snprintf(why, sizeof why, "the circuit is wrong on fresh grids");
+  fprintf(stderr, "%s: %s: restart %ld of %ld with seed %llu (%ld run%s in %s, %.1f s a run, %ld abandoned)\n",
+          TRAIN_PROG, why, k + 1, last, (unsigned long long)next_seed, runs, runs == 1 ? "" : "s",
+          cli_duration(dt, took, sizeof took), dt / (double)runs, abandoned);
+}
+
+/* --jobs: a chain of --restarts with several runs at once (tools/jobs.h).
+ * Run k trains in a child process with its own --save, --log and
+ * --checkpoint files (PATH.runK); the parent replays each run's output in
+ * the order of k, as the chain one by one prints it, and keeps the files of
+ * the run that ends the chain. */
+enum { JOB_RIGHT = 10, JOB_WRONG = 11, JOB_ABANDONED = 12 };
+
+typedef struct chain {
+  run *r;
+  uint64_t seed0;
+  long k0, last, abandoned;
+  int rc;
+} chain;
+
+/* PATH.runK, or NULL without PATH; malloc'd. */
+static char *run_path(const char *path, long k) {
+  if (!path) return NULL;
+  size_t n = strlen(path) + 32;
+  char *p = malloc(n);
+  if (p) snprintf(p, n, "%s.run%ld", path, k);
+  return p;
+}
+
+static int chain_task(void *ctx, long k) {
+  chain *c = ctx;
+  run *r = c->r;
+  r->opt.seed = c->seed0 + 1000 * (uint64_t)k;
+  r->save_shown = r->opt.save, r->log_shown = r->opt.log;
+  r->opt.save = run_path(r->opt.save, k);
+  r->opt.log = run_path(r->opt.log, k);
+  r->opt.checkpoint = run_path(r->opt.checkpoint, k);
+  int rc = run_main(r);
+  if (!rc) rc = r->fresh_ok ? JOB_RIGHT : r->abandoned_at > 0 ? JOB_ABANDONED : JOB_WRONG;
+  run_free(r);
+  return rc;
+}
+
+/* Run k's files become the chain's (keep), or go (drop). */
+static int chain_files(chain *c, long k, int keep) {
+  const char *paths[3] = {c->r->opt.save, c->r->opt.log, c->r->opt.checkpoint};
+  int rc = 0;
+  for (int i = 0; i < 3; i++) {
+    char *p = run_path(paths[i], k);
+    if (!p) continue;
+    if (keep && rename(p, paths[i]) && errno != ENOENT && !rc) {
+      fprintf(stderr, "%s: --jobs: %s -> %s: %s\n", TRAIN_PROG, p, paths[i], strerror(errno));
+      rc = CLI_FAIL;
+    }
+    if (!keep) remove(p);
+    free(p);
+  }
+  return rc;
+}
+
+static void chain_drop(void *ctx, long k) { chain_files(ctx, k, 0); }
+
+static int chain_done(void *ctx, long k, int code) {
+  chain *c = ctx;
+  const uint64_t seed = c->seed0 + 1000 * (uint64_t)k;
+  c->abandoned += code == JOB_ABANDONED;
+  if (code == JOB_RIGHT) {
+    chain_right(c->r, k, seed);
+    c->rc = chain_files(c, k, 1);
+    return 1;
+  }
+  if (code != JOB_WRONG && code != JOB_ABANDONED) { /* its message came with its output */
+    chain_files(c, k, 0);
+    c->rc = code;
+    return 1;
+  }
+  if (k == c->last) {
+    chain_none(k + 1 - c->k0, c->abandoned, seed);
+    c->rc = chain_files(c, k, 1);
+    return 1;
+  }
+  chain_files(c, k, 0);
+  chain_restart(c->r, k, c->last, seed + 1000, k + 1 - c->k0, c->abandoned, code == JOB_ABANDONED ? -1 : 0);
+  return 0;
+}
+
+static int run_chain_jobs(run *r) {
+  chain c = {r, r->opt.seed, r->opt.restart_from, r->opt.restart_from + r->opt.restarts, 0, 0};
+  jobs_spec s = {r->opt.jobs, c.k0, c.last, chain_task, chain_done, chain_drop, &c, &stop_signal};
+  catch_signals();
+  long next = c.k0;
+  const int jr = jobs_run(&s, &next);
+  if (jr == JOBS_FAILED) {
+    fprintf(stderr, "%s: --jobs: cannot start run %ld: %s\n", TRAIN_PROG, next, strerror(errno));
+    return CLI_FAIL;
+  }
+  if (jr == JOBS_STOPPED) {
+    if (next > c.k0)
+      fprintf(stderr, "%s: --jobs: interrupted; runs %ld to %ld were done, none right (go on with --restart-from %ld)\n",
+              TRAIN_PROG, c.k0, next - 1, next);
+    else
+      fprintf(stderr, "%s: --jobs: interrupted before run %ld was done (go on with --restart-from %ld)\n", TRAIN_PROG,
+              c.k0, c.k0);
+    return CLI_INTERRUPTED;
+  }
+  return c.rc;
+}
+
 int main(int argc, char **argv) {
   run r;
   memset(&r, 0, sizeof r);
@@ -896,6 +1029,7 @@ int main(int argc, char **argv) {
    * long --restarts chain is killed (H100, sweep37.sh: a killed chain lost
    * its last two summaries in the stdio buffer) */
   setvbuf(stdout, NULL, _IOLBF, 0);
+  if (r.opt.jobs > 1) return run_chain_jobs(&r);
   /* --restarts: run k trains seed + 1000 k while the fresh check fails */
   const uint64_t seed0 = r.opt.seed;
   const long k0 = r.opt.restart_from, last = k0 + r.opt.restarts;
@@ -905,26 +1039,13 @@ int main(int argc, char **argv) {
     rc = run_main(&r);
     abandoned += !rc && r.abandoned_at > 0;
     const int more = !rc && !r.fresh_ok && k < last && !stop_signal;
-    if (r.opt.restarts > 0 && !rc && r.fresh_ok)
-      fprintf(stderr, "%s: right on every fresh grid%s at run %ld (seed %llu)\n", TRAIN_PROG,
-              r.opt.eval_scale > 0 ? " and on the larger grid" : "", k + 1, (unsigned long long)r.opt.seed);
-    else if (r.opt.restarts > 0 && !rc && !more)
-      fprintf(stderr,
-              "%s: --restarts: none of the %ld runs was right on every fresh grid (%ld abandoned; the last: "
-              "seed %llu)\n",
-              TRAIN_PROG, k + 1 - k0, abandoned, (unsigned long long)r.opt.seed);
+    if (r.opt.restarts > 0 && !rc && r.fresh_ok) chain_right(&r, k, r.opt.seed);
+    else if (r.opt.restarts > 0 && !rc && !more) chain_none(k + 1 - k0, abandoned, r.opt.seed);
     if (!more) break;
     const uint64_t at = r.abandoned_at;
     run_free(&r);
     r.opt.seed = seed0 + 1000 * (uint64_t)(k + 1);
-    /* the chain's rate: a long chain's only progress line (its length is a geometric draw) */
-    char why[96], took[32];
-    const double dt = cli_now() - r.t_start;
-    if (at > 0) snprintf(why, sizeof why, "the run was abandoned at epoch %llu", (unsigned long long)at);
-    else snprintf(why, sizeof why, "the circuit is wrong on fresh grids");
-    fprintf(stderr, "%s: %s: restart %ld of %ld with seed %llu (%ld run%s in %s, %.1f s a run, %ld abandoned)\n",
-            TRAIN_PROG, why, k + 1, last, (unsigned long long)r.opt.seed, k + 1 - k0, k + 1 - k0 == 1 ? "" : "s",
-            cli_duration(dt, took, sizeof took), dt / (double)(k + 1 - k0), abandoned);
+    chain_restart(&r, k, last, r.opt.seed, k + 1 - k0, abandoned, (long long)at);
   }
   run_free(&r);
   return rc;

@@ -3,7 +3,8 @@ bin_PROGRAMS += tools/dlca-train
 tools_dlca_train_SOURCES = tools/dlca-train.c tools/train_options.c tools/train_options.h \
 	tools/targets.c tools/targets.h tools/image.c tools/image.h tools/builtin.c tools/builtin.h \
 	tools/progress.c tools/progress.h tools/csvlog.c tools/csvlog.h tools/gates.c tools/gates.h tools/cli.h \
-	tools/recipes.c tools/recipes.h tools/rollout.c tools/rollout.h tools/repair.c tools/repair.h
+	tools/recipes.c tools/recipes.h tools/rollout.c tools/rollout.h tools/repair.c tools/repair.h \
+	tools/jobs.c tools/jobs.h
 tools_dlca_train_LDADD = libdlca_cl.la $(PNG_LIBS) -lm
 
 # dlca-parity: a backend against a JAX vector, or a device against the CPU reference.

@@ -119,6 +119,11 @@ static const char help_text[] =
     "                         --checkpoint then hold the last run's (default 0)\n"
     "    --restart-from K     --restarts: start the chain at run K (seed + 1000 K),\n"
     "                         to go on with a chain that was cut off (default 0)\n"
+    "    --jobs N             --restarts: train N runs of the chain at once, each in\n"
+    "                         a process of its own (a GPU runs small presets' runs\n"
+    "                         side by side); the output, the files and the run\n"
+    "                         found are those of the chain run one by one (default\n"
+    "                         1; set OMP_NUM_THREADS to share the cores among them)\n"
     "    --abandon E:W[,...]  stop a run at its first evaluation from epoch E on\n"
     "                         when its lowest hard loss so far is above W (up to 8\n"
     "                         pairs, epochs rising): with --restarts, the chain goes\n"
@@ -208,7 +213,7 @@ enum {
   OPT_PRESET = 256, OPT_EPOCHS, OPT_BATCH, OPT_STEPS, OPT_LR, OPT_SEED, OPT_DEVICE, OPT_BACKEND, OPT_LOG,
   OPT_EVAL_EVERY, OPT_SAVE, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESUME, OPT_MODEL, OPT_TARGET,
   OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_LR_SCHEDULE, OPT_WARMUP, OPT_MIN_LR, OPT_COOLDOWN_FACTOR, OPT_PLATEAU,
-  OPT_MAX_COOLDOWNS, OPT_EARLY_STOP, OPT_KEEP_BEST, OPT_EVAL_FRESH, OPT_RESTARTS, OPT_EVAL_SCALE, OPT_REPAIR, OPT_EVOLVE, OPT_EVOLVE_LINEAGES, OPT_EVOLVE_LAMBDA, OPT_EVOLVE_CHANGES, OPT_EVOLVE_MAX_WRONG, OPT_REPAIR_MAX_WRONG, OPT_RESCALE_LOGITS, OPT_RESTART_FROM, OPT_ABANDON, OPT_REFERENCE_PROTOCOL,
+  OPT_MAX_COOLDOWNS, OPT_EARLY_STOP, OPT_KEEP_BEST, OPT_EVAL_FRESH, OPT_RESTARTS, OPT_EVAL_SCALE, OPT_REPAIR, OPT_EVOLVE, OPT_EVOLVE_LINEAGES, OPT_EVOLVE_LAMBDA, OPT_EVOLVE_CHANGES, OPT_EVOLVE_MAX_WRONG, OPT_REPAIR_MAX_WRONG, OPT_RESCALE_LOGITS, OPT_RESTART_FROM, OPT_JOBS, OPT_ABANDON, OPT_REFERENCE_PROTOCOL,
   OPT_TEMPERATURE, OPT_GUMBEL, OPT_STRAIGHT_THROUGH, OPT_GRAD_NOISE, OPT_RECIPE, OPT_PARAM, OPT_IWP_INIT
 };
 
@@ -244,6 +249,7 @@ static const struct option long_options[] = {
     {"eval-scale", required_argument, NULL, OPT_EVAL_SCALE},
     {"repair", required_argument, NULL, OPT_REPAIR},
     {"restart-from", required_argument, NULL, OPT_RESTART_FROM},
+    {"jobs", required_argument, NULL, OPT_JOBS},
     {"abandon", required_argument, NULL, OPT_ABANDON},
     {"evolve", required_argument, NULL, OPT_EVOLVE},
     {"evolve-lineages", required_argument, NULL, OPT_EVOLVE_LINEAGES},
@@ -328,6 +334,7 @@ int train_options_parse(int argc, char **argv, train_options *o) {
   o->evolve_max_wrong = -1; /* any, unless the recipe's evolution says */
   o->repair_max_wrong = -1; /* any, unless the recipe's repair says */
   o->evolve_lineages = 64, o->evolve_lambda = 4, o->evolve_changes = 3;
+  o->jobs = 1;
   o->temperature = o->gumbel = -1;
   o->param = -1;
   /* which cooldown-only or training-changing options were given, for the checks below */
@@ -447,6 +454,7 @@ int train_options_parse(int argc, char **argv, train_options *o) {
       case OPT_RESTART_FROM:
         bad = cli_parse_long(TRAIN_PROG, "--restart-from", optarg, 0, 100000, &o->restart_from);
         break;
+      case OPT_JOBS: bad = cli_parse_long(TRAIN_PROG, "--jobs", optarg, 1, 256, &o->jobs); break;
       case OPT_ABANDON:
         bad = train_parse_abandon(optarg, o);
         changes_training = "--abandon";
@@ -562,6 +570,11 @@ int train_options_parse(int argc, char **argv, train_options *o) {
   }
   if (o->restart_from > 0 && o->restarts == 0) {
     fprintf(stderr, "%s: --restart-from: goes on with a chain of --restarts, which is not given\n", TRAIN_PROG);
+    return CLI_USAGE;
+  }
+  if (o->jobs > 1 && o->restarts == 0) {
+    fprintf(stderr, "%s: --jobs: runs the runs of a chain of --restarts side by side, which is not given\n",
+            TRAIN_PROG);
     return CLI_USAGE;
   }
   if (o->restarts > 0 && o->eval_fresh == 0) o->eval_fresh = 100; /* what decides a restart */
