@@ -1,6 +1,7 @@
 /* dlca-train: trains one of the paper's presets on an OpenCL device or the
  * CPU reference through the public API only, with a CSV log, checkpoints
  * and a clean stop on Ctrl-C. Usage: --help, or doc/dlca-train.md. */
+#include <glob.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -957,6 +958,14 @@ static int chain_files(chain *c, long k, int keep) {
       rc = CLI_FAIL;
     }
     if (!keep) remove(p);
+    /* a run killed while it wrote left the library's temporary file (PATH.runK.tmp.XXXXXX) */
+    glob_t g;
+    char pat[4096];
+    snprintf(pat, sizeof pat, "%s.tmp.*", p);
+    if (glob(pat, GLOB_NOSORT, NULL, &g) == 0) {
+      for (size_t j = 0; j < g.gl_pathc; j++) remove(g.gl_pathv[j]);
+      globfree(&g);
+    }
     free(p);
   }
   return rc;
