@@ -982,9 +982,12 @@ static int chain_done(void *ctx, long k, int code) {
     c->rc = chain_files(c, k, 1);
     return 1;
   }
-  if (code != JOB_WRONG && code != JOB_ABANDONED) { /* its message came with its output */
+  if (code != JOB_WRONG && code != JOB_ABANDONED) { /* a failed run's message came with its output */
+    if (code > 128)
+      fprintf(stderr, "%s: --jobs: run %ld (seed %llu) was killed by signal %d\n", TRAIN_PROG, k + 1,
+              (unsigned long long)seed, code - 128);
     chain_files(c, k, 0);
-    c->rc = code;
+    c->rc = code > 128 ? CLI_FAIL : code;
     return 1;
   }
   if (k == c->last) {
