@@ -1007,7 +1007,8 @@ static int run_chain_jobs(run *r) {
   long next = c.k0;
   const int jr = jobs_run(&s, &next);
   if (jr == JOBS_FAILED) {
-    fprintf(stderr, "%s: --jobs: cannot start run %ld: %s\n", TRAIN_PROG, next, strerror(errno));
+    fprintf(stderr, "%s: --jobs: cannot start a run (a process or its output file): %s; go on with --restart-from %ld\n",
+            TRAIN_PROG, strerror(errno), next);
     return CLI_FAIL;
   }
   if (jr == JOBS_STOPPED) {
