@@ -121,7 +121,7 @@ static const char help_text[] =
     "                         to go on with a chain that was cut off (default 0)\n"
     "    --jobs N             --restarts: train N runs of the chain at once, each in\n"
     "                         a process of its own (a GPU runs small presets' runs\n"
-    "                         side by side); the output, the files and the run\n"
+    "                         side by side); the summaries, the files and the run\n"
     "                         found are those of the chain run one by one (default\n"
     "                         1; set OMP_NUM_THREADS to share the cores among them)\n"
     "    --abandon E:W[,...]  stop a run at its first evaluation from epoch E on\n"
