@@ -101,6 +101,9 @@ expect 2 "unknown recipe" -- "$prog" --backend ref --preset gol --epochs 1 --rec
 expect 0 "restarts" -- "$prog" --backend ref --preset checkerboard --steps 2 --epochs 2 --restarts 2 --eval-fresh 1 \
   --seed 5 --save re.json --log re.csv
 grep -v '^wall time' out.txt >re.out
+# the chain's own lines, less their times
+chain_lines() { grep -E 'restart [0-9]+ of|none of the|right on every' "$1" | sed 's/ in [^,]*, [0-9.]* s a run,/,/'; }
+chain_lines err.txt >re.chain
 grep -q 'restart 1 of 2 with seed 1005' err.txt || fail "--restarts: no first restart: $(cat err.txt)"
 grep -q 'restart 2 of 2 with seed 2005' err.txt || fail "--restarts: no second restart: $(cat err.txt)"
 grep -q 'none of the 3 runs' err.txt || fail "--restarts: no final word: $(cat err.txt)"
@@ -124,6 +127,7 @@ cmp -s re.loss rj.loss || fail "--jobs 3: the log differs"
 grep -v '^wall time' out.txt | sed 's/rj\.json/re.json/; s/rj\.csv/re.csv/' | cmp -s - re.out ||
   fail "--jobs 3: the summaries differ: $(grep -v '^wall time' out.txt | diff - re.out)"
 grep -q 'restart 2 of 2 with seed 2005' err.txt || fail "--jobs 3: no second restart: $(cat err.txt)"
+chain_lines err.txt | cmp -s - re.chain || fail "--jobs 3: the chain's lines differ: $(chain_lines err.txt | diff - re.chain)"
 grep -q 'none of the 3 runs' err.txt || fail "--jobs 3: no final word: $(cat err.txt)"
 ls rj.*.run* >/dev/null 2>&1 && fail "--jobs 3: run files left: $(ls rj.*.run*)"
 expect 2 "jobs without restarts" -- "$prog" --backend ref --preset checkerboard --epochs 1 --jobs 2

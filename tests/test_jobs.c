@@ -1,6 +1,6 @@
 /* tools/jobs.c, the ordered child processes of dlca-train --jobs: whatever
  * order the children end in, done() sees the tasks in the order of k with
- * their output replayed whole, the chain stops where done() says, and the
+ * their output replayed whole and their values, the chain stops where done() says, and the
  * tasks started after that are killed and dropped. */
 #include <check.h>
 #include <stdio.h>
@@ -13,21 +13,24 @@ typedef struct log_ctx {
   long right;    /* the task that "succeeds" (exit 10); -1: none */
   long seen[64], dropped[64];
   int n_seen, n_dropped, codes[64];
+  long values[64];
   FILE *out;     /* the parent's stdout while jobs_run replays */
 } log_ctx;
 
 /* Later tasks end sooner, so that the children finish out of order. */
-static int task(void *ctx, long k) {
+static int task(void *ctx, long k, long *value) {
   log_ctx *c = ctx;
+  *value = 100 * k + 7;
   usleep((useconds_t)(20000 * (8 - k % 8)));
   printf("task %ld out\n", k);
   fprintf(stderr, "task %ld err\n", k);
   return k == c->right ? 10 : 11;
 }
 
-static int done(void *ctx, long k, int code) {
+static int done(void *ctx, long k, int code, long value) {
   log_ctx *c = ctx;
   c->codes[c->n_seen] = code;
+  c->values[c->n_seen] = value;
   c->seen[c->n_seen++] = k;
   fflush(stdout);
   fprintf(stdout, "done %ld\n", k);
@@ -77,6 +80,7 @@ START_TEST(test_jobs_order_and_stop) {
     for (int i = 0; i < 4; i++) {
       ck_assert_int_eq(c.seen[i], 2 + i);
       ck_assert_int_eq(c.codes[i], i == 3 ? 10 : 11);
+      ck_assert_int_eq(c.values[i], 100 * (2 + i) + 7);
     }
     ck_assert_str_eq(out, "task 2 out\ndone 2\ntask 3 out\ndone 3\ntask 4 out\ndone 4\ntask 5 out\ndone 5\n");
     /* with n at once, tasks 6 .. 5 + n - 1 had started: killed and dropped, in order */

@@ -896,13 +896,13 @@ static void chain_none(long runs, long abandoned, uint64_t seed) {
 
 /* Run k (the runs-th of the chain) was not right: the chain's rate so far,
  * a long chain's only progress line (its length is a geometric draw).
- * abandoned_at: the epoch, 0 if it was not abandoned, -1 abandoned at an epoch not known here. */
+ * abandoned_at: the epoch, 0 if it was not abandoned. */
 static void chain_restart(const run *r, long k, long last, uint64_t next_seed, long runs, long abandoned,
-                          long long abandoned_at) {
+                          uint64_t abandoned_at) {
   char why[96], took[32];
   const double dt = cli_now() - r->t_start;
-  if (abandoned_at > 0) snprintf(why, sizeof why, "the run was abandoned at epoch %lld", abandoned_at);
-  else if (abandoned_at < 0) snprintf(why, sizeof why, "the run was abandoned");
+  if (abandoned_at > 0)
+    snprintf(why, sizeof why, "the run was abandoned at epoch %llu", (unsigned long long)abandoned_at);
   else snprintf(why, sizeof why, "the circuit is wrong on fresh grids");
   fprintf(stderr, "%s: %s: restart %ld of %ld with seed %llu (%ld run%s in %s, %.1f s a run, %ld abandoned)\n",
           TRAIN_PROG, why, k + 1, last, (unsigned long long)next_seed, runs, runs == 1 ? "" : "s",
@@ -913,8 +913,9 @@ static void chain_restart(const run *r, long k, long last, uint64_t next_seed, l
  * Run k trains in a child process with its own --save, --log and
  * --checkpoint files (PATH.runK); the parent replays each run's output in
  * the order of k, as the chain one by one prints it, and keeps the files of
- * the run that ends the chain. */
-enum { JOB_RIGHT = 10, JOB_WRONG = 11, JOB_ABANDONED = 12 };
+ * the run that ends the chain. A run's exit code says how it ended, its
+ * value the epoch it was abandoned at (0: it was not). */
+enum { JOB_RIGHT = 10, JOB_WRONG = 11 };
 
 typedef struct chain {
   run *r;
@@ -932,7 +933,7 @@ static char *run_path(const char *path, long k) {
   return p;
 }
 
-static int chain_task(void *ctx, long k) {
+static int chain_task(void *ctx, long k, long *abandoned_at) {
   chain *c = ctx;
   run *r = c->r;
   r->opt.seed = c->seed0 + 1000 * (uint64_t)k;
@@ -941,7 +942,8 @@ static int chain_task(void *ctx, long k) {
   r->opt.log = run_path(r->opt.log, k);
   r->opt.checkpoint = run_path(r->opt.checkpoint, k);
   int rc = run_main(r);
-  if (!rc) rc = r->fresh_ok ? JOB_RIGHT : r->abandoned_at > 0 ? JOB_ABANDONED : JOB_WRONG;
+  if (!rc) rc = r->fresh_ok ? JOB_RIGHT : JOB_WRONG;
+  *abandoned_at = (long)r->abandoned_at;
   run_free(r);
   return rc;
 }
@@ -973,16 +975,16 @@ static int chain_files(chain *c, long k, int keep) {
 
 static void chain_drop(void *ctx, long k) { chain_files(ctx, k, 0); }
 
-static int chain_done(void *ctx, long k, int code) {
+static int chain_done(void *ctx, long k, int code, long abandoned_at) {
   chain *c = ctx;
   const uint64_t seed = c->seed0 + 1000 * (uint64_t)k;
-  c->abandoned += code == JOB_ABANDONED;
+  c->abandoned += code == JOB_WRONG && abandoned_at > 0;
   if (code == JOB_RIGHT) {
     chain_right(c->r, k, seed);
     c->rc = chain_files(c, k, 1);
     return 1;
   }
-  if (code != JOB_WRONG && code != JOB_ABANDONED) { /* a failed run's message came with its output */
+  if (code != JOB_WRONG) { /* a failed run's message came with its output */
     if (code > 128)
       fprintf(stderr, "%s: --jobs: run %ld (seed %llu) was killed by signal %d\n", TRAIN_PROG, k + 1,
               (unsigned long long)seed, code - 128);
@@ -996,7 +998,7 @@ static int chain_done(void *ctx, long k, int code) {
     return 1;
   }
   chain_files(c, k, 0);
-  chain_restart(c->r, k, c->last, seed + 1000, k + 1 - c->k0, c->abandoned, code == JOB_ABANDONED ? -1 : 0);
+  chain_restart(c->r, k, c->last, seed + 1000, k + 1 - c->k0, c->abandoned, (uint64_t)abandoned_at);
   return 0;
 }
 
@@ -1058,7 +1060,7 @@ int main(int argc, char **argv) {
     const uint64_t at = r.abandoned_at;
     run_free(&r);
     r.opt.seed = seed0 + 1000 * (uint64_t)(k + 1);
-    chain_restart(&r, k, last, r.opt.seed, k + 1 - k0, abandoned, (long long)at);
+    chain_restart(&r, k, last, r.opt.seed, k + 1 - k0, abandoned, at);
   }
   run_free(&r);
   return rc;

@@ -14,12 +14,14 @@
 typedef struct slot {
   pid_t pid;
   FILE *out, *err; /* the child's stdout and stderr, unlinked temporary files */
+  FILE *res;       /* the task's value (jobs_task_fn), another one */
 } slot;
 
 static void close_slot(slot *t) {
   if (t->out) fclose(t->out);
   if (t->err) fclose(t->err);
-  t->out = t->err = NULL, t->pid = 0;
+  if (t->res) fclose(t->res);
+  t->out = t->err = t->res = NULL, t->pid = 0;
 }
 
 /* Copies what the child wrote to f onto to. */
@@ -34,7 +36,8 @@ static void replay(FILE *f, FILE *to) {
 static int start(const jobs_spec *s, long k, slot *t) {
   t->out = tmpfile();
   t->err = t->out ? tmpfile() : NULL;
-  if (!t->err) {
+  t->res = t->err ? tmpfile() : NULL;
+  if (!t->res) {
     int e = errno;
     close_slot(t);
     errno = e;
@@ -58,9 +61,11 @@ static int start(const jobs_spec *s, long k, slot *t) {
     (void)parent;
 #endif
     if (dup2(fileno(t->out), STDOUT_FILENO) < 0 || dup2(fileno(t->err), STDERR_FILENO) < 0) _exit(127);
-    int code = s->task(s->ctx, k);
+    long value = 0;
+    int code = s->task(s->ctx, k, &value);
     fflush(stdout);
     fflush(stderr);
+    if (write(fileno(t->res), &value, sizeof value) != (ssize_t)sizeof value) _exit(127);
     _exit(code & 0xff);
   }
   return 0;
@@ -103,9 +108,12 @@ int jobs_run(const jobs_spec *s, long *next) {
     }
     replay(t->out, stdout);
     replay(t->err, stderr);
+    long value = 0; /* 0 where the child died first */
+    rewind(t->res);
+    if (fread(&value, sizeof value, 1, t->res) != 1) value = 0;
     close_slot(t);
     const long k = handed++;
-    if (s->done(s->ctx, k, code)) stop = 1;
+    if (s->done(s->ctx, k, code, value)) stop = 1;
   }
   /* the tasks started but not handed to done(): not needed any more */
   for (long k = handed; k < started; k++) {

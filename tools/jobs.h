@@ -17,11 +17,13 @@
 
 #include <signal.h>
 
-/* In the child: runs task k and returns its exit code (0-125). */
-typedef int (*jobs_task_fn)(void *ctx, long k);
+/* In the child: runs task k and returns its exit code (0-125); *value
+ * (0 unless set) reaches done(). */
+typedef int (*jobs_task_fn)(void *ctx, long k, long *value);
 /* In the parent, in the order of k, after task k's output: its exit code,
- * or 128 + the signal that killed it. Returns 1 to stop, 0 to go on. */
-typedef int (*jobs_done_fn)(void *ctx, long k, int code);
+ * or 128 + the signal that killed it, and its value (0 if it died before
+ * giving one). Returns 1 to stop, 0 to go on. */
+typedef int (*jobs_done_fn)(void *ctx, long k, int code, long value);
 /* In the parent: task k was started, then killed unfinished. May be NULL. */
 typedef void (*jobs_drop_fn)(void *ctx, long k);
 
