@@ -78,6 +78,9 @@ static const char help_text[] =
     "    --batch LIST         comma-separated batch sizes, e.g. 1,2,8,32,128,512,1024\n"
     "                         (default: each preset's own)\n"
     "    --steps N            CA steps per epoch (default: the preset's)\n"
+    "    --model FILE.json    train this saved model (dlca-train --save) instead\n"
+    "                         of the preset's; the preset still gives the grid,\n"
+    "                         steps, loss and optimizer (its shape must fit them)\n"
     "    --warmup N           untimed epochs first (default 3)\n"
     "    --repeats N          timed epochs; the median is reported (default 10)\n"
     "\n"
@@ -105,6 +108,12 @@ static const char help_text[] =
     "    --help               this text\n"
     "    --version            the library version\n"
     "\n"
+    "ENVIRONMENT\n"
+    "    DLCA_CL_DEVICE        the default --device\n"
+    "    DLCA_CL_BUILD_OPTIONS more OpenCL compiler options; the library's warnings,\n"
+    "                          with them the build logs (NVIDIA: -cl-nv-verbose gives\n"
+    "                          registers and spills), are printed on stderr\n"
+    "\n"
     "EXIT STATUS\n"
     "    0    every workload was measured or does not fit the device\n"
     "    1    a workload failed, or an output file could not be written\n"
@@ -123,6 +132,7 @@ typedef struct options {
   long steps, warmup, repeats;
   int backend_ref, quiet;
   const char *device, *json, *markdown;
+  const char *model; /* --model: every workload trains this model instead of the preset's */
   double peak_gflops, peak_gbs, launch_us, peak_local_gbs; /* < 0: the device type's default */
 } options;
 
@@ -172,7 +182,7 @@ static int split_list(char *s, const char **out, int max) {
 
 enum {
   OPT_PRESET = 256, OPT_BATCH, OPT_STEPS, OPT_WARMUP, OPT_REPEATS, OPT_BACKEND, OPT_DEVICE, OPT_JSON,
-  OPT_MARKDOWN, OPT_GFLOPS, OPT_GBS, OPT_LOCAL_GBS, OPT_LAUNCH, OPT_QUIET, OPT_HELP, OPT_VERSION
+  OPT_MARKDOWN, OPT_GFLOPS, OPT_GBS, OPT_LOCAL_GBS, OPT_LAUNCH, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_MODEL
 };
 
 static const struct option long_options[] = {
@@ -182,7 +192,7 @@ static const struct option long_options[] = {
     {"device", required_argument, NULL, OPT_DEVICE},   {"json", required_argument, NULL, OPT_JSON},
     {"markdown", required_argument, NULL, OPT_MARKDOWN}, {"peak-gflops", required_argument, NULL, OPT_GFLOPS},
     {"peak-gbs", required_argument, NULL, OPT_GBS},    {"launch-us", required_argument, NULL, OPT_LAUNCH},
-    {"peak-local-gbs", required_argument, NULL, OPT_LOCAL_GBS},
+    {"peak-local-gbs", required_argument, NULL, OPT_LOCAL_GBS}, {"model", required_argument, NULL, OPT_MODEL},
     {"quiet", no_argument, NULL, OPT_QUIET},           {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},       {NULL, 0, NULL, 0},
 };
@@ -232,6 +242,7 @@ static int parse_options(int argc, char **argv, options *o) {
         }
         break;
       case OPT_DEVICE: o->device = optarg; break;
+      case OPT_MODEL: o->model = optarg; break;
       case OPT_JSON: o->json = optarg; break;
       case OPT_MARKDOWN: o->markdown = optarg; break;
       case OPT_GFLOPS: bad = cli_parse_double(PROG, "--peak-gflops", optarg, 0.0, &o->peak_gflops); break;
@@ -450,7 +461,14 @@ static void run_workload(const options *o, dlca_context *ctx, const peaks *pk, c
   if (o->steps > 0) cfg.steps = (int)o->steps;
   snprintf(r->preset, sizeof r->preset, "%s", p.name);
   r->batch = cfg.batch, r->steps = cfg.steps, r->backend_ref = o->backend_ref;
-  if ((rc = dlca_model_new_preset(p.name, 1, &m))) {
+  if (o->model) {
+    if ((rc = dlca_model_load(o->model, &m))) {
+      char what[600];
+      snprintf(what, sizeof what, "model %s", o->model);
+      set_error(r, ROW_FAILED, what, rc);
+      goto out;
+    }
+  } else if ((rc = dlca_model_new_preset(p.name, 1, &m))) {
     set_error(r, ROW_FAILED, "model", rc);
     goto out;
   }
@@ -825,6 +843,11 @@ int main(int argc, char **argv) {
       }
       print_row(&rows[k]);
     }
+  /* the library never prints: its warnings (an ignored tuning table; with
+   * DLCA_CL_BUILD_OPTIONS set, the compilers' build logs, which tell
+   * registers and spills) go to stderr here */
+  const char *warn = ctx ? dlca_context_warnings(ctx) : "";
+  if (*warn) fprintf(stderr, "%s: warning: %s%s", PROG, warn, warn[strlen(warn) - 1] == '\n' ? "" : "\n");
   rc = failed ? CLI_FAIL : CLI_OK;
   if (o.json && write_json(o.json, rows, n_rows, device, &pk, command)) {
     fprintf(stderr, "%s: --json %s: write failed\n", PROG, o.json);

@@ -34,6 +34,19 @@ grep -q '^| [0-9-]* | checkerboard | 1 | 2 | ref |' x.md || fail "x.md has no ro
 [ "$(grep -c '^| date |' x.md)" -eq 1 ] || fail "x.md has more than one header"
 [ "$(grep -c '| checkerboard |' x.md)" -eq 2 ] || fail "x.md does not have 2 rows"
 
+# --model: a saved model trains instead of the preset's; a bad file is a failed row that names it
+train="$top/tools/dlca-train"
+if [ -x "$train" ]; then
+  expect 0 "a saved model" -- "$train" --backend ref --quiet --preset checkerboard --epochs 0 --seed 9 --save m.json
+  expect 0 "--model" -- "$prog" --quiet --preset checkerboard --batch 1 --steps 2 --warmup 0 --repeats 1 \
+    --backend ref --model m.json --json m-out.json
+  grep -q '"status": "ok"' m-out.json || fail "--model: the row is not ok: $(cat m-out.json)"
+  grep -q -- '--model m.json' m-out.json || fail "--model: the command is not recorded"
+fi
+echo '{"format": "dlca-model", "version": 1' > bad.json
+expect 1 "--model of a corrupt file" -- "$prog" --quiet --preset checkerboard --batch 1 --steps 2 --warmup 0 \
+  --repeats 1 --backend ref --model bad.json
+grep -q 'bad.json' out.txt err.txt || fail "--model: the error does not name the file"
 expect 2 "unknown preset" -- "$prog" --preset nosuch --backend ref
 expect 2 "bad batch list" -- "$prog" --batch 1,x --backend ref
 expect 2 "unknown option" -- "$prog" --frobnicate
