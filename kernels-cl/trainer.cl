@@ -11,7 +11,9 @@
  *   vector), ST (1: straight-through forward, issue 6), NPG (logits per
  *   gate: 16 for the spec's softmax, 4 for the input-wise parametrisation
  *   of issue 6; only dlca_coef and dlca_adamw read it), PERSIST (1: the
- *   one-launch backward pass, BWD_PERSIST below), NV_PTX (1 on NVIDIA:
+ *   one-launch backward pass, BWD_PERSIST below), PSPLIT (1: the perception
+ *   stacks' backward runs in dlca_backward_perc, a launch of its own after
+ *   each dlca_backward; PERC_SPLIT_CELLS below), NV_PTX (1 on NVIDIA:
  *   inline PTX for the device-wide fence that PERSIST needs), and P_WIRES: the
  *   perception wires (wa then wb of each layer). Baking them in lets the
  *   compiler unroll each perception stack into registers.
@@ -103,6 +105,17 @@ typedef float real_t;
 #define BWD_PERSIST 0
 #endif
 /* 1: this build runs the one-launch backward pass (set by the host) */
+#ifndef PSPLIT
+#define PSPLIT 0
+#endif
+#ifndef CPWP
+#define CPWP CPW
+#endif
+/* dlca_backward_perc: its CPWP cells' stacks unrolled, so that their chains interleave (an experiment) */
+#ifndef PUNROLL
+#define PUNROLL 0
+#endif
+
 #ifndef PERSIST
 #define PERSIST 0
 #endif
@@ -137,6 +150,19 @@ typedef float real_t;
 #ifndef TILE_CELLS
 #define TILE_CELLS 0
 #endif
+/* With KERNELS 0, where the backward pass runs a launch per step (not
+ * BWD_PERSIST): from this many cells per step on, the perception stacks'
+ * backward of a step is dlca_backward_perc, a launch of its own after
+ * dlca_backward (PSPLIT), which then holds fewer registers (0: never). */
+// @tunable PERC_SPLIT_CELLS 0 32768
+#ifndef PERC_SPLIT_CELLS
+#define PERC_SPLIT_CELLS 0
+#endif
+/* The backward groups per compute unit under PSPLIT (0: BWD_GROUPS_PER_CU) */
+// @tunable PERC_SPLIT_GROUPS_PER_CU 0 2 3 4
+#ifndef PERC_SPLIT_GROUPS_PER_CU
+#define PERC_SPLIT_GROUPS_PER_CU 0
+#endif
 
 __constant int PS[NP + 1] = {P_SIZES};
 /* one zero past the end, so that an unrolled look-ahead never reads out of bounds */
@@ -168,6 +194,34 @@ __constant int PW[2 * PG1] = {P_WIRES};
 #define FSLOTS_ALL ((GMAX + WG - 1) / WG)
 #define FSLOTS (FSLOTS_ALL < FPF_SLOTS ? FSLOTS_ALL : FPF_SLOTS)
 __constant int PXA[PG1] = {P_XA}, PXB[PG1] = {P_XB}, PCO[PG1] = {P_CO}, PCG[PG1] = {P_CG}, PBQ[PG1] = {P_BQ};
+
+/* The perception coefficients staged in local memory gate-major: stack gate
+ * q of kernel k at dst[q K + k] (in global memory, layer-major, kernel, then
+ * gate: PCO[q] + k PCG[q]). A warp's threads run consecutive kernels k of
+ * one gate q, so their float4 loads are consecutive instead of PCG[q]
+ * float4s apart, 8-way bank conflicts on the widest layer (doc/performance.md
+ * v10). */
+inline void stage_perc_coef(__global const float4 *src, __local float4 *dst) {
+  for (int i = get_local_id(0); i < NGP; i += get_local_size(0)) {
+    const int q = i / K, k = i - q * K;
+    dst[i] = src[PCO[q] + k * PCG[q]];
+  }
+}
+
+/* Stages the perception coefficients that run the stacks (coef, into
+ * pcoef) and returns where those of their derivatives are: pcoef itself,
+ * or, under the straight-through relaxation (ST: hard gates forward, the
+ * soft gradient backward), dcoef staged into pdcoef_st. */
+inline __local const float4 *stage_perc_coefs(__global const float4 *coef, __global const float4 *dcoef,
+                                              __local float4 *pcoef, __local float4 *pdcoef_st) {
+  stage_perc_coef(coef, pcoef);
+#if ST
+  stage_perc_coef(dcoef, pdcoef_st);
+  return pdcoef_st;
+#else
+  return pcoef;
+#endif
+}
 
 /* Perception pairs (channel, kernel) per thread, and update gates per thread. */
 #define PAIR_SLOTS ((C * K + WG - 1) / WG)
@@ -211,7 +265,7 @@ DLCA_UNROLL
   for (int f = 0; f < 9; f++) x[f] = patch[f * C + c];
 #if PFLAT
 DLCA_UNROLL
-  for (int q = 0; q < PG1; q++) x[9 + q] = gate_eval(coef[PCO[q] + k * PCG[q]], x[PXA[q]], x[PXB[q]]);
+  for (int q = 0; q < PG1; q++) x[9 + q] = gate_eval(coef[q * K + k], x[PXA[q]], x[PXB[q]]);
 #else
   int xo = 0, wo = 0, go = 0;
 DLCA_UNROLL
@@ -220,7 +274,7 @@ DLCA_UNROLL
 DLCA_UNROLL
     for (int g = 0; g < G; g++) {
       float a = x[xo + PW[wo + g]], b = x[xo + PW[wo + G + g]];
-      x[xo + n + g] = gate_eval(coef[go + k * G + g], a, b);
+      x[xo + n + g] = gate_eval(coef[go + g * K + k], a, b);
     }
     xo += n, wo += 2 * G, go += K * G;
   }
@@ -290,6 +344,59 @@ inline void cell_forward(__global const float4 *coef, __local const float4 *pcoe
     barrier(CLK_LOCAL_MEM_FENCE);
     ao += n, wo += 2 * G, go += G;
   }
+}
+
+/* One perception stack's backward, kernel k on channel c of one cell:
+ * recompute it privately from the patch, backprop its S outputs' gradients
+ * (din is the cell's update-input gradient row: output s at
+ * C + c S K + s K + k), add its gate sums to A[q * 4 + 0..3], and leave
+ * dL/dpatch of channel c in out[0..8]. */
+inline void perceive_backward(__local const float4 *pcoef, __local const float4 *pdcoef, __local const float *patch,
+                              __local const float *din, int c, int k, float *A, __local float *out) {
+  float x[PTOT], dx[PTOT];
+  perceive_forward(pcoef, patch, c, k, x);
+DLCA_UNROLL
+  for (int i = 0; i < PTOT; i++) dx[i] = 0.0f;
+DLCA_UNROLL
+  for (int s = 0; s < S; s++) dx[PTOT - S + s] = din[C + c * S * K + s * K + k];
+#if PFLAT
+DLCA_UNROLL
+  for (int r = 0; r < PG1; r++) {
+    const int q = PBQ[r], ia = PXA[q], ib = PXB[q];
+    float d = dx[9 + q], a = x[ia], bb = x[ib];
+    float4 cf = pdcoef[q * K + k];
+    A[q * 4 + 0] += d, A[q * 4 + 1] += d * a, A[q * 4 + 2] += d * bb, A[q * 4 + 3] += d * a * bb;
+    dx[ia] += d * (cf.y + cf.w * bb);
+    dx[ib] += d * (cf.z + cf.w * a);
+  }
+#else
+  int xo = PTOT - S, wo = 2 * PG1, go = NGP, qo = PG1;
+DLCA_UNROLL
+  for (int l = NP - 1; l >= 0; l--) {
+    const int n = PS[l], G = PS[l + 1];
+    xo -= n, wo -= 2 * G, go -= K * G, qo -= G;
+DLCA_UNROLL
+    for (int g = 0; g < G; g++) {
+      const int ia = xo + PW[wo + g], ib = xo + PW[wo + G + g];
+      float d = dx[xo + n + g], a = x[ia], bb = x[ib];
+      float4 cf = pdcoef[go + g * K + k];
+      float *Aq = A + (qo + g) * 4;
+      Aq[0] += d, Aq[1] += d * a, Aq[2] += d * bb, Aq[3] += d * a * bb;
+      dx[ia] += d * (cf.y + cf.w * bb);
+      dx[ib] += d * (cf.z + cf.w * a);
+    }
+  }
+#endif
+DLCA_UNROLL
+  for (int f = 0; f < 9; f++) out[f] = dx[f];
+}
+
+/* dL/dpatch[f] of channel c of one cell: the centre's own gradient (f = 4,
+ * din[c]) and the K stacks' columns cols[(c K + k) 9 + f]. */
+inline float patch_gradient(__local const float *din, __local const float *cols, int f, int c) {
+  float s = f == 4 ? din[c] : 0.0f;
+  for (int k = 0; k < K; k++) s += cols[(c * K + k) * 9 + f];
+  return s;
 }
 
 /* The logits z of gate g in this epoch: the logits, plus one draw of the
@@ -408,7 +515,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_forward(
     __local float *act, __local float *patch, __local float4 *pcoef) {
   const int tid = get_local_id(0), cells = B * H * W;
   /* the perception coefficients are read by every stack of every cell: stage them once */
-  for (int i = tid; i < NGP; i += WG) pcoef[i] = coef[i];
+  stage_perc_coef(coef, pcoef);
   __global const float *cur = cur_base + cur_off;
   __global float *nxt = nxt_base + nxt_off;
   for (int cell = get_group_id(0); cell < cells; cell += get_num_groups(0)) {
@@ -465,6 +572,71 @@ inline void wait_for_neighbours(__global volatile int *flags, int units, int nee
 #define PVOL
 #endif
 
+/* Adds a work-group's perception gate sums to mine[0 .. ACC_PERC): accP holds
+ * a thread's PACC rows of (channel, kernel) sums, first summed over the
+ * PROWS channel rows through local memory (act: at least C K 4 floats,
+ * dout: WG), in a fixed order (doc/performance.md, v7). Every thread calls
+ * it; it starts with a barrier. */
+/* the perception sums of gate q of every (channel, kernel) row a thread holds, to act[row * 4 + j]
+ * (a loop: put DLCA_UNROLL before it) */
+#define STAGE_PERC_ROWS(q)                                                                         \
+  for (int ps = 0; ps < PACC; ps++) {                                                              \
+    const int p = tid + ps * WG;                                                                   \
+    if (p < C * K) {                                                                               \
+      act[p * 4 + 0] = accP[ps][(q) * 4 + 0], act[p * 4 + 1] = accP[ps][(q) * 4 + 1];              \
+      act[p * 4 + 2] = accP[ps][(q) * 4 + 2], act[p * 4 + 3] = accP[ps][(q) * 4 + 3];              \
+    }                                                                                              \
+  }
+inline void flush_perc_sums(float (*accP)[PG1 * 4], __local float *act, __local float *dout, __global float *mine) {
+  const int tid = get_local_id(0);
+  barrier(CLK_LOCAL_MEM_FENCE);
+#if K * 4 <= WG
+  /* FPARTS threads per (kernel, sum) each add every FPARTS-th row, then
+   * thread (kernel, sum) adds the FPARTS parts in order; its PG1 results are
+   * added to `mine` together after the loop. */
+#define FPARTS (WG / (K * 4))
+  float psum[PG1];
+  const int fkj = tid % (K * 4), fpart = tid / (K * 4);
+DLCA_UNROLL
+  for (int q = 0; q < PG1; q++) {
+DLCA_UNROLL
+    STAGE_PERC_ROWS(q);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    float part = 0.0f;
+    if (fpart < FPARTS)
+      for (int c = fpart; c < PROWS; c += FPARTS) part += act[(c * K + (fkj >> 2)) * 4 + (fkj & 3)];
+    dout[tid] = part; /* dout holds max(CPW * C, WG) floats */
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* (the next q's rows go to act only after this barrier, whose reads of
+     * act are done; its parts go to dout only after its own barrier above) */
+    if (tid < K * 4) {
+      float sum = 0.0f;
+      for (int pp = 0; pp < FPARTS; pp++) sum += dout[pp * K * 4 + tid];
+      psum[q] = sum;
+    }
+  }
+  if (tid < K * 4) {
+    const int k = tid >> 2, j = tid & 3;
+DLCA_UNROLL
+    for (int q = 0; q < PG1; q++) mine[(k * PG1 + q) * 4 + j] += psum[q];
+  }
+#else
+DLCA_UNROLL
+  for (int q = 0; q < PG1; q++) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+DLCA_UNROLL
+    STAGE_PERC_ROWS(q);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int kj = tid; kj < K * 4; kj += WG) {
+      const int k = kj >> 2, j = kj & 3;
+      float sum = 0.0f;
+      for (int c = 0; c < PROWS; c++) sum += act[(c * K + k) * 4 + j];
+      mine[(k * PG1 + q) * 4 + j] += sum;
+    }
+  }
+#endif
+}
+
 /* One backward step t, fused with the gather of step t+1 (doc/kernels.md):
  *   dout = g_{t+1}[cell] = top ? 2 (s_T - y) on loss channels
  *                              : sum of the 9 neighbours' dP_{t+1} + (1 - m_{t+1}) g_{t+2}[cell]
@@ -478,20 +650,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
     __global float *g1, __global float *dP0, __global float *dP1, __global const float4 *coef,
     __global const float4 *dcoef, __global const int *wires, __global const int2 *rev, __global float *partial,
     __global float *loss_partial, __global const uchar *masks, int use_masks, ulong mask_key, float rate,
-    int t_arg, int B, int H, int W, __global volatile int *flags, __local float *act, __local float *dact,
+    int t_arg, int B, int H, int W, __global volatile int *flags, __global float *dU, __local float *act,
+    __local float *dact,
     __local float *patch, __local float *dout, __local float4 *pcoef, __local float4 *pdcoef_st) {
   const int tid = get_local_id(0), grp = get_group_id(0), nwg = get_num_groups(0), cells = B * H * W;
   __global const float *state_T = states + (size_t)T * grid;
   /* coef runs the circuit (recompute); dcoef gives the gate derivatives
-   * (c1 + c3 b, c2 + c3 a). They differ only with the straight-through
-   * relaxation (ST): hard gates forward, the soft gradient backward. */
-  for (int i = tid; i < NGP; i += WG) pcoef[i] = coef[i];
-#if ST
-  __local const float4 *pdcoef = pdcoef_st;
-  for (int i = tid; i < NGP; i += WG) pdcoef_st[i] = dcoef[i];
-#else
-  __local const float4 *pdcoef = pcoef;
-#endif
+   * (c1 + c3 b, c2 + c3 a) */
+  __local const float4 *pdcoef = stage_perc_coefs(coef, dcoef, pcoef, pdcoef_st);
   float accP[PACC][PG1 * 4];
   float accU[NGU / WG + NU][4];
   for (int i = 0; i < PACC; i++)
@@ -658,61 +824,31 @@ DLCA_UNROLL
         barrier(CLK_LOCAL_MEM_FENCE);
       }
     }
+#if PSPLIT
+    /* 5. the update input's gradient of each cell to dU: the perception
+     * stacks' backward is dlca_backward_perc's, a launch of its own */
+    for (int ji = tid; ji < CPW * US[0]; ji += WG) {
+      const int j = ji / US[0], i = ji - j * US[0];
+      if (base + j < cells) dU[(size_t)(base + j) * US[0] + i] = dact[j * 2 * DW + i];
+    }
+#else
     /* 5. perception stacks: recompute privately, backprop, and leave each
      * pair's dL/dpatch column in act (no longer needed) */
 DLCA_UNROLL
     for (int ps = 0; ps < PAIR_SLOTS; ps++) {
       const int p = tid + ps * WG;
       if (p < C * K)
-      for (int j = 0; j < CPW; j++) {
-        int c = p / K, k = p - c * K;
-        float x[PTOT], dx[PTOT];
-        perceive_forward(pcoef, patch + j * 9 * C, c, k, x);
-DLCA_UNROLL
-        for (int i = 0; i < PTOT; i++) dx[i] = 0.0f;
-DLCA_UNROLL
-        for (int s = 0; s < S; s++) dx[PTOT - S + s] = dact[j * 2 * DW + C + c * S * K + s * K + k];
-#if PFLAT
-DLCA_UNROLL
-        for (int r = 0; r < PG1; r++) {
-          const int q = PBQ[r], ia = PXA[q], ib = PXB[q];
-          float d = dx[9 + q], a = x[ia], bb = x[ib];
-          float4 cf = pdcoef[PCO[q] + k * PCG[q]];
-          float *A = &accP[PACC == 1 ? 0 : ps][q * 4];
-          A[0] += d, A[1] += d * a, A[2] += d * bb, A[3] += d * a * bb;
-          dx[ia] += d * (cf.y + cf.w * bb);
-          dx[ib] += d * (cf.z + cf.w * a);
-        }
-#else
-        int xo = PTOT - S, wo = 2 * PG1, go = NGP, qo = PG1;
-DLCA_UNROLL
-        for (int l = NP - 1; l >= 0; l--) {
-          const int n = PS[l], G = PS[l + 1];
-          xo -= n, wo -= 2 * G, go -= K * G, qo -= G;
-DLCA_UNROLL
-          for (int g = 0; g < G; g++) {
-            const int ia = xo + PW[wo + g], ib = xo + PW[wo + G + g];
-            float d = dx[xo + n + g], a = x[ia], bb = x[ib];
-            float4 cf = pdcoef[go + k * G + g];
-            float *A = &accP[PACC == 1 ? 0 : ps][(qo + g) * 4];
-            A[0] += d, A[1] += d * a, A[2] += d * bb, A[3] += d * a * bb;
-            dx[ia] += d * (cf.y + cf.w * bb);
-            dx[ib] += d * (cf.z + cf.w * a);
-          }
-        }
-#endif
-DLCA_UNROLL
-        for (int f = 0; f < 9; f++) act[j * ACTF + p * 9 + f] = dx[f];
-      }
+        for (int j = 0; j < CPW; j++)
+          perceive_backward(pcoef, pdcoef, patch + j * 9 * C, dact + j * 2 * DW, p / K, p % K,
+                            accP[PACC == 1 ? 0 : ps], act + j * ACTF + p * 9);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int ji = tid; ji < CPW * 9 * C; ji += WG) {
       const int j = ji / (9 * C), i = ji - j * 9 * C, f = i / C, c = i - f * C;
       if (base + j >= cells) continue;
-      float s = f == 4 ? dact[j * 2 * DW + c] : 0.0f;
-      for (int k = 0; k < K; k++) s += act[j * ACTF + (c * K + k) * 9 + f];
-      dP_cur[(size_t)(base + j) * 9 * C + i] = s;
+      dP_cur[(size_t)(base + j) * 9 * C + i] = patch_gradient(dact + j * 2 * DW, act + j * ACTF, f, c);
     }
+#endif
 #if PERSIST
     /* every thread's writes are done (the barrier) and, through thread 0's
      * fence, visible device-wide before the unit's flag */
@@ -732,61 +868,8 @@ DLCA_UNROLL
    * of `mine` is issued in batches, so that their round trips overlap: they
    * end every launch, on its critical path (doc/performance.md, v7). */
   __global float *mine = partial + (size_t)grp * ACC_STRIDE;
-/* the perception sums of gate q of every (channel, kernel) row a thread holds, to act[row * 4 + j]
- * (a loop: put DLCA_UNROLL before it) */
-#define STAGE_PERC_ROWS(q)                                                                         \
-  for (int ps = 0; ps < PACC; ps++) {                                                              \
-    const int p = tid + ps * WG;                                                                   \
-    if (p < C * K) {                                                                               \
-      act[p * 4 + 0] = accP[ps][(q) * 4 + 0], act[p * 4 + 1] = accP[ps][(q) * 4 + 1];              \
-      act[p * 4 + 2] = accP[ps][(q) * 4 + 2], act[p * 4 + 3] = accP[ps][(q) * 4 + 3];              \
-    }                                                                                              \
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-#if K * 4 <= WG
-  /* FPARTS threads per (kernel, sum) each add every FPARTS-th row, then
-   * thread (kernel, sum) adds the FPARTS parts in order; its PG1 results are
-   * added to `mine` together after the loop. */
-#define FPARTS (WG / (K * 4))
-  float psum[PG1];
-  const int fkj = tid % (K * 4), fpart = tid / (K * 4);
-DLCA_UNROLL
-  for (int q = 0; q < PG1; q++) {
-DLCA_UNROLL
-    STAGE_PERC_ROWS(q);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    float part = 0.0f;
-    if (fpart < FPARTS)
-      for (int c = fpart; c < PROWS; c += FPARTS) part += act[(c * K + (fkj >> 2)) * 4 + (fkj & 3)];
-    dout[tid] = part; /* dout holds max(CPW * C, WG) floats */
-    barrier(CLK_LOCAL_MEM_FENCE);
-    /* (the next q's rows go to act only after this barrier, whose reads of
-     * act are done; its parts go to dout only after its own barrier above) */
-    if (tid < K * 4) {
-      float sum = 0.0f;
-      for (int pp = 0; pp < FPARTS; pp++) sum += dout[pp * K * 4 + tid];
-      psum[q] = sum;
-    }
-  }
-  if (tid < K * 4) {
-    const int k = tid >> 2, j = tid & 3;
-DLCA_UNROLL
-    for (int q = 0; q < PG1; q++) mine[(k * PG1 + q) * 4 + j] += psum[q];
-  }
-#else
-DLCA_UNROLL
-  for (int q = 0; q < PG1; q++) {
-    barrier(CLK_LOCAL_MEM_FENCE);
-DLCA_UNROLL
-    STAGE_PERC_ROWS(q);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int kj = tid; kj < K * 4; kj += WG) {
-      const int k = kj >> 2, j = kj & 3;
-      float sum = 0.0f;
-      for (int c = 0; c < PROWS; c++) sum += act[(c * K + k) * 4 + j];
-      mine[(k * PG1 + q) * 4 + j] += sum;
-    }
-  }
+#if !PSPLIT
+  flush_perc_sums(accP, act, dout, mine);
 #endif
   /* update gates: FCHUNK slots of a thread read, then added and written */
   {
@@ -833,6 +916,65 @@ DLCA_UNROLL
     if (tid == 0) loss_partial[grp] = dout[0];
   }
 }
+
+#if PSPLIT
+/* The perception stacks' backward of step t, after dlca_backward of step t
+ * (PSPLIT: at batch 512 that kernel then holds no perception sums, 159
+ * registers a thread instead of 250 on an H100/H200, and 3 groups fit an SM
+ * where 2 did; doc/performance.md). Work-group `grp` handles units of CPWP
+ * cells (as many as its local memory holds, at most 8: the host's -DCPWP)
+ * grp, grp + NWG, ...: each (channel, kernel) pair recomputes its
+ * stack from the patch of state t, backprops the update input's gradient
+ * that dlca_backward left in dU, and the unit's patch gradients go to
+ * dP[t % 2]. The perception sums are added to the group's own slot of
+ * `partial` at the end (the slots of dlca_backward's groups; it adds only
+ * update sums under PSPLIT): fixed order, no atomics. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward_perc(
+    __global const float *states, ulong grid, int t, __global const float *dU, __global float *dP0,
+    __global float *dP1, __global const float4 *coef, __global const float4 *dcoef, __global float *partial, int B,
+    int H, int W, __local float *cols, __local float *patch, __local float *din, __local float *dout,
+    __local float4 *pcoef, __local float4 *pdcoef_st) {
+  const int tid = get_local_id(0), grp = get_group_id(0), nwg = get_num_groups(0), cells = B * H * W;
+  __local const float4 *pdcoef = stage_perc_coefs(coef, dcoef, pcoef, pdcoef_st);
+  float accP[PACC][PG1 * 4];
+  for (int i = 0; i < PACC; i++)
+    for (int j = 0; j < PG1 * 4; j++) accP[i][j] = 0.0f;
+  __global const float *state_t = states + (size_t)t * grid;
+  __global float *dP_cur = (t & 1) ? dP1 : dP0;
+  for (int base = grp * CPW; base < cells; base += nwg * CPW) {
+    for (int j = 0; j < CPW; j++) {
+      /* a missing cell past the end reuses the last one's grid; its results are not written */
+      const int cl = base + j < cells ? base + j : cells - 1;
+      const int b = cl / (H * W), r = (cl / W) % H, q = cl % W;
+      load_patch(state_t + (size_t)b * H * W * C, H, W, r, q, patch + j * 9 * C);
+    }
+    for (int ji = tid; ji < CPW * US[0]; ji += WG) {
+      const int j = ji / US[0];
+      din[ji] = base + j < cells ? dU[(size_t)base * US[0] + ji] : 0.0f;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+DLCA_UNROLL
+    for (int ps = 0; ps < PAIR_SLOTS; ps++) {
+      const int p = tid + ps * WG;
+      if (p < C * K)
+#if PUNROLL
+DLCA_UNROLL
+#endif
+        for (int j = 0; j < CPW; j++)
+          perceive_backward(pcoef, pdcoef, patch + j * 9 * C, din + j * US[0], p / K, p % K,
+                            accP[PACC == 1 ? 0 : ps], cols + (j * C * K + p) * 9);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int ji = tid; ji < CPW * 9 * C; ji += WG) {
+      const int j = ji / (9 * C), i = ji - j * 9 * C, f = i / C, c = i - f * C;
+      if (base + j < cells)
+        dP_cur[(size_t)(base + j) * 9 * C + i] = patch_gradient(din + j * US[0], cols + j * C * K * 9, f, c);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  flush_perc_sums(accP, cols, dout, partial + (size_t)grp * ACC_STRIDE);
+}
+#endif
 
 #endif
 

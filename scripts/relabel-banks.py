@@ -92,6 +92,21 @@ def main():
         return idx
 
     uidx = unit_index()
+
+    def swap(lvl, u, v):
+        """exchanges the rows of units u and v of level lvl; as gates of layer lvl - 1 they
+        exchange warps, and so their inputs the gathers they are in (its own inverse)"""
+        wu, wv = row[lvl][u] // BANKS, row[lvl][v] // BANKS
+        row[lvl][u], row[lvl][v] = row[lvl][v], row[lvl][u]
+        if wu == wv:
+            return
+        for s in (0, 1):
+            a, b = groups_cache[lvl - 1][(wu, s)], groups_cache[lvl - 1][(wv, s)]
+            xu, xv = wires[lvl - 1][s][u], wires[lvl - 1][s][v]
+            a.remove(xu); b.remove(xv); a.append(xv); b.append(xu)
+            for x, old, new in ((xu, (wu, s), (wv, s)), (xv, (wv, s), (wu, s))):
+                lst = uidx[lvl - 1][x]
+                lst.remove(old); lst.append(new)
     accepted = 0
     for it in range(iters):
         lvl = rng.choice(free)
@@ -105,33 +120,13 @@ def main():
             for s in (0, 1):
                 keys.add((lvl - 1, (w, s)))
         before = cost_of(keys)
-        # swap rows; layer lvl-1's gate u and v change warps
-        def swap():
-            row[lvl][u], row[lvl][v] = row[lvl][v], row[lvl][u]
-            if wu != wv:
-                for s in (0, 1):
-                    a, b = groups_cache[lvl - 1][(wu, s)], groups_cache[lvl - 1][(wv, s)]
-                    xu, xv = wires[lvl - 1][s][u], wires[lvl - 1][s][v]
-                    a.remove(xu); b.remove(xv); a.append(xv); b.append(xu)
-                    for x, old, new in ((xu, (wu, s), (wv, s)), (xv, (wv, s), (wu, s))):
-                        lst = uidx[lvl - 1][x]
-                        lst.remove(old); lst.append(new)
-        swap()
+        swap(lvl, u, v)
         after = cost_of(keys)
         temp = 0.6 * (1 - it / iters)
         if after <= before or (temp > 0 and rng.random() < math.exp((before - after) / temp)):
             accepted += 1
         else:
-            # undo: swap back (wu, wv are the pre-swap warps, now exchanged)
-            row[lvl][u], row[lvl][v] = row[lvl][v], row[lvl][u]
-            if wu != wv:
-                for s in (0, 1):
-                    a, b = groups_cache[lvl - 1][(wu, s)], groups_cache[lvl - 1][(wv, s)]
-                    xu, xv = wires[lvl - 1][s][u], wires[lvl - 1][s][v]
-                    a.remove(xv); b.remove(xu); a.append(xu); b.append(xv)
-                    for x, old, new in ((xu, (wv, s), (wu, s)), (xv, (wu, s), (wv, s))):
-                        lst = uidx[lvl - 1][x]
-                        lst.remove(old); lst.append(new)
+            swap(lvl, u, v)  # undo
     report("after")
     # write the model with every level in row order: new index = row
     new_wires, new_logits = [], []

@@ -101,10 +101,13 @@ START_TEST(test_cl_random) {
    * that a thread sums two (kernel, sum) pairs of the perception gates;
    * NSL = TWG / TL never a multiple of K = 3: a set of sums per pair slot);
    * _i / 3 == 3: KERNELS 0 with TILE_CELLS 1, trainer_tile.cl's forward
-   * steps and trainer.cl's backward, with KERNELS 2's TL and TWG */
+   * steps and trainer.cl's backward, with KERNELS 2's TL and TWG;
+   * _i / 3 == 4: KERNELS 0 with PERC_SPLIT_CELLS 1, the perception stacks'
+   * backward in a launch of its own (dlca_backward_perc), with 2 to 4
+   * groups per compute unit of its own (PERC_SPLIT_GROUPS_PER_CU) */
   static const int shapes[3][7] = {{0, 0, 0, 16, 2, 8, 32}, {1, 1, 0, 4, 1, 4, 8}, {0, 1, 1, 8, 4, 16, 64}};
   const int *sh = shapes[_i % 3], mode = _i / 3;
-  int kernels = mode == 3 ? 2 : mode;
+  int kernels = mode == 3 ? 2 : mode == 4 ? 0 : mode;
   int async = sh[0], periodic = sh[1], one = sh[2];
   tcl_step_kernels(ctx, kernels, kernels ? sh[2 * kernels + 1] : 0, kernels ? sh[2 * kernels + 2] : 0);
   if (mode == 3) {
@@ -112,14 +115,26 @@ START_TEST(test_cl_random) {
     ck_assert(dlca__tuning_override(ctx, "trainer.cl", "TILE_CELLS", 1) == DLCA_OK);
     kernels = 0;
   }
+  if (mode == 4) {
+    ck_assert(dlca__tuning_override(ctx, "trainer.cl", "PERC_SPLIT_CELLS", 1) == DLCA_OK);
+    ck_assert(dlca__tuning_override(ctx, "trainer.cl", "BWD_PERSIST", 0) == DLCA_OK);
+    /* the split's own groups per compute unit: the groups are planned again */
+    ck_assert(dlca__tuning_override(ctx, "trainer.cl", "PERC_SPLIT_GROUPS_PER_CU", 2 + _i % 3) == DLCA_OK);
+  }
   if (kernels == 1) fprintf(stderr, "KERNELS 1 (VEC %d, %d groups per unit): ", sh[3], sh[4]);
   else if (kernels == 2) fprintf(stderr, "KERNELS 2 (TL %d, TWG %d): ", sh[5], sh[6]);
   else if (mode == 3) fprintf(stderr, "KERNELS 0, TILE_CELLS 1 (TL %d, TWG %d): ", sh[5], sh[6]);
+  else if (mode == 4) fprintf(stderr, "KERNELS 0, PERC_SPLIT_CELLS 1: ");
   else fprintf(stderr, "KERNELS 0: ");
   dlca_model *m = small_model(3, 3, one, periodic, 100 + (uint64_t)(_i % 3));
   dlca_run run = dlca_run_default(2, 6, 5, 4);
   run.async = async;
   run.n_loss_channels = 2, run.loss_channels[0] = 0, run.loss_channels[1] = 2;
+  if (mode == 4) { /* the split is taken */
+    dlca_trainer *t = plain_trainer(ctx, m, 2, 6, 5, 4);
+    ck_assert_int_eq(dlca__cl_trainer_psplit(t), 1);
+    dlca_trainer_free(t);
+  }
   char what[32];
   snprintf(what, sizeof what, "case %d, KERNELS %d", _i % 3, kernels);
   check_random(ctx, m, &run, 2, 7 + (uint64_t)(_i % 3), what);
@@ -419,7 +434,7 @@ Suite *suite_trainer(void) {
   TCase *tc = tcase_create("cl");
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, test_cl_vector, 0, 15);
-  tcase_add_loop_test(tc, test_cl_random, 0, 12);
+  tcase_add_loop_test(tc, test_cl_random, 0, 15);
   tcase_add_test(tc, test_cl_wg_narrow);
   tcase_add_loop_test(tc, test_cl_persist, 0, 3);
   tcase_add_test(tc, test_cl_persist_gives_up);

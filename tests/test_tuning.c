@@ -295,7 +295,9 @@ START_TEST(test_bad_trainer_value) {
       {"{\"trainer\":{\"KERNELS\":1},\"trainer_cpu\":{\"CPU_GROUPS_PER_CU\":0}}", "CPU_GROUPS_PER_CU = 0"},
       {"{\"trainer\":{\"KERNELS\":2},\"trainer_tile\":{\"TL\":6}}", "TL = 6"},
       {"{\"trainer\":{\"KERNELS\":2},\"trainer_tile\":{\"TL\":16,\"TWG\":8}}", "TWG = 8"},
-      {"{\"trainer\":{\"TILE_CELLS\":-1}}", "TILE_CELLS = -1"}};
+      {"{\"trainer\":{\"TILE_CELLS\":-1}}", "TILE_CELLS = -1"},
+      {"{\"trainer\":{\"PERC_SPLIT_CELLS\":-1}}", "PERC_SPLIT_CELLS = -1"},
+      {"{\"trainer\":{\"PERC_SPLIT_GROUPS_PER_CU\":-2}}", "PERC_SPLIT_GROUPS_PER_CU = -2"}};
   const char *dir = tcl_fresh_env("tune-bad-value");
   char table[512];
   snprintf(table, sizeof table,
@@ -330,7 +332,7 @@ Suite *suite_tuning(void) {
   tcase_add_test(tc, test_malformed_tables);
   tcase_add_test(tc, test_other_device_table);
   tcase_add_test(tc, test_overrides);
-  tcase_add_loop_test(tc, test_bad_trainer_value, 0, 9);
+  tcase_add_loop_test(tc, test_bad_trainer_value, 0, 11);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -28,6 +28,9 @@ typedef struct cl_shape {
   int nwg_fwd;                 /* forward work-groups */
   int cpw;                     /* cells side by side in a backward work-group */
   int persist;                 /* 1: the whole backward pass in one launch (BWD_PERSIST) */
+  int psplit;                  /* 1: the perception stacks' backward in a launch of its own (PERC_SPLIT_CELLS) */
+  int uin;                     /* the update input's width, C + C S K */
+  int cpwp;                    /* PSPLIT: cells side by side in a dlca_backward_perc work-group */
   size_t units;                /* backward tasks per step: ceil(cells / cpw) */
   int kernels;                 /* 0: forward/backward of trainer.cl; 1: of trainer_cpu.cl; 2: of trainer_tile.cl */
   int vec, cpu_per_cu;         /* trainer_cpu.cl: cells per work-item (VEC), CPU_GROUPS_PER_CU */
@@ -40,6 +43,8 @@ typedef struct cl_shape {
 typedef struct cl_state {
   cl_shape sh;
   cl_kernel k_coef, k_start, k_fwd, k_bwd, k_adamw, k_eval;
+  cl_kernel k_perc;       /* trainer.cl's dlca_backward_perc under PSPLIT, or NULL */
+  cl_mem dU;              /* PSPLIT: the update input's gradient of every cell (one step), or a placeholder */
   cl_mem params, m, v, grad, coef, coef_hard, wires, rev;
   cl_mem coef_st;         /* straight-through forward coefficients (issue 6), or NULL */
   cl_mem gumbel;          /* the Gumbel table (issue 6), or a 4-byte placeholder */
@@ -102,6 +107,7 @@ static size_t footprint(const dlca_model *m, const dlca_train_config *cfg, const
   f += nwg * s->acc_stride * sizeof(float) + nwg * sizeof(float);
   f += nwg * s->scratch_floats * sizeof(float);
   if (cfg->async) f += (size_t)cfg->steps * cells;
+  if (s->psplit) f += cells * (size_t)m->shape.update_layers[0] * sizeof(float); /* dU */
   f += (cells + 1) * sizeof(int); /* flags of the persistent backward pass, at most one per cell */
   if (cfg->relax.straight_through) f += NG * 4 * sizeof(float);
   if (cfg->relax.gumbel_scale > 0) f += DLCA_GUMBEL_LEVELS * sizeof(float);
@@ -144,12 +150,15 @@ static size_t cpu_groups(const dlca_train_config *cfg, unsigned cu, int per_cu, 
 }
 
 /* Without a device: trainer.cl's steps on a GPU of 132 compute units with 2
- * backward groups per unit (doc/performance.md). trainer_cpu.cl's scratch
+ * backward groups per unit (doc/performance.md), the perception stacks'
+ * backward split off (PSPLIT, an upper bound where it is not: its update
+ * input gradients, 4 C (1 + S K) bytes a cell). trainer_cpu.cl's scratch
  * (cpu_scratch_floats) scales with a CPU's cores, not with this GPU's: on the
  * 2-core VM it is 2 x 2 groups of about 0.6 MiB for the checkerboard. */
 size_t dlca__cl_trainer_footprint(const dlca_model *m, const dlca_train_config *cfg) {
   cl_shape s;
   shape_of(m, &s);
+  s.psplit = 1;
   return footprint(m, cfg, &s, backward_groups(cfg, 132, 2));
 }
 
@@ -170,11 +179,11 @@ static int build(dlca_trainer *t, cl_state *st, cl_program *prog, cl_program *st
   snprintf(opts, OPTS,
            "-cl-std=CL1.2 -DC=%d -DK=%d -DS=%d -DNP=%d -DNU=%d -DPERIODIC=%d -DASYNC=%d -DNLOSS=%d -DPTOT=%d "
            "-DUTOTAL=%d -DPG1=%d -DNGP=%d -DNGU=%d -DDW=%d -DCPW=%d -DACTF=%zu -DGMAX=%d -DST=%d -DLWG=%d -DNPG=%d "
-           "-DPERSIST=%d -DNV_PTX=%d",
+           "-DPERSIST=%d -DPSPLIT=%d -DCPWP=%d -DNV_PTX=%d",
            s->C, s->K, s->S, s->NP, s->NU, m->shape.periodic ? 1 : 0, t->cfg.async ? 1 : 0, t->cfg.n_loss_channels,
            s->PTOT, s->UTOTAL, s->PG1, s->NGP, s->NGU, s->dw, s->cpw, s->act_floats, s->gmax,
-           t->cfg.relax.straight_through ? 1 : 0, s->wg, dlca__model_npg(m), s->persist,
-           strstr(t->ctx->info.vendor, "NVIDIA") != NULL);
+           t->cfg.relax.straight_through ? 1 : 0, s->wg, dlca__model_npg(m), s->persist, s->psplit,
+           s->psplit ? s->cpwp : s->cpw, strstr(t->ctx->info.vendor, "NVIDIA") != NULL);
   /* A CPU device's worker threads share the cores with other processes, so
    * a persistent group can wait for a descheduled neighbour far longer than
    * on a GPU: its waits give up after 64 times trainer.cl's polls (seconds,
@@ -319,13 +328,13 @@ static int tile_configure(const dlca_context *ctx, cl_shape *s, int backward, in
 static void cl_destroy(dlca_trainer *t) {
   cl_state *st = t->impl;
   if (!st) return;
-  cl_kernel ks[] = {st->k_coef, st->k_start, st->k_fwd, st->k_bwd, st->k_adamw, st->k_eval};
+  cl_kernel ks[] = {st->k_coef, st->k_start, st->k_fwd, st->k_bwd, st->k_adamw, st->k_eval, st->k_perc};
   for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
     if (ks[i]) clReleaseKernel(ks[i]);
   cl_mem *bs[] = {&st->coef_st, &st->gumbel, &st->params, &st->m, &st->v, &st->grad, &st->coef, &st->coef_hard,
                   &st->wires, &st->rev, &st->states, &st->hard[0], &st->hard[1], &st->g[0], &st->g[1], &st->dP[0],
                   &st->dP[1], &st->partial, &st->loss_partial, &st->loss, &st->eval_out, &st->target, &st->input,
-                  &st->masks, &st->scratch, &st->flags};
+                  &st->masks, &st->scratch, &st->flags, &st->dU};
   for (size_t i = 0; i < sizeof bs / sizeof bs[0]; i++) release(bs[i]);
   free(st);
   t->impl = NULL;
@@ -366,6 +375,16 @@ static size_t plan_groups(const dlca_trainer *t, cl_shape *s, int per_cu, int cp
   return local;
 }
 
+/* dlca_backward_perc's local floats: the K stacks' patch-gradient columns
+ * of CPW cells (also the staging of the sums' flush), their patches and
+ * update-input gradients, the flush's parts and the perception coefficients
+ * (twice under straight-through). */
+static size_t perc_local_floats(const cl_shape *s, int cpwp, int straight_through) {
+  size_t cpw = (size_t)cpwp, ck = (size_t)s->C * (size_t)s->K;
+  return cpw * ck * 9 + cpw * 9 * (size_t)s->C + cpw * (size_t)s->uin + (size_t)s->wg +
+         4 * (size_t)s->NGP * (straight_through ? 2 : 1) + (straight_through ? 0 : 4);
+}
+
 static int cl_init(dlca_trainer *t) {
   cl_state *st = calloc(1, sizeof *st);
   if (!st) return dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory");
@@ -374,7 +393,7 @@ static int cl_init(dlca_trainer *t) {
   const dlca_model *m = t->model;
   cl_shape *s = &st->sh;
   shape_of(m, s);
-  int per_cu = 2, fwd_per_cu = 8, cpw = 1, cpw_min = 1, wg_narrow = 0, persist = 0, tile_cells = 0, rc;
+  int per_cu = 2, fwd_per_cu = 8, cpw = 1, cpw_min = 1, wg_narrow = 0, persist = 0, tile_cells = 0, perc_split = 0, split_per_cu = 0, rc;
   if (s->PG1 > 1024)
     return dlca__fail(DLCA_ECONFIG, "a perception stack of %d gates is too large for the device trainer (at most 1024)",
                       s->PG1);
@@ -387,6 +406,13 @@ static int cl_init(dlca_trainer *t) {
   if ((rc = dlca__tunable(ctx, KFILE, "KERNELS", &s->kernels))) return rc;
   if ((rc = dlca__tunable(ctx, KFILE, "BWD_PERSIST", &persist))) return rc;
   if ((rc = dlca__tunable(ctx, KFILE, "TILE_CELLS", &tile_cells))) return rc;
+  if ((rc = dlca__tunable(ctx, KFILE, "PERC_SPLIT_CELLS", &perc_split))) return rc;
+  if ((rc = dlca__tunable(ctx, KFILE, "PERC_SPLIT_GROUPS_PER_CU", &split_per_cu))) return rc;
+  if (perc_split < 0)
+    return dlca__fail(DLCA_ECONFIG, "%s: tuned PERC_SPLIT_CELLS = %d is negative (0: never)", KFILE, perc_split);
+  if (split_per_cu < 0)
+    return dlca__fail(DLCA_ECONFIG, "%s: tuned PERC_SPLIT_GROUPS_PER_CU = %d is negative (0: BWD_GROUPS_PER_CU)",
+                      KFILE, split_per_cu);
   if (tile_cells < 0)
     return dlca__fail(DLCA_ECONFIG, "%s: tuned TILE_CELLS = %d is negative (0: never)", KFILE, tile_cells);
   if (persist < 0 || persist > 1024)
@@ -407,6 +433,7 @@ static int cl_init(dlca_trainer *t) {
     return dlca__fail(DLCA_ECONFIG, "%s: tuned WG_NARROW = %d is neither 0 nor a power of two", KFILE, wg_narrow);
   s->nwg_fwd = (int)backward_groups(&t->cfg, ctx->info.compute_units, fwd_per_cu);
   const size_t cells = (size_t)t->cfg.batch * t->cfg.height * t->cfg.width;
+  const int tuned_per_cu = per_cu;
   size_t local = plan_groups(t, s, per_cu, cpw, cpw_min);
   /* WG_NARROW (trainer.cl): where the backward pass at WG would need more
    * groups than run at once, a narrow model (one perception stack and at
@@ -431,6 +458,28 @@ static int cl_init(dlca_trainer *t) {
   s->units = (cells + (size_t)s->cpw - 1) / (size_t)s->cpw;
   s->persist = !s->kernels && persist > 0 && t->cfg.steps > 1 &&
                (s->units + (size_t)s->nwg - 1) / (size_t)s->nwg <= (size_t)persist;
+  /* PERC_SPLIT_CELLS: from that many cells per step on, trainer.cl's
+   * backward step is two launches, the perception stacks' backward apart
+   * (dlca_backward_perc), so that dlca_backward holds fewer registers and
+   * more of its groups fit a compute unit (doc/performance.md, 2026-11-26);
+   * not with the one-launch backward pass, and only where the second
+   * launch's local memory fits */
+  s->uin = m->shape.update_layers[0];
+  /* its perception kernel takes as many cells side by side as fit, up to 8:
+   * its loads and barriers are per unit of cells (doc/performance.md, v10) */
+  for (s->cpwp = 8; s->cpwp > 1 && perc_local_floats(s, s->cpwp, t->cfg.relax.straight_through) * sizeof(float) >
+                                       ctx->info.local_mem;)
+    s->cpwp--;
+  s->psplit = !s->kernels && !s->persist && perc_split > 0 && cells >= (size_t)perc_split &&
+              perc_local_floats(s, s->cpwp, t->cfg.relax.straight_through) * sizeof(float) <= ctx->info.local_mem;
+  /* PERC_SPLIT_GROUPS_PER_CU: the split's own backward groups per compute
+   * unit (times WG / WG_NARROW where the narrow work-group is taken), since
+   * its dlca_backward fits more of them (H200, checkerboard batch 512: 3,
+   * in two rounds of 3) */
+  if (s->psplit && split_per_cu > 0) {
+    plan_groups(t, s, split_per_cu * (per_cu / tuned_per_cu), cpw, cpw_min);
+    s->units = (cells + (size_t)s->cpw - 1) / (size_t)s->cpw;
+  }
   /* TILE_CELLS: from that many cells per step on, the forward steps of the
    * GPU-shaped set are trainer_tile.cl's where its tile fits in local memory
    * (H100, doc/performance.md v9: 2.3x faster than dlca_forward at batch
@@ -478,7 +527,8 @@ static int cl_init(dlca_trainer *t) {
                                 &st->k_fwd)) ||
       (rc = dlca__kernel_create(ctx, s->kernels ? step_prog : prog, bwd_names[s->kernels], &st->k_bwd)) ||
       (rc = dlca__kernel_create(ctx, prog, "dlca_adamw", &st->k_adamw)) ||
-      (rc = dlca__kernel_create(ctx, prog, "dlca_eval", &st->k_eval)))
+      (rc = dlca__kernel_create(ctx, prog, "dlca_eval", &st->k_eval)) ||
+      (s->psplit && (rc = dlca__kernel_create(ctx, prog, "dlca_backward_perc", &st->k_perc))))
     return rc;
   size_t P = m->n_params, NG = dlca__model_n_gates(m), grid = t->grid * sizeof(float);
   if ((rc = dlca__buffer(ctx, P * 4, "logits", &st->params)) || (rc = dlca__buffer(ctx, P * 4, "Adam m", &st->m)) ||
@@ -500,6 +550,7 @@ static int cl_init(dlca_trainer *t) {
       (rc = dlca__buffer(ctx, grid, "target", &st->target)) || (rc = dlca__buffer(ctx, grid, "start grids", &st->input)) ||
       (t->cfg.async && (rc = dlca__buffer(ctx, (size_t)t->cfg.steps * cells, "fire masks", &st->masks))) ||
       (rc = dlca__buffer(ctx, (s->units + 1) * sizeof(cl_int), "backward step flags", &st->flags)) ||
+      (rc = dlca__buffer(ctx, s->psplit ? cells * (size_t)s->uin * 4 : 4, "update input gradients", &st->dU)) ||
       (s->kernels &&
        (rc = dlca__buffer(ctx, (size_t)s->nwg * s->scratch_floats * 4,
                           s->kernels == 1 ? "CPU kernels' activations" : "tile kernels' activations", &st->scratch))))
@@ -680,7 +731,7 @@ static int enqueue_backward(dlca_trainer *t, int step) {
   ARG(&a, st->states), ARG(&a, grid), ARG(&a, Ti), ARG(&a, st->target), ARG(&a, st->g[0]), ARG(&a, st->g[1]);
   ARG(&a, st->dP[0]), ARG(&a, st->dP[1]), ARG(&a, fcoef), ARG(&a, st->coef), ARG(&a, st->wires), ARG(&a, st->rev);
   ARG(&a, st->partial), ARG(&a, st->loss_partial), ARG(&a, st->masks), ARG(&a, use_masks), ARG(&a, key);
-  ARG(&a, rate), ARG(&a, ti), ARG(&a, B), ARG(&a, H), ARG(&a, W), ARG(&a, st->flags);
+  ARG(&a, rate), ARG(&a, ti), ARG(&a, B), ARG(&a, H), ARG(&a, W), ARG(&a, st->flags), ARG(&a, st->dU);
   const size_t cpw = (size_t)s->cpw;
   LOCAL(&a, cpw * s->act_floats), LOCAL(&a, cpw * 2 * (size_t)s->dw), LOCAL(&a, cpw * 9 * (size_t)s->C);
   LOCAL(&a, cpw * s->C > (size_t)s->wg ? cpw * s->C : (size_t)s->wg);
@@ -688,7 +739,18 @@ static int enqueue_backward(dlca_trainer *t, int step) {
   LOCAL(&a, st->coef_st ? 4 * (size_t)s->NGP : 4);
   int rc = arg_done(&a, "dlca_backward");
   size_t lws = (size_t)s->wg, gws = (size_t)s->nwg * lws;
-  return rc ? rc : dlca__launch(t->ctx, st->k_bwd, "backward", 1, &gws, &lws);
+  if (!rc) rc = dlca__launch(t->ctx, st->k_bwd, "backward", 1, &gws, &lws);
+  if (rc || !s->psplit) return rc;
+  /* PSPLIT: the perception stacks' backward of the same step, by the same
+   * groups (their slots of the gate sums) */
+  argset b = {st->k_perc, 0, 0};
+  ARG(&b, st->states), ARG(&b, grid), ARG(&b, ti), ARG(&b, st->dU), ARG(&b, st->dP[0]), ARG(&b, st->dP[1]);
+  ARG(&b, fcoef), ARG(&b, st->coef), ARG(&b, st->partial), ARG(&b, B), ARG(&b, H), ARG(&b, W);
+  const size_t cpwp = (size_t)s->cpwp;
+  LOCAL(&b, cpwp * (size_t)s->C * (size_t)s->K * 9), LOCAL(&b, cpwp * 9 * (size_t)s->C), LOCAL(&b, cpwp * (size_t)s->uin);
+  LOCAL(&b, (size_t)s->wg), LOCAL(&b, 4 * (size_t)s->NGP), LOCAL(&b, st->coef_st ? 4 * (size_t)s->NGP : 4);
+  rc = arg_done(&b, "dlca_backward_perc");
+  return rc ? rc : dlca__launch(t->ctx, st->k_perc, "backward_perc", 1, &gws, &lws);
 }
 
 static int enqueue_adamw(dlca_trainer *t) {
@@ -809,6 +871,12 @@ static int cl_set_moments(dlca_trainer *t, const float *m, const float *v) {
 
 int dlca__cl_trainer_wg(const dlca_trainer *t) {
   return t && t->ops == &dlca__cl_trainer_ops && t->impl ? ((const cl_state *)t->impl)->sh.wg : 0;
+}
+
+/* 1 where the trainer runs the perception stacks' backward in a launch of
+ * its own (PSPLIT; tests). */
+int dlca__cl_trainer_psplit(const dlca_trainer *t) {
+  return t && t->ops == &dlca__cl_trainer_ops && t->impl ? ((const cl_state *)t->impl)->sh.psplit : 0;
 }
 
 int dlca__cl_trainer_persist(const dlca_trainer *t) {

@@ -48,6 +48,7 @@ size_t dlca__cl_trainer_footprint(const dlca_model *m, const dlca_train_config *
 /* The work-group size an OpenCL trainer's kernels were built for (WG or
  * WG_NARROW, lib/cl/cl_trainer.c); 0 for the CPU reference. For tests. */
 int dlca__cl_trainer_wg(const dlca_trainer *t);
+int dlca__cl_trainer_psplit(const dlca_trainer *t);
 /* 1 when the OpenCL trainer runs its backward pass in one launch (BWD_PERSIST), else 0 */
 int dlca__cl_trainer_persist(const dlca_trainer *t);
 
