@@ -200,7 +200,7 @@ __constant int PXA[PG1] = {P_XA}, PXB[PG1] = {P_XB}, PCO[PG1] = {P_CO}, PCG[PG1]
  * gate: PCO[q] + k PCG[q]). A warp's threads run consecutive kernels k of
  * one gate q, so their float4 loads are consecutive instead of PCG[q]
  * float4s apart, 8-way bank conflicts on the widest layer (doc/performance.md
- * v10). */
+ * v11). */
 inline void stage_perc_coef(__global const float4 *src, __local float4 *dst) {
   for (int i = get_local_id(0); i < NGP; i += get_local_size(0)) {
     const int q = i / K, k = i - q * K;
@@ -572,11 +572,6 @@ inline void wait_for_neighbours(__global volatile int *flags, int units, int nee
 #define PVOL
 #endif
 
-/* Adds a work-group's perception gate sums to mine[0 .. ACC_PERC): accP holds
- * a thread's PACC rows of (channel, kernel) sums, first summed over the
- * PROWS channel rows through local memory (act: at least C K 4 floats,
- * dout: WG), in a fixed order (doc/performance.md, v7). Every thread calls
- * it; it starts with a barrier. */
 /* the perception sums of gate q of every (channel, kernel) row a thread holds, to act[row * 4 + j]
  * (a loop: put DLCA_UNROLL before it) */
 #define STAGE_PERC_ROWS(q)                                                                         \
@@ -587,6 +582,11 @@ inline void wait_for_neighbours(__global volatile int *flags, int units, int nee
       act[p * 4 + 2] = accP[ps][(q) * 4 + 2], act[p * 4 + 3] = accP[ps][(q) * 4 + 3];              \
     }                                                                                              \
   }
+/* Adds a work-group's perception gate sums to mine[0 .. ACC_PERC): accP holds
+ * a thread's PACC rows of (channel, kernel) sums, first summed over the
+ * PROWS channel rows through local memory (act: at least C K 4 floats,
+ * dout: WG), in a fixed order (doc/performance.md, v7). Every thread calls
+ * it; it starts with a barrier. */
 inline void flush_perc_sums(float (*accP)[PG1 * 4], __local float *act, __local float *dout, __global float *mine) {
   const int tid = get_local_id(0);
   barrier(CLK_LOCAL_MEM_FENCE);

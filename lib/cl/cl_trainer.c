@@ -376,7 +376,7 @@ static size_t plan_groups(const dlca_trainer *t, cl_shape *s, int per_cu, int cp
 }
 
 /* dlca_backward_perc's local floats: the K stacks' patch-gradient columns
- * of CPW cells (also the staging of the sums' flush), their patches and
+ * of cpwp cells (also the staging of the sums' flush), their patches and
  * update-input gradients, the flush's parts and the perception coefficients
  * (twice under straight-through). */
 static size_t perc_local_floats(const cl_shape *s, int cpwp, int straight_through) {
@@ -393,7 +393,8 @@ static int cl_init(dlca_trainer *t) {
   const dlca_model *m = t->model;
   cl_shape *s = &st->sh;
   shape_of(m, s);
-  int per_cu = 2, fwd_per_cu = 8, cpw = 1, cpw_min = 1, wg_narrow = 0, persist = 0, tile_cells = 0, perc_split = 0, split_per_cu = 0, rc;
+  int per_cu = 2, fwd_per_cu = 8, cpw = 1, cpw_min = 1, wg_narrow = 0, persist = 0, tile_cells = 0, rc;
+  int perc_split = 0, split_per_cu = 0;
   if (s->PG1 > 1024)
     return dlca__fail(DLCA_ECONFIG, "a perception stack of %d gates is too large for the device trainer (at most 1024)",
                       s->PG1);
@@ -465,8 +466,9 @@ static int cl_init(dlca_trainer *t) {
    * not with the one-launch backward pass, and only where the second
    * launch's local memory fits */
   s->uin = m->shape.update_layers[0];
-  /* its perception kernel takes as many cells side by side as fit, up to 8:
-   * its loads and barriers are per unit of cells (doc/performance.md, v10) */
+  /* its perception kernel takes as many cells side by side as fit, up to 8
+   * (its loads and barriers are per unit of cells; on the H200, 7 and 3
+   * measured the same: doc/performance.md, v11) */
   for (s->cpwp = 8; s->cpwp > 1 && perc_local_floats(s, s->cpwp, t->cfg.relax.straight_through) * sizeof(float) >
                                        ctx->info.local_mem;)
     s->cpwp--;
