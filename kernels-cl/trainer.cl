@@ -108,10 +108,7 @@ typedef float real_t;
 #ifndef PSPLIT
 #define PSPLIT 0
 #endif
-#ifndef CPWP
-#define CPWP CPW
-#endif
-/* dlca_backward_perc: its CPWP cells' stacks unrolled, so that their chains interleave (an experiment) */
+/* dlca_backward_perc: its CPW cells' stacks unrolled, so that their chains interleave (an experiment) */
 #ifndef PUNROLL
 #define PUNROLL 0
 #endif
@@ -921,9 +918,8 @@ DLCA_UNROLL
 /* The perception stacks' backward of step t, after dlca_backward of step t
  * (PSPLIT: at batch 512 that kernel then holds no perception sums, 159
  * registers a thread instead of 250 on an H100/H200, and 3 groups fit an SM
- * where 2 did; doc/performance.md). Work-group `grp` handles units of CPWP
- * cells (as many as its local memory holds, at most 8: the host's -DCPWP)
- * grp, grp + NWG, ...: each (channel, kernel) pair recomputes its
+ * where 2 did; doc/performance.md). Work-group `grp` handles units of CPW
+ * cells grp, grp + NWG, ...: each (channel, kernel) pair recomputes its
  * stack from the patch of state t, backprops the update input's gradient
  * that dlca_backward left in dU, and the unit's patch gradients go to
  * dP[t % 2]. The perception sums are added to the group's own slot of

@@ -30,7 +30,6 @@ typedef struct cl_shape {
   int persist;                 /* 1: the whole backward pass in one launch (BWD_PERSIST) */
   int psplit;                  /* 1: the perception stacks' backward in a launch of its own (PERC_SPLIT_CELLS) */
   int uin;                     /* the update input's width, C + C S K */
-  int cpwp;                    /* PSPLIT: cells side by side in a dlca_backward_perc work-group */
   size_t units;                /* backward tasks per step: ceil(cells / cpw) */
   int kernels;                 /* 0: forward/backward of trainer.cl; 1: of trainer_cpu.cl; 2: of trainer_tile.cl */
   int vec, cpu_per_cu;         /* trainer_cpu.cl: cells per work-item (VEC), CPU_GROUPS_PER_CU */
@@ -179,11 +178,11 @@ static int build(dlca_trainer *t, cl_state *st, cl_program *prog, cl_program *st
   snprintf(opts, OPTS,
            "-cl-std=CL1.2 -DC=%d -DK=%d -DS=%d -DNP=%d -DNU=%d -DPERIODIC=%d -DASYNC=%d -DNLOSS=%d -DPTOT=%d "
            "-DUTOTAL=%d -DPG1=%d -DNGP=%d -DNGU=%d -DDW=%d -DCPW=%d -DACTF=%zu -DGMAX=%d -DST=%d -DLWG=%d -DNPG=%d "
-           "-DPERSIST=%d -DPSPLIT=%d -DCPWP=%d -DNV_PTX=%d",
+           "-DPERSIST=%d -DPSPLIT=%d -DNV_PTX=%d",
            s->C, s->K, s->S, s->NP, s->NU, m->shape.periodic ? 1 : 0, t->cfg.async ? 1 : 0, t->cfg.n_loss_channels,
            s->PTOT, s->UTOTAL, s->PG1, s->NGP, s->NGU, s->dw, s->cpw, s->act_floats, s->gmax,
            t->cfg.relax.straight_through ? 1 : 0, s->wg, dlca__model_npg(m), s->persist, s->psplit,
-           s->psplit ? s->cpwp : s->cpw, strstr(t->ctx->info.vendor, "NVIDIA") != NULL);
+           strstr(t->ctx->info.vendor, "NVIDIA") != NULL);
   /* A CPU device's worker threads share the cores with other processes, so
    * a persistent group can wait for a descheduled neighbour far longer than
    * on a GPU: its waits give up after 64 times trainer.cl's polls (seconds,
@@ -376,11 +375,11 @@ static size_t plan_groups(const dlca_trainer *t, cl_shape *s, int per_cu, int cp
 }
 
 /* dlca_backward_perc's local floats: the K stacks' patch-gradient columns
- * of cpwp cells (also the staging of the sums' flush), their patches and
+ * of the CPW cells of a unit (also the staging of the sums' flush), their patches and
  * update-input gradients, the flush's parts and the perception coefficients
  * (twice under straight-through). */
-static size_t perc_local_floats(const cl_shape *s, int cpwp, int straight_through) {
-  size_t cpw = (size_t)cpwp, ck = (size_t)s->C * (size_t)s->K;
+static size_t perc_local_floats(const cl_shape *s, int straight_through) {
+  size_t cpw = (size_t)s->cpw, ck = (size_t)s->C * (size_t)s->K;
   return cpw * ck * 9 + cpw * 9 * (size_t)s->C + cpw * (size_t)s->uin + (size_t)s->wg +
          4 * (size_t)s->NGP * (straight_through ? 2 : 1) + (straight_through ? 0 : 4);
 }
@@ -466,14 +465,8 @@ static int cl_init(dlca_trainer *t) {
    * not with the one-launch backward pass, and only where the second
    * launch's local memory fits */
   s->uin = m->shape.update_layers[0];
-  /* its perception kernel takes as many cells side by side as fit, up to 8
-   * (its loads and barriers are per unit of cells; on the H200, 7 and 3
-   * measured the same: doc/performance.md, v11) */
-  for (s->cpwp = 8; s->cpwp > 1 && perc_local_floats(s, s->cpwp, t->cfg.relax.straight_through) * sizeof(float) >
-                                       ctx->info.local_mem;)
-    s->cpwp--;
   s->psplit = !s->kernels && !s->persist && perc_split > 0 && cells >= (size_t)perc_split &&
-              perc_local_floats(s, s->cpwp, t->cfg.relax.straight_through) * sizeof(float) <= ctx->info.local_mem;
+              perc_local_floats(s, t->cfg.relax.straight_through) * sizeof(float) <= ctx->info.local_mem;
   /* PERC_SPLIT_GROUPS_PER_CU: the split's own backward groups per compute
    * unit (times WG / WG_NARROW where the narrow work-group is taken), since
    * its dlca_backward fits more of them (H200, checkerboard batch 512: 3,
@@ -748,8 +741,7 @@ static int enqueue_backward(dlca_trainer *t, int step) {
   argset b = {st->k_perc, 0, 0};
   ARG(&b, st->states), ARG(&b, grid), ARG(&b, ti), ARG(&b, st->dU), ARG(&b, st->dP[0]), ARG(&b, st->dP[1]);
   ARG(&b, fcoef), ARG(&b, st->coef), ARG(&b, st->partial), ARG(&b, B), ARG(&b, H), ARG(&b, W);
-  const size_t cpwp = (size_t)s->cpwp;
-  LOCAL(&b, cpwp * (size_t)s->C * (size_t)s->K * 9), LOCAL(&b, cpwp * 9 * (size_t)s->C), LOCAL(&b, cpwp * (size_t)s->uin);
+  LOCAL(&b, cpw * (size_t)s->C * (size_t)s->K * 9), LOCAL(&b, cpw * 9 * (size_t)s->C), LOCAL(&b, cpw * (size_t)s->uin);
   LOCAL(&b, (size_t)s->wg), LOCAL(&b, 4 * (size_t)s->NGP), LOCAL(&b, st->coef_st ? 4 * (size_t)s->NGP : 4);
   rc = arg_done(&b, "dlca_backward_perc");
   return rc ? rc : dlca__launch(t->ctx, st->k_perc, "backward_perc", 1, &gws, &lws);
