@@ -132,7 +132,8 @@ typedef struct options {
   long steps, warmup, repeats;
   int backend_ref, quiet;
   const char *device, *json, *markdown;
-  const char *model; /* --model: every workload trains this model instead of the preset's */
+  const char *model_path; /* --model: every workload trains this model instead of the preset's */
+  dlca_model *model;      /* ... loaded once by main */
   double peak_gflops, peak_gbs, launch_us, peak_local_gbs; /* < 0: the device type's default */
 } options;
 
@@ -242,7 +243,7 @@ static int parse_options(int argc, char **argv, options *o) {
         }
         break;
       case OPT_DEVICE: o->device = optarg; break;
-      case OPT_MODEL: o->model = optarg; break;
+      case OPT_MODEL: o->model_path = optarg; break;
       case OPT_JSON: o->json = optarg; break;
       case OPT_MARKDOWN: o->markdown = optarg; break;
       case OPT_GFLOPS: bad = cli_parse_double(PROG, "--peak-gflops", optarg, 0.0, &o->peak_gflops); break;
@@ -443,7 +444,8 @@ static void run_workload(const options *o, dlca_context *ctx, const peaks *pk, c
                          row *r) {
   dlca_preset p;
   dlca_train_config cfg;
-  dlca_model *m = NULL;
+  dlca_model *own = NULL; /* the preset's model, built here */
+  const dlca_model *m = o->model;
   dlca_trainer *t = NULL;
   float *y = NULL;
   double *ms = NULL;
@@ -461,16 +463,12 @@ static void run_workload(const options *o, dlca_context *ctx, const peaks *pk, c
   if (o->steps > 0) cfg.steps = (int)o->steps;
   snprintf(r->preset, sizeof r->preset, "%s", p.name);
   r->batch = cfg.batch, r->steps = cfg.steps, r->backend_ref = o->backend_ref;
-  if (o->model) {
-    if ((rc = dlca_model_load(o->model, &m))) {
-      char what[600];
-      snprintf(what, sizeof what, "model %s", o->model);
-      set_error(r, ROW_FAILED, what, rc);
+  if (!m) {
+    if ((rc = dlca_model_new_preset(p.name, 1, &own))) {
+      set_error(r, ROW_FAILED, "model", rc);
       goto out;
     }
-  } else if ((rc = dlca_model_new_preset(p.name, 1, &m))) {
-    set_error(r, ROW_FAILED, "model", rc);
-    goto out;
+    m = own;
   }
   floors(r, m, &cfg, pk);
   size_t bytes = 0;
@@ -543,7 +541,7 @@ out:
   free(ms);
   free(y);
   dlca_trainer_free(t);
-  dlca_model_free(m);
+  dlca_model_free(own);
 }
 
 /* ---- output ---- */
@@ -805,12 +803,18 @@ int main(int argc, char **argv) {
   if (rc) return rc < 0 ? 0 : rc;
   char command[2048], device[512];
   command_line(argc, argv, command, sizeof command);
+  if (o.model_path && (rc = dlca_model_load(o.model_path, &o.model))) {
+    const char *why = dlca_last_error();
+    fprintf(stderr, "%s: --model %s: %s\n", PROG, o.model_path, why[0] ? why : dlca_strerror(rc));
+    return CLI_FAIL;
+  }
   dlca_context *ctx = NULL;
   if (!o.backend_ref) {
     if ((rc = dlca_context_new(o.device, &ctx))) {
       const char *why = dlca_last_error();
       fprintf(stderr, "%s: %s: %s%s\n", PROG, o.device ? "--device" : "OpenCL device (default)",
               why[0] ? why : dlca_strerror(rc), rc == DLCA_ENOPLATFORM ? " (use --backend ref for the CPU reference)" : "");
+      dlca_model_free(o.model);
       return rc == DLCA_ENODEVICE || rc == DLCA_EINVAL ? CLI_USAGE : CLI_FAIL;
     }
   }
@@ -831,6 +835,7 @@ int main(int argc, char **argv) {
   if (!rows) {
     fprintf(stderr, "%s: out of memory\n", PROG);
     dlca_context_free(ctx);
+    dlca_model_free(o.model);
     return CLI_FAIL;
   }
   int failed = 0, k = 0;
@@ -859,5 +864,6 @@ int main(int argc, char **argv) {
   }
   free(rows);
   dlca_context_free(ctx);
+  dlca_model_free(o.model);
   return rc;
 }
