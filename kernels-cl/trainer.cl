@@ -236,14 +236,18 @@ inline __local const float4 *stage_perc_coefs(__global const float4 *coef, __glo
 /* spec section 1: a gate is c0 + c1 a + c2 b + c3 ab (same order as the twin). */
 inline float gate_eval(float4 c, float a, float b) { return c.x + c.y * a + c.z * b + c.w * a * b; }
 
-/* The derivative coefficients an input needs from the gate of reverse-wiring
- * entry `ent` of the layer whose gates start at `go`: (c1, c3) for side a,
- * (c2, c3) for side b, from dcoef (the soft set, also under straight-through);
- * zeros for a padding entry. */
-inline float2 rev_coef(__global const float4 *dcoef, int go, int2 ent) {
-  if (ent.x < 0) return (float2)(0.0f);
-  const float4 cf = dcoef[go + (ent.x >> 1)];
-  return (float2)((ent.x & 1) ? cf.z : cf.y, cf.w);
+/* The reverse wiring's coefficients (rcoef, parallel to rev): an update
+ * gate's thread in dlca_coef writes the (c1, c3) that its input a needs and
+ * the (c2, c3) of input b to the slots rslot[gate] of its two reverse
+ * entries, from the soft set (also under straight-through), so that
+ * dlca_backward reads them in the reverse table's order, coalesced, instead
+ * of gathering a float4 of dcoef per entry (doc/performance.md, v12). The
+ * padding slots stay zero (the host clears them). */
+inline void write_rev_coef(__global const int2 *rslot, __global float2 *rcoef, int g, float4 c) {
+  if (g < NGP) return;
+  const int2 sl = rslot[g - NGP];
+  rcoef[sl.x] = (float2)(c.y, c.w);
+  rcoef[sl.y] = (float2)(c.z, c.w);
 }
 
 /* patch[f*C + c] = channel c of cell (r + dr - 1, q + dq - 1), f = 3 dr + dq. */
@@ -434,7 +438,7 @@ inline void sigmoid_d(real_t x, real_t *s, real_t *ds) {
  * the hard sets are rows of M as for softmax-16. One thread per gate. */
 __kernel void dlca_coef(__global const float *params, __global float4 *coef, __global float4 *coef_hard,
                         __global float4 *coef_st, int st, __global const float *gumbel, int use_gumbel, ulong key,
-                        float inv_tau, int n_gates) {
+                        float inv_tau, int n_gates, __global const int2 *rslot, __global float2 *rcoef) {
   int g = get_global_id(0);
   if (g >= n_gates) return;
   __global const float *l = params + 4 * (size_t)g;
@@ -443,8 +447,10 @@ __kernel void dlca_coef(__global const float *params, __global float4 *coef, __g
   for (int i = 0; i < 4; i++) lc[i] = l[i];
   real_t sv[4], ds;
   for (int i = 0; i < 4; i++) sigmoid_d((real_t)z[i] * inv_tau, &sv[i], &ds);
-  coef[g] = (float4)((float)sv[0], (float)(sv[2] - sv[0]), (float)(sv[1] - sv[0]),
-                     (float)(sv[0] - sv[1] - sv[2] + sv[3]));
+  const float4 c = (float4)((float)sv[0], (float)(sv[2] - sv[0]), (float)(sv[1] - sv[0]),
+                            (float)(sv[0] - sv[1] - sv[2] + sv[3]));
+  coef[g] = c;
+  write_rev_coef(rslot, rcoef, g, c);
   coef_hard[g] = GATE_M[hard_op(lc)];
   if (st) coef_st[g] = GATE_M[hard_op(z)];
 }
@@ -462,7 +468,7 @@ inline int argmax16(const float *z) {
  * One thread per gate. */
 __kernel void dlca_coef(__global const float *params, __global float4 *coef, __global float4 *coef_hard,
                         __global float4 *coef_st, int st, __global const float *gumbel, int use_gumbel, ulong key,
-                        float inv_tau, int n_gates) {
+                        float inv_tau, int n_gates, __global const int2 *rslot, __global float2 *rcoef) {
   int g = get_global_id(0);
   if (g >= n_gates) return;
   __global const float *l = params + 16 * (size_t)g;
@@ -481,6 +487,7 @@ __kernel void dlca_coef(__global const float *params, __global float4 *coef, __g
   float c2 = p[4] + p[5] + p[6] + p[7] - p[8] - p[9] - p[10] - p[11];
   float c3 = p[1] - p[2] - p[4] - 2.0f * p[6] - p[7] + p[8] + 2.0f * p[9] + p[11] + p[13] - p[14];
   coef[g] = (float4)(c0, c1, c2, c3);
+  write_rev_coef(rslot, rcoef, g, (float4)(c0, c1, c2, c3));
   coef_hard[g] = GATE_M[argmax16(lc)];
   if (st) coef_st[g] = GATE_M[bz];
 }
@@ -645,8 +652,8 @@ DLCA_UNROLL
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
     __global const float *states, ulong grid, int T, __global const float *target, __global float *g0,
     __global float *g1, __global float *dP0, __global float *dP1, __global const float4 *coef,
-    __global const float4 *dcoef, __global const int *wires, __global const int2 *rev, __global float *partial,
-    __global float *loss_partial, __global const uchar *masks, int use_masks, ulong mask_key, float rate,
+    __global const float4 *dcoef, __global const int *wires, __global const int2 *rev,
+    __global const float2 *rcoef, __global float *partial, __global float *loss_partial, __global const uchar *masks, int use_masks, ulong mask_key, float rate,
     int t_arg, int B, int H, int W, __global volatile int *flags, __global float *dU, __local float *act,
     __local float *dact,
     __local float *patch, __local float *dout, __local float4 *pcoef, __local float4 *pdcoef_st) {
@@ -746,12 +753,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
      *  - input i walks the gates that read it (reverse wiring, ELL: entry k of
      *    input i at rev[rb + k n + i] = (2 gate + side, the gate's other input),
      *    gate < 0 past its fan-out UF[l]) and sums d (c1 + c3 b) (side a) or
-     *    d (c2 + c3 a) (side b), c from dcoef, in entry order, so no two
-     *    threads write one value.
+     *    d (c2 + c3 a) (side b), in entry order, so no two threads write one
+     *    value; its (c1 | c2, c3) is rcoef[the entry's index], which
+     *    dlca_coef wrote from dcoef.
      * The wires of slot 0's gate and the first RPF entries of slot 0's input
      * (and with CPF their coefficients) are loaded one layer ahead. */
     {
-      int ao = UTOTAL - C, go = NGP + NGU, wo = 2 * PG1, rb = 0, slot = 0;
+      int ao = UTOTAL - C, wo = 2 * PG1, rb = 0, slot = 0;
       for (int l = 0; l < NU; l++) wo += 2 * US[l + 1], rb += UF[l] * US[l], slot += (US[l + 1] + WG - 1) / WG;
       int pa = 0, pb = 0;
       int2 pe[RPF];
@@ -760,14 +768,16 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
         const int G = US[NU], n1 = US[NU - 1], R1 = UF[NU - 1];
         if (tid < G) pa = wires[wo - 2 * G + tid], pb = wires[wo - G + tid];
 DLCA_UNROLL
-        for (int k = 0; k < RPF; k++) pe[k] = k < R1 && tid < n1 ? rev[rb - R1 * n1 + k * n1 + tid] : (int2)(-1, 0);
-DLCA_UNROLL
-        for (int k = 0; k < RPF; k++) pcf[k] = CPF ? rev_coef(dcoef, go - G, pe[k]) : (float2)(0.0f);
+        for (int k = 0; k < RPF; k++) {
+          const int e = rb - R1 * n1 + k * n1 + tid, in = k < R1 && tid < n1;
+          pe[k] = in ? rev[e] : (int2)(-1, 0);
+          pcf[k] = CPF && in ? rcoef[e] : (float2)(0.0f);
+        }
       }
 DLCA_UNROLL
       for (int l = NU - 1; l >= 0; l--) {
         const int n = US[l], G = US[l + 1], R = UF[l];
-        ao -= n, go -= G, wo -= 2 * G, rb -= R * n, slot -= (G + WG - 1) / WG;
+        ao -= n, wo -= 2 * G, rb -= R * n, slot -= (G + WG - 1) / WG;
         const int wa0 = pa, wb0 = pb;
         int2 e0[RPF];
         float2 c0[RPF];
@@ -777,7 +787,11 @@ DLCA_UNROLL
           const int G1 = US[l], n1 = US[l - 1], R1 = UF[l - 1];
           if (tid < G1) pa = wires[wo - 2 * G1 + tid], pb = wires[wo - G1 + tid];
 DLCA_UNROLL
-          for (int k = 0; k < RPF; k++) pe[k] = k < R1 && tid < n1 ? rev[rb - R1 * n1 + k * n1 + tid] : (int2)(-1, 0);
+          for (int k = 0; k < RPF; k++) {
+            const int e = rb - R1 * n1 + k * n1 + tid, in = k < R1 && tid < n1;
+            pe[k] = in ? rev[e] : (int2)(-1, 0);
+            pcf[k] = CPF && in ? rcoef[e] : (float2)(0.0f);
+          }
         }
         __local const float *dg = dact + ((l + 1) & 1) * DW;
         __local float *di = dact + (l & 1) * DW;
@@ -802,7 +816,7 @@ DLCA_UNROLL
             for (int k = 0; k < R; k++) {
               const int pf = ii == 0 && k < RPF;
               const int2 ent = pf ? e0[k < RPF ? k : 0] : rev[rb + k * n + i];
-              const float2 cc = pf && CPF ? c0[k < RPF ? k : 0] : rev_coef(dcoef, go, ent);
+              const float2 cc = pf && CPF ? c0[k < RPF ? k : 0] : rcoef[rb + k * n + i];
               if (ent.x >= 0) {
                 const int g = ent.x >> 1;
                 for (int j = 0; j < CPW; j++) {
@@ -813,10 +827,6 @@ DLCA_UNROLL
             }
             for (int j = 0; j < CPW; j++) di[j * 2 * DW + i] = sum[j];
           }
-        }
-        if (CPF && l > 0) {
-DLCA_UNROLL
-          for (int k = 0; k < RPF; k++) pcf[k] = rev_coef(dcoef, go - US[l], pe[k]);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
       }

@@ -45,6 +45,7 @@ typedef struct cl_state {
   cl_kernel k_perc;       /* trainer.cl's dlca_backward_perc under PSPLIT, or NULL */
   cl_mem dU;              /* PSPLIT: the update input's gradient of every cell (one step), or a placeholder */
   cl_mem params, m, v, grad, coef, coef_hard, wires, rev;
+  cl_mem rslot, rcoef;    /* each update gate's two slots in rev; the coefficients in rev's order (dlca_coef) */
   cl_mem coef_st;         /* straight-through forward coefficients (issue 6), or NULL */
   cl_mem gumbel;          /* the Gumbel table (issue 6), or a 4-byte placeholder */
   cl_mem states;          /* (T+1) grids */
@@ -101,6 +102,7 @@ static size_t footprint(const dlca_model *m, const dlca_train_config *cfg, const
   size_t cells = (size_t)cfg->batch * cfg->height * cfg->width;
   size_t f = 4 * P * sizeof(float) + 2 * NG * 4 * sizeof(float);
   f += (s->n_wires + 2 * s->n_rev) * sizeof(int);
+  f += 2 * (size_t)s->NGU * sizeof(int) + 2 * s->n_rev * sizeof(float); /* rslot, rcoef */
   f += ((size_t)cfg->steps + 1 + 2 + 2 + 2) * grid * sizeof(float); /* states, hard, g, target/input */
   f += 2 * 9 * grid * sizeof(float);                                 /* dP */
   f += nwg * s->acc_stride * sizeof(float) + nwg * sizeof(float);
@@ -233,15 +235,19 @@ static int build(dlca_trainer *t, cl_state *st, cl_program *prog, cl_program *st
  * per layer: with n inputs and fan-out R (shape_of), entry k of input i is
  * rev[base + k n + i] = (2 gate + side, the gate's other input), side 0 for
  * input a, 1 for b; the consumers of input i in gate order, a before b, then
- * (-1, 0) up to R. The kernel sums the entries in this order. */
+ * (-1, 0) up to R. The kernel sums the entries in this order. rslot[u] holds
+ * the indices of update gate u's two entries (side a, side b), where
+ * dlca_coef writes the coefficients that the entries need (rcoef, whose
+ * padding entries are cleared here and never written). */
 static int upload_wiring(dlca_trainer *t, cl_state *st) {
   const dlca_model *m = t->model;
   const cl_shape *s = &st->sh;
   int32_t *w = malloc(sizeof(int32_t) * s->n_wires), *rv = malloc(sizeof(int32_t) * 2 * (s->n_rev + 1));
-  int32_t *fill = NULL;
+  int32_t *slot = malloc(sizeof(int32_t) * 2 * ((size_t)s->NGU + 1)), *fill = NULL;
+  float *zeros = calloc(2 * s->n_rev + 2, sizeof(float));
   int rc = DLCA_OK;
-  size_t o = 0, ov = 0;
-  if (!w || !rv) goto oom;
+  size_t o = 0, ov = 0, u = 0;
+  if (!w || !rv || !slot || !zeros) goto oom;
   for (int l = 0; l < m->n_perceive; l++) {
     const dlca_layer *L = &m->perceive[l];
     memcpy(w + o, L->wa, sizeof(int32_t) * L->n_gates), o += L->n_gates;
@@ -259,16 +265,20 @@ static int upload_wiring(dlca_trainer *t, cl_state *st) {
         const int32_t in = side ? L->wb[g] : L->wa[g], other = side ? L->wa[g] : L->wb[g];
         const size_t e = ov + (size_t)fill[in]++ * n + (size_t)in;
         rv[2 * e] = 2 * g + side, rv[2 * e + 1] = other;
+        slot[2 * (u + (size_t)g) + side] = (int32_t)e;
       }
     free(fill), fill = NULL;
+    u += (size_t)L->n_gates;
     ov += R * n;
   }
   rc = dlca__upload(t->ctx, st->wires, 0, sizeof(int32_t) * s->n_wires, w, "wires");
   if (!rc) rc = dlca__upload(t->ctx, st->rev, 0, sizeof(int32_t) * 2 * s->n_rev, rv, "reverse wiring");
-  free(w), free(rv);
+  if (!rc) rc = dlca__upload(t->ctx, st->rslot, 0, sizeof(int32_t) * 2 * (size_t)s->NGU, slot, "reverse slots");
+  if (!rc) rc = dlca__upload(t->ctx, st->rcoef, 0, sizeof(float) * 2 * s->n_rev, zeros, "reverse coefficients");
+  free(w), free(rv), free(slot), free(zeros);
   return rc;
 oom:
-  free(w), free(rv), free(fill);
+  free(w), free(rv), free(slot), free(zeros), free(fill);
   return dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory");
 }
 
@@ -333,7 +343,7 @@ static void cl_destroy(dlca_trainer *t) {
   cl_mem *bs[] = {&st->coef_st, &st->gumbel, &st->params, &st->m, &st->v, &st->grad, &st->coef, &st->coef_hard,
                   &st->wires, &st->rev, &st->states, &st->hard[0], &st->hard[1], &st->g[0], &st->g[1], &st->dP[0],
                   &st->dP[1], &st->partial, &st->loss_partial, &st->loss, &st->eval_out, &st->target, &st->input,
-                  &st->masks, &st->scratch, &st->flags, &st->dU};
+                  &st->masks, &st->scratch, &st->flags, &st->dU, &st->rslot, &st->rcoef};
   for (size_t i = 0; i < sizeof bs / sizeof bs[0]; i++) release(bs[i]);
   free(st);
   t->impl = NULL;
@@ -532,6 +542,8 @@ static int cl_init(dlca_trainer *t) {
       (rc = dlca__buffer(ctx, NG * 16, "hard gate coefficients", &st->coef_hard)) ||
       (rc = dlca__buffer(ctx, s->n_wires * 4, "wires", &st->wires)) ||
       (rc = dlca__buffer(ctx, s->n_rev * 8 + 8, "reverse wiring", &st->rev)) ||
+      (rc = dlca__buffer(ctx, (size_t)s->NGU * 8 + 8, "reverse slots", &st->rslot)) ||
+      (rc = dlca__buffer(ctx, s->n_rev * 8 + 8, "reverse coefficients", &st->rcoef)) ||
       (rc = dlca__buffer(ctx, grid * ((size_t)t->cfg.steps + 1), "states of every step", &st->states)) ||
       (rc = dlca__buffer(ctx, grid, "hard states", &st->hard[0])) ||
       (rc = dlca__buffer(ctx, grid, "hard states", &st->hard[1])) ||
@@ -637,7 +649,7 @@ static int enqueue_coef(dlca_trainer *t) {
   cl_mem cst = st->coef_st ? st->coef_st : st->coef_hard; /* not written unless st */
   argset a = {st->k_coef, 0, 0};
   ARG(&a, st->params), ARG(&a, st->coef), ARG(&a, st->coef_hard), ARG(&a, cst), ARG(&a, r.st), ARG(&a, st->gumbel);
-  ARG(&a, r.use_gumbel), ARG(&a, r.key), ARG(&a, r.inv_tau), ARG(&a, ng);
+  ARG(&a, r.use_gumbel), ARG(&a, r.key), ARG(&a, r.inv_tau), ARG(&a, ng), ARG(&a, st->rslot), ARG(&a, st->rcoef);
   int rc = arg_done(&a, "dlca_coef");
   size_t gws = ((size_t)ng + 63) / 64 * 64, lws = 64;
   return rc ? rc : dlca__launch(t->ctx, st->k_coef, "coef", 1, &gws, &lws);
@@ -725,8 +737,8 @@ static int enqueue_backward(dlca_trainer *t, int step) {
   cl_int Ti = T;
   ARG(&a, st->states), ARG(&a, grid), ARG(&a, Ti), ARG(&a, st->target), ARG(&a, st->g[0]), ARG(&a, st->g[1]);
   ARG(&a, st->dP[0]), ARG(&a, st->dP[1]), ARG(&a, fcoef), ARG(&a, st->coef), ARG(&a, st->wires), ARG(&a, st->rev);
-  ARG(&a, st->partial), ARG(&a, st->loss_partial), ARG(&a, st->masks), ARG(&a, use_masks), ARG(&a, key);
-  ARG(&a, rate), ARG(&a, ti), ARG(&a, B), ARG(&a, H), ARG(&a, W), ARG(&a, st->flags), ARG(&a, st->dU);
+  ARG(&a, st->rcoef), ARG(&a, st->partial), ARG(&a, st->loss_partial), ARG(&a, st->masks), ARG(&a, use_masks);
+  ARG(&a, key), ARG(&a, rate), ARG(&a, ti), ARG(&a, B), ARG(&a, H), ARG(&a, W), ARG(&a, st->flags), ARG(&a, st->dU);
   const size_t cpw = (size_t)s->cpw;
   LOCAL(&a, cpw * s->act_floats), LOCAL(&a, cpw * 2 * (size_t)s->dw), LOCAL(&a, cpw * 9 * (size_t)s->C);
   LOCAL(&a, cpw * s->C > (size_t)s->wg ? cpw * s->C : (size_t)s->wg);
