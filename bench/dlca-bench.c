@@ -149,7 +149,7 @@ typedef struct row {
   char preset[32];
   int batch, steps, backend_ref;
   int status;
-  char error[1024];
+  char *error; /* whole: a build failure carries the compiler's log */
   double setup_s;
   double ms_med, ms_min, samples_s, gate_evals_s;
   double gate_evals, gflop, gbytes, glocal, launches; /* per epoch */
@@ -329,10 +329,15 @@ static double median(double *v, int n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+static const char *row_error(const row *r) { return r->error ? r->error : "(no memory for the message)"; }
+
 static void set_error(row *r, int status, const char *what, int rc) {
   const char *why = dlca_last_error();
+  if (!why[0]) why = dlca_strerror(rc);
   r->status = status;
-  snprintf(r->error, sizeof r->error, "%s: %s", what, why[0] ? why : dlca_strerror(rc));
+  free(r->error);
+  size_t n = strlen(what) + strlen(why) + 3;
+  if ((r->error = malloc(n))) snprintf(r->error, n, "%s: %s", what, why);
 }
 
 /* One epoch, timed from the step to the blocking loss read. */
@@ -596,7 +601,7 @@ static void print_row(const row *r) {
   if (r->status != ROW_OK) {
     printf("%-19s %6d %4d %-4s %s\n", r->preset, r->batch, r->steps, r->backend_ref ? "ref" : "cl",
            r->status == ROW_NOFIT ? "does not fit" : "FAILED");
-    printf("    %s\n", r->error);
+    printf("    %s\n", row_error(r));
     fflush(stdout);
     return;
   }
@@ -653,7 +658,7 @@ static int write_json(const char *path, const row *rows, int n, const char *devi
             r->backend_ref ? "ref" : "cl");
     json_string(f, device);
     fprintf(f, ",\n   \"status\": \"%s\"", ok ? "ok" : r->status == ROW_NOFIT ? "does not fit" : "failed");
-    if (!ok) fputs(", \"error\": ", f), json_string(f, r->error);
+    if (!ok) fputs(", \"error\": ", f), json_string(f, row_error(r));
     fputs(",\n   \"ms_per_epoch_median\": ", f), json_num(f, ok ? r->ms_med : NAN);
     fputs(", \"ms_per_epoch_min\": ", f), json_num(f, ok ? r->ms_min : NAN);
     fputs(", \"samples_per_s\": ", f), json_num(f, ok ? r->samples_s : NAN);
@@ -762,7 +767,7 @@ static int append_markdown(const char *path, const row *rows, int n, const char 
     md_cell(f, device);
     if (r->status != ROW_OK) {
       fprintf(f, " | %s: ", r->status == ROW_NOFIT ? "does not fit" : "failed");
-      md_cell(f, r->error);
+      md_cell(f, row_error(r));
       fputs(" | | | ", f);
       if (r->mem_mb > 0) fprintf(f, "%.1f", r->mem_mb);
       else fputs("-", f);
@@ -844,7 +849,7 @@ int main(int argc, char **argv) {
       run_workload(&o, ctx, &pk, o.presets[i], o.n_batches ? o.batches[j] : -1, &rows[k]);
       if (rows[k].status == ROW_FAILED) {
         failed = 1;
-        fprintf(stderr, "%s: %s, batch %d: %s\n", PROG, rows[k].preset, rows[k].batch, rows[k].error);
+        fprintf(stderr, "%s: %s, batch %d: %s\n", PROG, rows[k].preset, rows[k].batch, row_error(&rows[k]));
       }
       print_row(&rows[k]);
     }
@@ -862,6 +867,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: --markdown %s: write failed\n", PROG, o.markdown);
     rc = CLI_FAIL;
   }
+  for (int k = 0; k < n_rows; k++) free(rows[k].error);
   free(rows);
   dlca_context_free(ctx);
   dlca_model_free(o.model);

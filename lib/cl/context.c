@@ -1,21 +1,26 @@
 /* The context: one device, its OpenCL context and in-order profiling queue,
  * plus the per-context program cache, tuning tables and warnings. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cl/runtime.h"
 
+/* Appends one line, of any length (a build log can run to many KiB), to
+ * the context's warnings. */
 void dlca__warn(dlca_context *ctx, const char *fmt, ...) {
-  char line[2048];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(line, sizeof line, fmt, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
   va_end(ap);
+  if (n < 0) return;
   pthread_mutex_lock(&ctx->lock);
-  size_t have = ctx->warnings ? strlen(ctx->warnings) : 0, add = strlen(line);
+  size_t have = ctx->warnings ? strlen(ctx->warnings) : 0, add = (size_t)n;
   char *w = realloc(ctx->warnings, have + add + 2);
   if (w) { /* a lost warning is better than a failed call */
-    memcpy(w + have, line, add);
+    va_start(ap, fmt);
+    vsnprintf(w + have, add + 1, fmt, ap);
+    va_end(ap);
     w[have + add] = '\n';
     w[have + add + 1] = 0;
     ctx->warnings = w;
