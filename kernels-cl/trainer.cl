@@ -160,6 +160,16 @@ typedef float real_t;
 #ifndef PERC_SPLIT_GROUPS_PER_CU
 #define PERC_SPLIT_GROUPS_PER_CU 0
 #endif
+/* Cells side by side in a unit of dlca_backward_perc under PSPLIT (0: the
+ * backward's CELLS_PER_GROUP; the host lowers it to what fits in local
+ * memory and passes the result as CPWP) */
+// @tunable PERC_SPLIT_UNIT_CELLS 0 3 6 8
+#ifndef PERC_SPLIT_UNIT_CELLS
+#define PERC_SPLIT_UNIT_CELLS 0
+#endif
+#ifndef CPWP
+#define CPWP CPW
+#endif
 
 __constant int PS[NP + 1] = {P_SIZES};
 /* one zero past the end, so that an unrolled look-ahead never reads out of bounds */
@@ -926,10 +936,11 @@ DLCA_UNROLL
 
 #if PSPLIT
 /* The perception stacks' backward of step t, after dlca_backward of step t
- * (PSPLIT: at batch 512 that kernel then holds no perception sums, 159
+ * (PSPLIT: at batch 512 that kernel then holds no perception sums, 159-168
  * registers a thread instead of 250 on an H100/H200, and 3 groups fit an SM
- * where 2 did; doc/performance.md). Work-group `grp` handles units of CPW
- * cells grp, grp + NWG, ...: each (channel, kernel) pair recomputes its
+ * where 2 did; doc/performance.md). Work-group `grp` handles units of CPWP
+ * cells (PERC_SPLIT_UNIT_CELLS) grp, grp + NWG, ...: each (channel, kernel)
+ * pair recomputes its
  * stack from the patch of state t, backprops the update input's gradient
  * that dlca_backward left in dU, and the unit's patch gradients go to
  * dP[t % 2]. The perception sums are added to the group's own slot of
@@ -947,14 +958,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward_perc
     for (int j = 0; j < PG1 * 4; j++) accP[i][j] = 0.0f;
   __global const float *state_t = states + (size_t)t * grid;
   __global float *dP_cur = (t & 1) ? dP1 : dP0;
-  for (int base = grp * CPW; base < cells; base += nwg * CPW) {
-    for (int j = 0; j < CPW; j++) {
+  for (int base = grp * CPWP; base < cells; base += nwg * CPWP) {
+    for (int j = 0; j < CPWP; j++) {
       /* a missing cell past the end reuses the last one's grid; its results are not written */
       const int cl = base + j < cells ? base + j : cells - 1;
       const int b = cl / (H * W), r = (cl / W) % H, q = cl % W;
       load_patch(state_t + (size_t)b * H * W * C, H, W, r, q, patch + j * 9 * C);
     }
-    for (int ji = tid; ji < CPW * US[0]; ji += WG) {
+    for (int ji = tid; ji < CPWP * US[0]; ji += WG) {
       const int j = ji / US[0];
       din[ji] = base + j < cells ? dU[(size_t)base * US[0] + ji] : 0.0f;
     }
@@ -966,12 +977,12 @@ DLCA_UNROLL
 #if PUNROLL
 DLCA_UNROLL
 #endif
-        for (int j = 0; j < CPW; j++)
+        for (int j = 0; j < CPWP; j++)
           perceive_backward(pcoef, pdcoef, patch + j * 9 * C, din + j * US[0], p / K, p % K,
                             accP[PACC == 1 ? 0 : ps], cols + (j * C * K + p) * 9);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int ji = tid; ji < CPW * 9 * C; ji += WG) {
+    for (int ji = tid; ji < CPWP * 9 * C; ji += WG) {
       const int j = ji / (9 * C), i = ji - j * 9 * C, f = i / C, c = i - f * C;
       if (base + j < cells)
         dP_cur[(size_t)(base + j) * 9 * C + i] = patch_gradient(din + j * US[0], cols + j * C * K * 9, f, c);

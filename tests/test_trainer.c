@@ -120,11 +120,15 @@ START_TEST(test_cl_random) {
     ck_assert(dlca__tuning_override(ctx, "trainer.cl", "BWD_PERSIST", 0) == DLCA_OK);
     /* the split's own groups per compute unit: the groups are planned again */
     ck_assert(dlca__tuning_override(ctx, "trainer.cl", "PERC_SPLIT_GROUPS_PER_CU", 2 + _i % 3) == DLCA_OK);
+    /* and its own cells per unit: 5, 7 or 64 (60 cells: partial units; 64:
+     * more than the cells, lowered to what local memory holds) */
+    ck_assert(dlca__tuning_override(ctx, "trainer.cl", "PERC_SPLIT_UNIT_CELLS", _i % 3 == 2 ? 64 : 5 + 2 * (_i % 3)) ==
+              DLCA_OK);
   }
   if (kernels == 1) fprintf(stderr, "KERNELS 1 (VEC %d, %d groups per unit): ", sh[3], sh[4]);
   else if (kernels == 2) fprintf(stderr, "KERNELS 2 (TL %d, TWG %d): ", sh[5], sh[6]);
   else if (mode == 3) fprintf(stderr, "KERNELS 0, TILE_CELLS 1 (TL %d, TWG %d): ", sh[5], sh[6]);
-  else if (mode == 4) fprintf(stderr, "KERNELS 0, PERC_SPLIT_CELLS 1: ");
+  else if (mode == 4) fprintf(stderr, "KERNELS 0, PERC_SPLIT_CELLS 1, PERC_SPLIT_UNIT_CELLS %d: ", _i % 3 == 2 ? 64 : 5 + 2 * (_i % 3));
   else fprintf(stderr, "KERNELS 0: ");
   dlca_model *m = small_model(3, 3, one, periodic, 100 + (uint64_t)(_i % 3));
   dlca_run run = dlca_run_default(2, 6, 5, 4);
@@ -133,6 +137,8 @@ START_TEST(test_cl_random) {
   if (mode == 4) { /* the split is taken */
     dlca_trainer *t = plain_trainer(ctx, m, 2, 6, 5, 4);
     ck_assert_int_eq(dlca__cl_trainer_psplit(t), 1);
+    if (_i % 3 < 2) ck_assert_int_eq(dlca__cl_trainer_perc_unit(t), 5 + 2 * (_i % 3));
+    else ck_assert(dlca__cl_trainer_perc_unit(t) >= 1 && dlca__cl_trainer_perc_unit(t) <= 64);
     dlca_trainer_free(t);
   }
   char what[32];

@@ -29,6 +29,7 @@ typedef struct cl_shape {
   int cpw;                     /* cells side by side in a backward work-group */
   int persist;                 /* 1: the whole backward pass in one launch (BWD_PERSIST) */
   int psplit;                  /* 1: the perception stacks' backward in a launch of its own (PERC_SPLIT_CELLS) */
+  int cpwp;                    /* cells side by side in a unit of that launch (PERC_SPLIT_UNIT_CELLS, CPWP) */
   int uin;                     /* the update input's width, C + C S K */
   size_t units;                /* backward tasks per step: ceil(cells / cpw) */
   int kernels;                 /* 0: forward/backward of trainer.cl; 1: of trainer_cpu.cl; 2: of trainer_tile.cl */
@@ -180,10 +181,10 @@ static int build(dlca_trainer *t, cl_state *st, cl_program *prog, cl_program *st
   snprintf(opts, OPTS,
            "-cl-std=CL1.2 -DC=%d -DK=%d -DS=%d -DNP=%d -DNU=%d -DPERIODIC=%d -DASYNC=%d -DNLOSS=%d -DPTOT=%d "
            "-DUTOTAL=%d -DPG1=%d -DNGP=%d -DNGU=%d -DDW=%d -DCPW=%d -DACTF=%zu -DGMAX=%d -DST=%d -DLWG=%d -DNPG=%d "
-           "-DPERSIST=%d -DPSPLIT=%d -DNV_PTX=%d",
+           "-DPERSIST=%d -DPSPLIT=%d -DCPWP=%d -DNV_PTX=%d",
            s->C, s->K, s->S, s->NP, s->NU, m->shape.periodic ? 1 : 0, t->cfg.async ? 1 : 0, t->cfg.n_loss_channels,
            s->PTOT, s->UTOTAL, s->PG1, s->NGP, s->NGU, s->dw, s->cpw, s->act_floats, s->gmax,
-           t->cfg.relax.straight_through ? 1 : 0, s->wg, dlca__model_npg(m), s->persist, s->psplit,
+           t->cfg.relax.straight_through ? 1 : 0, s->wg, dlca__model_npg(m), s->persist, s->psplit, s->psplit ? s->cpwp : s->cpw,
            strstr(t->ctx->info.vendor, "NVIDIA") != NULL);
   /* A CPU device's worker threads share the cores with other processes, so
    * a persistent group can wait for a descheduled neighbour far longer than
@@ -384,12 +385,12 @@ static size_t plan_groups(const dlca_trainer *t, cl_shape *s, int per_cu, int cp
   return local;
 }
 
-/* dlca_backward_perc's local floats: the K stacks' patch-gradient columns
- * of the CPW cells of a unit (also the staging of the sums' flush), their patches and
- * update-input gradients, the flush's parts and the perception coefficients
- * (twice under straight-through). */
-static size_t perc_local_floats(const cl_shape *s, int straight_through) {
-  size_t cpw = (size_t)s->cpw, ck = (size_t)s->C * (size_t)s->K;
+/* dlca_backward_perc's local floats for units of cpw cells: the K stacks'
+ * patch-gradient columns of a unit's cells (also the staging of the sums'
+ * flush), their patches and update-input gradients, the flush's parts and
+ * the perception coefficients (twice under straight-through). */
+static size_t perc_local_floats(const cl_shape *s, int cells_per_unit, int straight_through) {
+  size_t cpw = (size_t)cells_per_unit, ck = (size_t)s->C * (size_t)s->K;
   return cpw * ck * 9 + cpw * 9 * (size_t)s->C + cpw * (size_t)s->uin + (size_t)s->wg +
          4 * (size_t)s->NGP * (straight_through ? 2 : 1) + (straight_through ? 0 : 4);
 }
@@ -403,7 +404,7 @@ static int cl_init(dlca_trainer *t) {
   cl_shape *s = &st->sh;
   shape_of(m, s);
   int per_cu = 2, fwd_per_cu = 8, cpw = 1, cpw_min = 1, wg_narrow = 0, persist = 0, tile_cells = 0, rc;
-  int perc_split = 0, split_per_cu = 0;
+  int perc_split = 0, split_per_cu = 0, split_unit = 0;
   if (s->PG1 > 1024)
     return dlca__fail(DLCA_ECONFIG, "a perception stack of %d gates is too large for the device trainer (at most 1024)",
                       s->PG1);
@@ -418,6 +419,10 @@ static int cl_init(dlca_trainer *t) {
   if ((rc = dlca__tunable(ctx, KFILE, "TILE_CELLS", &tile_cells))) return rc;
   if ((rc = dlca__tunable(ctx, KFILE, "PERC_SPLIT_CELLS", &perc_split))) return rc;
   if ((rc = dlca__tunable(ctx, KFILE, "PERC_SPLIT_GROUPS_PER_CU", &split_per_cu))) return rc;
+  if ((rc = dlca__tunable(ctx, KFILE, "PERC_SPLIT_UNIT_CELLS", &split_unit))) return rc;
+  if (split_unit < 0 || split_unit > 64)
+    return dlca__fail(DLCA_ECONFIG, "%s: tuned PERC_SPLIT_UNIT_CELLS = %d is not in [0, 64] (0: CELLS_PER_GROUP)",
+                      KFILE, split_unit);
   if (perc_split < 0)
     return dlca__fail(DLCA_ECONFIG, "%s: tuned PERC_SPLIT_CELLS = %d is negative (0: never)", KFILE, perc_split);
   if (split_per_cu < 0)
@@ -476,7 +481,7 @@ static int cl_init(dlca_trainer *t) {
    * launch's local memory fits */
   s->uin = m->shape.update_layers[0];
   s->psplit = !s->kernels && !s->persist && perc_split > 0 && cells >= (size_t)perc_split &&
-              perc_local_floats(s, t->cfg.relax.straight_through) * sizeof(float) <= ctx->info.local_mem;
+              perc_local_floats(s, s->cpw, t->cfg.relax.straight_through) * sizeof(float) <= ctx->info.local_mem;
   /* PERC_SPLIT_GROUPS_PER_CU: the split's own backward groups per compute
    * unit (times WG / WG_NARROW where the narrow work-group is taken), since
    * its dlca_backward fits more of them (H200, checkerboard batch 512: 3,
@@ -484,6 +489,15 @@ static int cl_init(dlca_trainer *t) {
   if (s->psplit && split_per_cu > 0) {
     plan_groups(t, s, split_per_cu * (per_cu / tuned_per_cu), cpw, cpw_min);
     s->units = (cells + (size_t)s->cpw - 1) / (size_t)s->cpw;
+  }
+  /* PERC_SPLIT_UNIT_CELLS: the perception launch's own cells per unit (more
+   * of them share its barriers and global-load round trips; 0: CPW),
+   * lowered to what its local memory holds, never below CPW (which fits) */
+  if (s->psplit) {
+    s->cpwp = split_unit > s->cpw ? split_unit : s->cpw;
+    while (s->cpwp > s->cpw &&
+           perc_local_floats(s, s->cpwp, t->cfg.relax.straight_through) * sizeof(float) > ctx->info.local_mem)
+      s->cpwp--;
   }
   /* TILE_CELLS: from that many cells per step on, the forward steps of the
    * GPU-shaped set are trainer_tile.cl's where its tile fits in local memory
@@ -739,7 +753,7 @@ static int enqueue_backward(dlca_trainer *t, int step) {
   ARG(&a, st->dP[0]), ARG(&a, st->dP[1]), ARG(&a, fcoef), ARG(&a, st->coef), ARG(&a, st->wires), ARG(&a, st->rev);
   ARG(&a, st->rcoef), ARG(&a, st->partial), ARG(&a, st->loss_partial), ARG(&a, st->masks), ARG(&a, use_masks);
   ARG(&a, key), ARG(&a, rate), ARG(&a, ti), ARG(&a, B), ARG(&a, H), ARG(&a, W), ARG(&a, st->flags), ARG(&a, st->dU);
-  const size_t cpw = (size_t)s->cpw;
+  const size_t cpw = (size_t)s->cpw, cpwp = (size_t)s->cpwp;
   LOCAL(&a, cpw * s->act_floats), LOCAL(&a, cpw * 2 * (size_t)s->dw), LOCAL(&a, cpw * 9 * (size_t)s->C);
   LOCAL(&a, cpw * s->C > (size_t)s->wg ? cpw * s->C : (size_t)s->wg);
   LOCAL(&a, 4 * (size_t)s->NGP);
@@ -753,7 +767,7 @@ static int enqueue_backward(dlca_trainer *t, int step) {
   argset b = {st->k_perc, 0, 0};
   ARG(&b, st->states), ARG(&b, grid), ARG(&b, ti), ARG(&b, st->dU), ARG(&b, st->dP[0]), ARG(&b, st->dP[1]);
   ARG(&b, fcoef), ARG(&b, st->coef), ARG(&b, st->partial), ARG(&b, B), ARG(&b, H), ARG(&b, W);
-  LOCAL(&b, cpw * (size_t)s->C * (size_t)s->K * 9), LOCAL(&b, cpw * 9 * (size_t)s->C), LOCAL(&b, cpw * (size_t)s->uin);
+  LOCAL(&b, cpwp * (size_t)s->C * (size_t)s->K * 9), LOCAL(&b, cpwp * 9 * (size_t)s->C), LOCAL(&b, cpwp * (size_t)s->uin);
   LOCAL(&b, (size_t)s->wg), LOCAL(&b, 4 * (size_t)s->NGP), LOCAL(&b, st->coef_st ? 4 * (size_t)s->NGP : 4);
   rc = arg_done(&b, "dlca_backward_perc");
   return rc ? rc : dlca__launch(t->ctx, st->k_perc, "backward_perc", 1, &gws, &lws);
@@ -883,6 +897,11 @@ int dlca__cl_trainer_wg(const dlca_trainer *t) {
  * its own (PSPLIT; tests). */
 int dlca__cl_trainer_psplit(const dlca_trainer *t) {
   return t && t->ops == &dlca__cl_trainer_ops && t->impl ? ((const cl_state *)t->impl)->sh.psplit : 0;
+}
+
+int dlca__cl_trainer_perc_unit(const dlca_trainer *t) {
+  const cl_state *st = t && t->ops == &dlca__cl_trainer_ops ? t->impl : NULL;
+  return st && st->sh.psplit ? st->sh.cpwp : 0;
 }
 
 int dlca__cl_trainer_persist(const dlca_trainer *t) {
