@@ -826,6 +826,8 @@ DLCA_UNROLL
             for (int k = 0; k < R; k++) {
               const int pf = ii == 0 && k < RPF;
               const int2 ent = pf ? e0[k < RPF ? k : 0] : rev[rb + k * n + i];
+              /* (loaded for padding entries too: made to wait for ent, the
+               * load cost b512 6 ms more than the padding's loads, sweep75) */
               const float2 cc = pf && CPF ? c0[k < RPF ? k : 0] : rcoef[rb + k * n + i];
               if (ent.x >= 0) {
                 const int g = ent.x >> 1;

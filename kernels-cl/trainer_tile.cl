@@ -50,6 +50,14 @@
 #else
 #define T_UNROLL
 #endif
+/* The update layers of tile_forward (the forward step, and the recompute of
+ * KERNELS 2): 0 a loop over layers; 1 unrolled, so that each layer's gate
+ * loop has a constant trip count and its gates overlap (doc/performance.md,
+ * v15); 2 unrolled, and each layer's gate loop too. Only with TUNROLL. */
+// @tunable TFWD_UNROLL 0 1 2
+#ifndef TFWD_UNROLL
+#define TFWD_UNROLL 0
+#endif
 
 #define NSL (TWG / TL)
 /* The reverse pass of the backward step runs 4 lanes per thread (a float4 of
@@ -134,10 +142,16 @@ inline void tile_forward(__global const float4 *coef, __global const int *wires,
   }
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
   int ao = 0, wo = 2 * PG1, go = NGP;
+#if TFWD_UNROLL
+T_UNROLL
+#endif
   for (int l = 0; l < NU; l++) {
     const int n = US[l], G = US[l + 1], keep = store && l + 1 < NU;
     __local const float *in = buf + (l & 1) * DW * TL;
     __local float *out = buf + ((l + 1) & 1) * DW * TL;
+#if TFWD_UNROLL == 2
+T_UNROLL
+#endif
     for (int g = sl; g < G; g += NSL) {
       const float v = gate_t(coef[go + g], in[wires[wo + g] * TL + lane], in[wires[wo + G + g] * TL + lane]);
       out[g * TL + lane] = v;

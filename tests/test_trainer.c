@@ -101,7 +101,8 @@ START_TEST(test_cl_random) {
    * that a thread sums two (kernel, sum) pairs of the perception gates;
    * NSL = TWG / TL never a multiple of K = 3: a set of sums per pair slot);
    * _i / 3 == 3: KERNELS 0 with TILE_CELLS 1, trainer_tile.cl's forward
-   * steps and trainer.cl's backward, with KERNELS 2's TL and TWG;
+   * steps and trainer.cl's backward, with KERNELS 2's TL and TWG, its loops
+   * unrolled (TUNROLL 1) and TFWD_UNROLL 0, 1, 2;
    * _i / 3 == 4: KERNELS 0 with PERC_SPLIT_CELLS 1, the perception stacks'
    * backward in a launch of its own (dlca_backward_perc), with 2 to 4
    * groups per compute unit of its own (PERC_SPLIT_GROUPS_PER_CU) */
@@ -113,6 +114,9 @@ START_TEST(test_cl_random) {
   if (mode == 3) {
     ck_assert(dlca__tuning_override(ctx, "trainer.cl", "KERNELS", 0) == DLCA_OK);
     ck_assert(dlca__tuning_override(ctx, "trainer.cl", "TILE_CELLS", 1) == DLCA_OK);
+    /* the forward step's layers as a loop, unrolled, and unrolled with their gate loops */
+    ck_assert(dlca__tuning_override(ctx, "trainer_tile.cl", "TUNROLL", 1) == DLCA_OK);
+    ck_assert(dlca__tuning_override(ctx, "trainer_tile.cl", "TFWD_UNROLL", _i % 3) == DLCA_OK);
     kernels = 0;
   }
   if (mode == 4) {
@@ -127,7 +131,7 @@ START_TEST(test_cl_random) {
   }
   if (kernels == 1) fprintf(stderr, "KERNELS 1 (VEC %d, %d groups per unit): ", sh[3], sh[4]);
   else if (kernels == 2) fprintf(stderr, "KERNELS 2 (TL %d, TWG %d): ", sh[5], sh[6]);
-  else if (mode == 3) fprintf(stderr, "KERNELS 0, TILE_CELLS 1 (TL %d, TWG %d): ", sh[5], sh[6]);
+  else if (mode == 3) fprintf(stderr, "KERNELS 0, TILE_CELLS 1 (TL %d, TWG %d, TFWD_UNROLL %d): ", sh[5], sh[6], _i % 3);
   else if (mode == 4) fprintf(stderr, "KERNELS 0, PERC_SPLIT_CELLS 1, PERC_SPLIT_UNIT_CELLS %d: ", _i % 3 == 2 ? 64 : 5 + 2 * (_i % 3));
   else fprintf(stderr, "KERNELS 0: ");
   dlca_model *m = small_model(3, 3, one, periodic, 100 + (uint64_t)(_i % 3));
