@@ -186,6 +186,30 @@ __constant int UF[NU + 1] = {U_FANOUT, 0};
 #ifndef CPF
 #define CPF 1
 #endif
+/* 1: in dlca_backward's update layers, a thread's second gate and input
+ * (slot 1) load their wires and first EARLY_R reverse entries and
+ * coefficients at the start of the layer's phase, before its sums, instead
+ * of where they are used, so that their L2 round trips overlap the slot-0
+ * work (H200, checkerboard batch 512: 76.6 -> 70.3 ms, doc/performance.md
+ * v17); 0: where they are used. */
+// @tunable BWD_EARLY 1 0
+#ifndef BWD_EARLY
+#define BWD_EARLY 1
+#endif
+#ifndef EARLY_R
+#define EARLY_R 3
+#endif
+#if BWD_EARLY
+#define EW1A ew1a
+#define EW1B ew1b
+#define EE1(k) ee1[(k) < EARLY_R ? (k) : 0]
+#define EC1(k) ec1[(k) < EARLY_R ? (k) : 0]
+#else
+#define EW1A 0
+#define EW1B 0
+#define EE1(k) (int2)(-1, 0)
+#define EC1(k) (float2)(0.0f)
+#endif
 __constant int PW[2 * PG1] = {P_WIRES};
 /* 1: run each perception stack as one flat loop over its PG1 gates (tables
  * from the host), so that every x index is a literal once unrolled and the
@@ -793,6 +817,18 @@ DLCA_UNROLL
         float2 c0[RPF];
 DLCA_UNROLL
         for (int k = 0; k < RPF; k++) e0[k] = pe[k], c0[k] = pcf[k];
+#if BWD_EARLY
+        int ew1a = 0, ew1b = 0;
+        int2 ee1[EARLY_R];
+        float2 ec1[EARLY_R];
+        if (G > WG && tid + WG < G) ew1a = wires[wo + tid + WG], ew1b = wires[wo + G + tid + WG];
+DLCA_UNROLL
+        for (int k = 0; k < EARLY_R; k++) {
+          const int in1 = k < R && n > WG && tid + WG < n, e = rb + k * n + tid + WG;
+          ee1[k] = in1 ? rev[e] : (int2)(-1, 0);
+          ec1[k] = in1 ? rcoef[e] : (float2)(0.0f);
+        }
+#endif
         if (l > 0) {
           const int G1 = US[l], n1 = US[l - 1], R1 = UF[l - 1];
           if (tid < G1) pa = wires[wo - 2 * G1 + tid], pb = wires[wo - G1 + tid];
@@ -809,7 +845,8 @@ DLCA_UNROLL
         for (int i = 0; i < (G + WG - 1) / WG; i++) {
           const int g = tid + i * WG;
           if (g < G) {
-            const int ia = i ? wires[wo + g] : wa0, ib = i ? wires[wo + G + g] : wb0;
+            const int ia = i == 0 ? wa0 : BWD_EARLY && i == 1 ? EW1A : wires[wo + g];
+            const int ib = i == 0 ? wb0 : BWD_EARLY && i == 1 ? EW1B : wires[wo + G + g];
             for (int j = 0; j < CPW; j++) {
               float d = dg[j * 2 * DW + g], a = act[j * ACTF + ao + ia], bb = act[j * ACTF + ao + ib];
               accU[slot + i][0] += d, accU[slot + i][1] += d * a, accU[slot + i][2] += d * bb;
@@ -824,11 +861,11 @@ DLCA_UNROLL
             float sum[CPW];
             for (int j = 0; j < CPW; j++) sum[j] = 0.0f;
             for (int k = 0; k < R; k++) {
-              const int pf = ii == 0 && k < RPF;
-              const int2 ent = pf ? e0[k < RPF ? k : 0] : rev[rb + k * n + i];
+              const int pf = ii == 0 && k < RPF, pf1 = BWD_EARLY && ii == 1 && k < EARLY_R;
+              const int2 ent = pf ? e0[k < RPF ? k : 0] : pf1 ? EE1(k) : rev[rb + k * n + i];
               /* (loaded for padding entries too: made to wait for ent, the
                * load cost b512 6 ms more than the padding's loads, sweep75) */
-              const float2 cc = pf && CPF ? c0[k < RPF ? k : 0] : rcoef[rb + k * n + i];
+              const float2 cc = pf && CPF ? c0[k < RPF ? k : 0] : pf1 ? EC1(k) : rcoef[rb + k * n + i];
               if (ent.x >= 0) {
                 const int g = ent.x >> 1;
                 for (int j = 0; j < CPW; j++) {
