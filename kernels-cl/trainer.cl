@@ -199,6 +199,13 @@ __constant int UF[NU + 1] = {U_FANOUT, 0};
 #ifndef EARLY_R
 #define EARLY_R 3
 #endif
+/* A thread's patch values of a backward unit, and whether dlca_backward
+ * loads them before the unit's other global loads (where they take at most
+ * 4 registers) */
+#define PSL ((CPW * 9 * C + WG - 1) / WG)
+#ifndef PATCH_FIRST
+#define PATCH_FIRST (PSL <= 4)
+#endif
 #if BWD_EARLY
 #define EW1A ew1a
 #define EW1B ew1b
@@ -282,6 +289,16 @@ inline void write_rev_coef(__global const int2 *rslot, __global float2 *rcoef, i
   const int2 sl = rslot[g - NGP];
   rcoef[sl.x] = (float2)(c.y, c.w);
   rcoef[sl.y] = (float2)(c.z, c.w);
+}
+
+/* Value x of a unit's patches (as load_patch lays them out, CPW of them
+ * from cell base; a missing cell past the end takes the last one's). */
+inline float unit_patch_value(__global const float *grid, int x, int base, int cells, int H, int W) {
+  const int j = x / (9 * C), i = x - j * 9 * C, f = i / C, c = i - f * C;
+  const int cell = base + j < cells ? base + j : cells - 1;
+  const int b = cell / (H * W);
+  int rr = (cell / W) % H + f / 3 - 1, qq = cell % W + f % 3 - 1;
+  return wrap_ok(&rr, &qq, H, W) ? grid[(((size_t)b * H + rr) * W + qq) * C + c] : 0.0f;
 }
 
 /* patch[f*C + c] = channel c of cell (r + dr - 1, q + dq - 1), f = 3 dr + dq. */
@@ -728,6 +745,17 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
      * exactly these units */
     if (!top) wait_for_neighbours(flags, units, T - 1 - t + NEED_MORE, base, cells, H, W);
 #endif
+#if PATCH_FIRST
+    /* the unit's patch values are loaded before step 1's loads and stored
+     * after them, so that a thread waits for one round trip, not two
+     * (doc/performance.md, v18) */
+    float pv[PSL];
+DLCA_UNROLL
+    for (int s = 0; s < PSL; s++) {
+      const int x = tid + s * WG;
+      pv[s] = x < CPW * 9 * C ? unit_patch_value(state_t, x, base, cells, H, W) : 0.0f;
+    }
+#endif
     /* 1. dL/d(state_{t+1}) of each cell */
     for (int jc = tid; jc < CPW * C; jc += WG) {
       const int j = jc / C, c = jc - j * C, cell = base + j;
@@ -766,10 +794,17 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
       fired[j] = cell < cells && fires(masks, use_masks, mask_key, rate, t, cells, cell) ? 1.0f : 0.0f;
       /* 3. recompute the forward pass of each cell at step t (a missing cell
        * past the end reuses the last one's grid: its results are discarded) */
+#if !PATCH_FIRST
       const int cl = cell < cells ? cell : cells - 1;
       const int b = cl / (H * W), r = (cl / W) % H, q = cl % W;
       load_patch(state_t + (size_t)b * H * W * C, H, W, r, q, patch + j * 9 * C);
+#endif
     }
+#if PATCH_FIRST
+DLCA_UNROLL
+    for (int s = 0; s < PSL; s++)
+      if (tid + s * WG < CPW * 9 * C) patch[tid + s * WG] = pv[s];
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
     cell_forward(coef, pcoef, wires, patch, act, CPW, 9 * C, ACTF);
     /* dact ping-pongs between two rows of DW floats: layer l's output
@@ -974,6 +1009,16 @@ DLCA_UNROLL
 }
 
 #if PSPLIT
+/* dlca_backward_perc's loads at a unit's start: PNL a thread, issued
+ * PERC_BATCH at a time before they are stored; by default all of them (at
+ * most 24), one round trip a unit (0: a loop per array, a load and its
+ * store at a time: H200, checkerboard b512, 4 a batch 67.9 ms, 8 67.2, 12
+ * 66.9, all 19 64.7 against 68.5, doc/performance.md v19) */
+#define UIN (C + C * S * K)
+#define PNL ((CPWP * (9 * C + UIN) + WG - 1) / WG)
+#ifndef PERC_BATCH
+#define PERC_BATCH (PNL < 24 ? PNL : 24)
+#endif
 /* The perception stacks' backward of step t, after dlca_backward of step t
  * (PSPLIT: at batch 512 that kernel then holds no perception sums, 159-168
  * registers a thread instead of 250 on an H100/H200, and 3 groups fit an SM
@@ -998,6 +1043,27 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward_perc
   __global const float *state_t = states + (size_t)t * grid;
   __global float *dP_cur = (t & 1) ? dP1 : dP0;
   for (int base = grp * CPWP; base < cells; base += nwg * CPWP) {
+#if PERC_BATCH
+    /* the unit's patches (a missing cell past the end: the last one's grid;
+     * its results are not written) and update-input gradients (zeros past
+     * the end), PERC_BATCH loads a thread in flight before their stores
+     * (doc/performance.md, v19) */
+    for (int s0 = 0; s0 < PNL; s0 += PERC_BATCH) {
+      float v[PERC_BATCH];
+DLCA_UNROLL
+      for (int u = 0; u < PERC_BATCH; u++) {
+        const int x = tid + (s0 + u) * WG, y = x - CPWP * 9 * C, j = y / UIN;
+        v[u] = x < CPWP * 9 * C ? unit_patch_value(state_t, x, base, cells, H, W)
+               : y < CPWP * UIN && base + j < cells ? dU[(size_t)base * UIN + y] : 0.0f;
+      }
+DLCA_UNROLL
+      for (int u = 0; u < PERC_BATCH; u++) {
+        const int x = tid + (s0 + u) * WG;
+        if (x < CPWP * 9 * C) patch[x] = v[u];
+        else if (x < CPWP * (9 * C + UIN)) din[x - CPWP * 9 * C] = v[u];
+      }
+    }
+#else
     for (int j = 0; j < CPWP; j++) {
       /* a missing cell past the end reuses the last one's grid; its results are not written */
       const int cl = base + j < cells ? base + j : cells - 1;
@@ -1008,6 +1074,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward_perc
       const int j = ji / US[0];
       din[ji] = base + j < cells ? dU[(size_t)base * US[0] + ji] : 0.0f;
     }
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
 DLCA_UNROLL
     for (int ps = 0; ps < PAIR_SLOTS; ps++) {
