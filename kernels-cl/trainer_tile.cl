@@ -94,16 +94,41 @@ inline float gate_t(float4 c, float a, float b) { return c.x + c.y * a + c.z * b
 /* patch[(f C + c) TL + lane] = channel c of neighbour f = 3 dr + dq of cell
  * base + lane (spec section 3.1); 0 outside a zero-padded grid and past the
  * last cell. */
+/* A thread's TPN patch values, loaded TPATCH_BATCH at a time before they
+ * are stored (by default all, at most 16: one round trip a tile instead of
+ * one per value; H200, checkerboard b512: dlca_forward_tile 14.14 -> 14.09
+ * ms, doc/performance.md v20) */
+#define TPN ((9 * C * TL + TWG - 1) / TWG)
+#ifndef TPATCH_BATCH
+#define TPATCH_BATCH (TPN < 16 ? TPN : 16)
+#endif
+inline float tile_patch_value(__global const float *grid, int i, int base, int cells, int H, int W) {
+  const int c = i % C, rest = i / C, lane = rest % TL, f = rest / TL, cell = base + lane;
+  float v = 0.0f;
+  if (cell < cells) {
+    const int b = cell / (H * W);
+    int rr = (cell / W) % H + f / 3 - 1, qq = cell % W + f % 3 - 1;
+    if (wrap_ok(&rr, &qq, H, W)) v = grid[(((size_t)b * H + rr) * W + qq) * C + c];
+  }
+  return v;
+}
 inline void tile_patch(__global const float *grid, int base, int cells, int H, int W, __local float *patch) {
-  for (int i = get_local_id(0); i < 9 * C * TL; i += TWG) {
-    const int c = i % C, rest = i / C, lane = rest % TL, f = rest / TL, cell = base + lane;
-    float v = 0.0f;
-    if (cell < cells) {
-      const int b = cell / (H * W);
-      int rr = (cell / W) % H + f / 3 - 1, qq = cell % W + f % 3 - 1;
-      if (wrap_ok(&rr, &qq, H, W)) v = grid[(((size_t)b * H + rr) * W + qq) * C + c];
+  const int tid = get_local_id(0);
+  for (int s0 = 0; s0 < TPN; s0 += TPATCH_BATCH) {
+    float v[TPATCH_BATCH];
+T_UNROLL
+    for (int u = 0; u < TPATCH_BATCH; u++) {
+      const int i = tid + (s0 + u) * TWG;
+      v[u] = i < 9 * C * TL ? tile_patch_value(grid, i, base, cells, H, W) : 0.0f;
     }
-    patch[(f * C + c) * TL + lane] = v;
+T_UNROLL
+    for (int u = 0; u < TPATCH_BATCH; u++) {
+      const int i = tid + (s0 + u) * TWG;
+      if (i < 9 * C * TL) {
+        const int c = i % C, rest = i / C, lane = rest % TL, f = rest / TL;
+        patch[(f * C + c) * TL + lane] = v[u];
+      }
+    }
   }
 }
 
