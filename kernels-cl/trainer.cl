@@ -333,12 +333,37 @@ DLCA_UNROLL
 #endif
 }
 
+/* The first update layer's wires and coefficients of a thread's FSLOTS gates. */
+inline void first_layer_tables(__global const float4 *coef, __global const int *wires, int *pa, int *pb, float4 *pc) {
+  const int tid = get_local_id(0), wo = 2 * PG1, go = NGP;
+  for (int i = 0; i < FSLOTS; i++) {
+    const int g = tid + i * WG;
+    pa[i] = pb[i] = 0, pc[i] = (float4)(0.0f);
+    if (g < US[1]) pa[i] = wires[wo + g], pb[i] = wires[wo + US[1] + g], pc[i] = coef[go + g];
+  }
+}
+#ifndef RECOMP_EARLY
+#define RECOMP_EARLY 1
+#endif
+
 /* The whole circuit of one cell: patch -> act[UTOTAL] (update input and every
  * update layer's outputs). Ends with a barrier. */
 inline void cell_forward(__global const float4 *coef, __local const float4 *pcoef, __global const int *wires,
                          __local const float *patch, __local float *act, const int ncell, const int pstride,
                          const int astride) {
   const int tid = get_local_id(0);
+  /* The update layers' tables: a thread's gates of each layer (tid, tid +
+   * WG, ..., up to FSLOTS of them) have their wires and coefficients loaded
+   * one layer ahead, so that their global-memory latency hides behind the
+   * layer in flight (doc/kernels.md), the first layer's before the
+   * perception stacks (RECOMP_EARLY, v21); gates past FSLOTS load theirs
+   * where they are used. */
+  int ao = 0, wo = 2 * PG1, go = NGP;
+  int pa[FSLOTS], pb[FSLOTS];
+  float4 pc[FSLOTS];
+#if RECOMP_EARLY
+  first_layer_tables(coef, wires, pa, pb, pc);
+#endif
   for (int j = 0; j < ncell; j++)
     for (int c = tid; c < C; c += WG) act[j * astride + c] = patch[j * pstride + 4 * C + c];
   for (int p = tid; p < C * K; p += WG) {
@@ -350,19 +375,10 @@ inline void cell_forward(__global const float4 *coef, __local const float4 *pcoe
       for (int s = 0; s < S; s++) act[j * astride + C + c * S * K + s * K + k] = x[PTOT - S + s];
     }
   }
-  /* The update layers. A thread's gates of each layer (tid, tid + WG, ...,
-   * up to FSLOTS of them) have their wires and coefficients loaded one layer
-   * ahead, before the barrier, so that their global-memory latency hides
-   * behind the layer in flight (doc/kernels.md); gates past FSLOTS load
-   * theirs where they are used. Every barrier serves all ncell cells. */
-  int ao = 0, wo = 2 * PG1, go = NGP;
-  int pa[FSLOTS], pb[FSLOTS];
-  float4 pc[FSLOTS];
-  for (int i = 0; i < FSLOTS; i++) {
-    const int g = tid + i * WG;
-    pa[i] = pb[i] = 0, pc[i] = (float4)(0.0f);
-    if (g < US[1]) pa[i] = wires[wo + g], pb[i] = wires[wo + US[1] + g], pc[i] = coef[go + g];
-  }
+  /* The update layers; every barrier serves all ncell cells. */
+#if !RECOMP_EARLY
+  first_layer_tables(coef, wires, pa, pb, pc);
+#endif
   barrier(CLK_LOCAL_MEM_FENCE);
 /* no #pragma unroll here: PoCL 3.1 miscompiles this loop unrolled */
   for (int l = 0; l < NU; l++) {
