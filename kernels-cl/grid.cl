@@ -29,6 +29,19 @@ inline int wrap_ok(int *rr, int *qq, int H, int W) {
 #endif
 }
 
+/* Channel c of neighbour f = 3 dr + dq, cell (r + dr - 1, q + dq - 1), of
+ * cell (r, q) of sample b of the batch's grid (spec section 3.1): wrapped,
+ * or 0 outside a zero-padded grid. */
+inline float neighbour_value(__global const float *grid, int b, int r, int q, int f, int c, int H, int W) {
+  int rr = r + f / 3 - 1, qq = q + f % 3 - 1;
+  return wrap_ok(&rr, &qq, H, W) ? grid[(((size_t)b * H + rr) * W + qq) * C + c] : 0.0f;
+}
+
+/* The same, of cell `cell` (b H W + r W + q) */
+inline float cell_neighbour_value(__global const float *grid, int cell, int f, int c, int H, int W) {
+  return neighbour_value(grid, cell / (H * W), (cell / W) % H, cell % W, f, c, H, W);
+}
+
 /* dL/d(state_{t+1}), channel c of cell `cell`, below the top step: the sum
  * of the 9 neighbours' dP_{t+1} entries that read the cell (cell (r, q) is
  * patch element f = 3 dr + dq of its neighbour (r - dr + 1, q - dq + 1);

@@ -206,17 +206,6 @@ __constant int UF[NU + 1] = {U_FANOUT, 0};
 #ifndef PATCH_FIRST
 #define PATCH_FIRST (PSL <= 4)
 #endif
-#if BWD_EARLY
-#define EW1A ew1a
-#define EW1B ew1b
-#define EE1(k) ee1[(k) < EARLY_R ? (k) : 0]
-#define EC1(k) ec1[(k) < EARLY_R ? (k) : 0]
-#else
-#define EW1A 0
-#define EW1B 0
-#define EE1(k) (int2)(-1, 0)
-#define EC1(k) (float2)(0.0f)
-#endif
 __constant int PW[2 * PG1] = {P_WIRES};
 /* 1: run each perception stack as one flat loop over its PG1 gates (tables
  * from the host), so that every x index is a literal once unrolled and the
@@ -261,6 +250,8 @@ inline __local const float4 *stage_perc_coefs(__global const float4 *coef, __glo
 #endif
 }
 
+/* The update input's width (spec section 3.3), US[0] */
+#define UIN (C + C * S * K)
 /* Perception pairs (channel, kernel) per thread, and update gates per thread. */
 #define PAIR_SLOTS ((C * K + WG - 1) / WG)
 /* A thread's pairs p = tid + ps WG all have kernel k = p mod K when WG is a
@@ -291,23 +282,17 @@ inline void write_rev_coef(__global const int2 *rslot, __global float2 *rcoef, i
   rcoef[sl.y] = (float2)(c.z, c.w);
 }
 
-/* Value x of a unit's patches (as load_patch lays them out, CPW of them
- * from cell base; a missing cell past the end takes the last one's). */
+/* Value x of a unit's patches (as load_patch lays them out, one after
+ * another from cell base; a missing cell past the end takes the last one's). */
 inline float unit_patch_value(__global const float *grid, int x, int base, int cells, int H, int W) {
-  const int j = x / (9 * C), i = x - j * 9 * C, f = i / C, c = i - f * C;
-  const int cell = base + j < cells ? base + j : cells - 1;
-  const int b = cell / (H * W);
-  int rr = (cell / W) % H + f / 3 - 1, qq = cell % W + f % 3 - 1;
-  return wrap_ok(&rr, &qq, H, W) ? grid[(((size_t)b * H + rr) * W + qq) * C + c] : 0.0f;
+  const int j = x / (9 * C), i = x - j * 9 * C, f = i / C;
+  return cell_neighbour_value(grid, base + j < cells ? base + j : cells - 1, f, i - f * C, H, W);
 }
 
-/* patch[f*C + c] = channel c of cell (r + dr - 1, q + dq - 1), f = 3 dr + dq. */
-inline void load_patch(__global const float *grid, int H, int W, int r, int q, __local float *patch) {
-  for (int i = get_local_id(0); i < 9 * C; i += WG) {
-    int f = i / C, c = i - f * C;
-    int rr = r + f / 3 - 1, qq = q + f % 3 - 1;
-    patch[i] = wrap_ok(&rr, &qq, H, W) ? grid[((size_t)rr * W + qq) * C + c] : 0.0f;
-  }
+/* patch[f*C + c] = channel c of neighbour f of cell `cell` (neighbour_value). */
+inline void load_patch(__global const float *grid, int cell, int H, int W, __local float *patch) {
+  const int b = cell / (H * W), r = (cell / W) % H, q = cell % W;
+  for (int i = get_local_id(0); i < 9 * C; i += WG) patch[i] = neighbour_value(grid, b, r, q, i / C, i % C, H, W);
 }
 
 /* One perception stack (kernel k on channel c) in private memory; x[PTOT].
@@ -590,9 +575,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_forward(
   __global const float *cur = cur_base + cur_off;
   __global float *nxt = nxt_base + nxt_off;
   for (int cell = get_group_id(0); cell < cells; cell += get_num_groups(0)) {
-    const int b = cell / (H * W), r = (cell / W) % H, q = cell % W;
     const int fired = fires(masks, use_masks, mask_key, rate, t, cells, cell);
-    load_patch(cur + (size_t)b * H * W * C, H, W, r, q, patch);
+    load_patch(cur, cell, H, W, patch);
     barrier(CLK_LOCAL_MEM_FENCE);
     cell_forward(coef, pcoef, wires, patch, act, 1, 0, 0);
     /* an async cell that did not fire keeps its state (spec section 3) */
@@ -811,9 +795,7 @@ DLCA_UNROLL
       /* 3. recompute the forward pass of each cell at step t (a missing cell
        * past the end reuses the last one's grid: its results are discarded) */
 #if !PATCH_FIRST
-      const int cl = cell < cells ? cell : cells - 1;
-      const int b = cl / (H * W), r = (cl / W) % H, q = cl % W;
-      load_patch(state_t + (size_t)b * H * W * C, H, W, r, q, patch + j * 9 * C);
+      load_patch(state_t, cell < cells ? cell : cells - 1, H, W, patch + j * 9 * C);
 #endif
     }
 #if PATCH_FIRST
@@ -868,18 +850,17 @@ DLCA_UNROLL
         float2 c0[RPF];
 DLCA_UNROLL
         for (int k = 0; k < RPF; k++) e0[k] = pe[k], c0[k] = pcf[k];
-#if BWD_EARLY
+        /* BWD_EARLY: slot 1's entries (with 0 the compiler drops these) */
         int ew1a = 0, ew1b = 0;
         int2 ee1[EARLY_R];
         float2 ec1[EARLY_R];
-        if (G > WG && tid + WG < G) ew1a = wires[wo + tid + WG], ew1b = wires[wo + G + tid + WG];
+        if (BWD_EARLY && G > WG && tid + WG < G) ew1a = wires[wo + tid + WG], ew1b = wires[wo + G + tid + WG];
 DLCA_UNROLL
         for (int k = 0; k < EARLY_R; k++) {
-          const int in1 = k < R && n > WG && tid + WG < n, e = rb + k * n + tid + WG;
+          const int in1 = BWD_EARLY && k < R && n > WG && tid + WG < n, e = rb + k * n + tid + WG;
           ee1[k] = in1 ? rev[e] : (int2)(-1, 0);
           ec1[k] = in1 ? rcoef[e] : (float2)(0.0f);
         }
-#endif
         if (l > 0) {
           const int G1 = US[l], n1 = US[l - 1], R1 = UF[l - 1];
           if (tid < G1) pa = wires[wo - 2 * G1 + tid], pb = wires[wo - G1 + tid];
@@ -896,8 +877,8 @@ DLCA_UNROLL
         for (int i = 0; i < (G + WG - 1) / WG; i++) {
           const int g = tid + i * WG;
           if (g < G) {
-            const int ia = i == 0 ? wa0 : BWD_EARLY && i == 1 ? EW1A : wires[wo + g];
-            const int ib = i == 0 ? wb0 : BWD_EARLY && i == 1 ? EW1B : wires[wo + G + g];
+            const int ia = i == 0 ? wa0 : BWD_EARLY && i == 1 ? ew1a : wires[wo + g];
+            const int ib = i == 0 ? wb0 : BWD_EARLY && i == 1 ? ew1b : wires[wo + G + g];
             for (int j = 0; j < CPW; j++) {
               float d = dg[j * 2 * DW + g], a = act[j * ACTF + ao + ia], bb = act[j * ACTF + ao + ib];
               accU[slot + i][0] += d, accU[slot + i][1] += d * a, accU[slot + i][2] += d * bb;
@@ -913,10 +894,10 @@ DLCA_UNROLL
             for (int j = 0; j < CPW; j++) sum[j] = 0.0f;
             for (int k = 0; k < R; k++) {
               const int pf = ii == 0 && k < RPF, pf1 = BWD_EARLY && ii == 1 && k < EARLY_R;
-              const int2 ent = pf ? e0[k < RPF ? k : 0] : pf1 ? EE1(k) : rev[rb + k * n + i];
+              const int2 ent = pf ? e0[k < RPF ? k : 0] : pf1 ? ee1[k < EARLY_R ? k : 0] : rev[rb + k * n + i];
               /* (loaded for padding entries too: made to wait for ent, the
                * load cost b512 6 ms more than the padding's loads, sweep75) */
-              const float2 cc = pf && CPF ? c0[k < RPF ? k : 0] : pf1 ? EC1(k) : rcoef[rb + k * n + i];
+              const float2 cc = pf && CPF ? c0[k < RPF ? k : 0] : pf1 ? ec1[k < EARLY_R ? k : 0] : rcoef[rb + k * n + i];
               if (ent.x >= 0) {
                 const int g = ent.x >> 1;
                 for (int j = 0; j < CPW; j++) {
@@ -934,9 +915,9 @@ DLCA_UNROLL
 #if PSPLIT
     /* 5. the update input's gradient of each cell to dU: the perception
      * stacks' backward is dlca_backward_perc's, a launch of its own */
-    for (int ji = tid; ji < CPW * US[0]; ji += WG) {
-      const int j = ji / US[0], i = ji - j * US[0];
-      if (base + j < cells) dU[(size_t)(base + j) * US[0] + i] = dact[j * 2 * DW + i];
+    for (int ji = tid; ji < CPW * UIN; ji += WG) {
+      const int j = ji / UIN, i = ji - j * UIN;
+      if (base + j < cells) dU[(size_t)(base + j) * UIN + i] = dact[j * 2 * DW + i];
     }
 #else
     /* 5. perception stacks: recompute privately, backprop, and leave each
@@ -1027,13 +1008,15 @@ DLCA_UNROLL
 #if PSPLIT
 /* dlca_backward_perc's loads at a unit's start: PNL a thread, issued
  * PERC_BATCH at a time before they are stored; by default all of them (at
- * most 24), one round trip a unit (0: a loop per array, a load and its
- * store at a time: H200, checkerboard b512, 4 a batch 67.9 ms, 8 67.2, 12
- * 66.9, all 19 64.7 against 68.5, doc/performance.md v19) */
-#define UIN (C + C * S * K)
+ * most 24), one round trip a unit (1: a load and its store at a time, as
+ * before v19: H200, checkerboard b512, 68.5 ms against 67.9 with 4 a batch,
+ * 67.2 with 8, 66.9 with 12, 64.7 with all 19; doc/performance.md v19) */
 #define PNL ((CPWP * (9 * C + UIN) + WG - 1) / WG)
 #ifndef PERC_BATCH
 #define PERC_BATCH (PNL < 24 ? PNL : 24)
+#endif
+#if PERC_BATCH < 1
+#error "PERC_BATCH must be at least 1"
 #endif
 /* The perception stacks' backward of step t, after dlca_backward of step t
  * (PSPLIT: at batch 512 that kernel then holds no perception sums, 159-168
@@ -1059,7 +1042,6 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward_perc
   __global const float *state_t = states + (size_t)t * grid;
   __global float *dP_cur = (t & 1) ? dP1 : dP0;
   for (int base = grp * CPWP; base < cells; base += nwg * CPWP) {
-#if PERC_BATCH
     /* the unit's patches (a missing cell past the end: the last one's grid;
      * its results are not written) and update-input gradients (zeros past
      * the end), PERC_BATCH loads a thread in flight before their stores
@@ -1079,18 +1061,6 @@ DLCA_UNROLL
         else if (x < CPWP * (9 * C + UIN)) din[x - CPWP * 9 * C] = v[u];
       }
     }
-#else
-    for (int j = 0; j < CPWP; j++) {
-      /* a missing cell past the end reuses the last one's grid; its results are not written */
-      const int cl = base + j < cells ? base + j : cells - 1;
-      const int b = cl / (H * W), r = (cl / W) % H, q = cl % W;
-      load_patch(state_t + (size_t)b * H * W * C, H, W, r, q, patch + j * 9 * C);
-    }
-    for (int ji = tid; ji < CPWP * US[0]; ji += WG) {
-      const int j = ji / US[0];
-      din[ji] = base + j < cells ? dU[(size_t)base * US[0] + ji] : 0.0f;
-    }
-#endif
     barrier(CLK_LOCAL_MEM_FENCE);
 DLCA_UNROLL
     for (int ps = 0; ps < PAIR_SLOTS; ps++) {
@@ -1100,14 +1070,14 @@ DLCA_UNROLL
 DLCA_UNROLL
 #endif
         for (int j = 0; j < CPWP; j++)
-          perceive_backward(pcoef, pdcoef, patch + j * 9 * C, din + j * US[0], p / K, p % K,
+          perceive_backward(pcoef, pdcoef, patch + j * 9 * C, din + j * UIN, p / K, p % K,
                             accP[PACC == 1 ? 0 : ps], cols + (j * C * K + p) * 9);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int ji = tid; ji < CPWP * 9 * C; ji += WG) {
       const int j = ji / (9 * C), i = ji - j * 9 * C, f = i / C, c = i - f * C;
       if (base + j < cells)
-        dP_cur[(size_t)(base + j) * 9 * C + i] = patch_gradient(din + j * US[0], cols + j * C * K * 9, f, c);
+        dP_cur[(size_t)(base + j) * 9 * C + i] = patch_gradient(din + j * UIN, cols + j * C * K * 9, f, c);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }

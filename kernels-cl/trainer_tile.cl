@@ -103,14 +103,8 @@ inline float gate_t(float4 c, float a, float b) { return c.x + c.y * a + c.z * b
 #define TPATCH_BATCH (TPN < 16 ? TPN : 16)
 #endif
 inline float tile_patch_value(__global const float *grid, int i, int base, int cells, int H, int W) {
-  const int c = i % C, rest = i / C, lane = rest % TL, f = rest / TL, cell = base + lane;
-  float v = 0.0f;
-  if (cell < cells) {
-    const int b = cell / (H * W);
-    int rr = (cell / W) % H + f / 3 - 1, qq = cell % W + f % 3 - 1;
-    if (wrap_ok(&rr, &qq, H, W)) v = grid[(((size_t)b * H + rr) * W + qq) * C + c];
-  }
-  return v;
+  const int rest = i / C, cell = base + rest % TL;
+  return cell < cells ? cell_neighbour_value(grid, cell, rest / TL, i % C, H, W) : 0.0f;
 }
 inline void tile_patch(__global const float *grid, int base, int cells, int H, int W, __local float *patch) {
   const int tid = get_local_id(0);

@@ -239,16 +239,15 @@ static int build(dlca_trainer *t, cl_state *st, cl_program *prog, cl_program *st
  * (-1, 0) up to R. The kernel sums the entries in this order. rslot[u] holds
  * the indices of update gate u's two entries (side a, side b), where
  * dlca_coef writes the coefficients that the entries need (rcoef, whose
- * padding entries are cleared here and never written). */
+ * padding entries cl_init clears and nothing writes). */
 static int upload_wiring(dlca_trainer *t, cl_state *st) {
   const dlca_model *m = t->model;
   const cl_shape *s = &st->sh;
   int32_t *w = malloc(sizeof(int32_t) * s->n_wires), *rv = malloc(sizeof(int32_t) * 2 * (s->n_rev + 1));
   int32_t *slot = malloc(sizeof(int32_t) * 2 * ((size_t)s->NGU + 1)), *fill = NULL;
-  float *zeros = calloc(2 * s->n_rev + 2, sizeof(float));
   int rc = DLCA_OK;
   size_t o = 0, ov = 0, u = 0;
-  if (!w || !rv || !slot || !zeros) goto oom;
+  if (!w || !rv || !slot) goto oom;
   for (int l = 0; l < m->n_perceive; l++) {
     const dlca_layer *L = &m->perceive[l];
     memcpy(w + o, L->wa, sizeof(int32_t) * L->n_gates), o += L->n_gates;
@@ -275,11 +274,10 @@ static int upload_wiring(dlca_trainer *t, cl_state *st) {
   rc = dlca__upload(t->ctx, st->wires, 0, sizeof(int32_t) * s->n_wires, w, "wires");
   if (!rc) rc = dlca__upload(t->ctx, st->rev, 0, sizeof(int32_t) * 2 * s->n_rev, rv, "reverse wiring");
   if (!rc) rc = dlca__upload(t->ctx, st->rslot, 0, sizeof(int32_t) * 2 * (size_t)s->NGU, slot, "reverse slots");
-  if (!rc) rc = dlca__upload(t->ctx, st->rcoef, 0, sizeof(float) * 2 * s->n_rev, zeros, "reverse coefficients");
-  free(w), free(rv), free(slot), free(zeros);
+  free(w), free(rv), free(slot);
   return rc;
 oom:
-  free(w), free(rv), free(slot), free(zeros), free(fill);
+  free(w), free(rv), free(slot), free(fill);
   return dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory");
 }
 
@@ -594,10 +592,12 @@ static int cl_init(dlca_trainer *t) {
   cl_int err = clEnqueueFillBuffer(ctx->queue, st->m, &zero, 4, 0, P * 4, 0, NULL, NULL);
   if (!err) err = clEnqueueFillBuffer(ctx->queue, st->v, &zero, 4, 0, P * 4, 0, NULL, NULL);
   if (!err) err = clEnqueueFillBuffer(ctx->queue, st->grad, &zero, 4, 0, P * 4, 0, NULL, NULL);
+  if (!err) err = clEnqueueFillBuffer(ctx->queue, st->rcoef, &zero, 4, 0, s->n_rev * 8 + 8, 0, NULL, NULL);
   cl_int izero = 0; /* the flags and the status word */
   if (!err) err = clEnqueueFillBuffer(ctx->queue, st->flags, &izero, 4, 0, (s->units + 1) * 4, 0, NULL, NULL);
   if (err)
-    return dlca__fail_cl(err, "OpenCL trainer: clearing the Adam moments and step flags: %s", dlca__cl_error_name(err));
+    return dlca__fail_cl(err, "OpenCL trainer: clearing the Adam moments, reverse coefficients and step flags: %s",
+                         dlca__cl_error_name(err));
   return dlca__finish(ctx, "trainer set-up");
 }
 

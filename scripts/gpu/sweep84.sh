@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# (PERC_BATCH 0, the loops before v19, is 1 since the review after this session; 0 no longer builds.)
 # GPU call 84 (2026-11-26): v19, PERC_BATCH: dlca_backward_perc's unit-start loads (7 patches
 # and 7 update-input gradients, 19 a thread) issued 4 (or 8) at a time before their stores,
 # against 0 (a load and its store at a time, the v18 code), two rounds at b128, b512, b1024, with
