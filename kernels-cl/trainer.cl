@@ -199,6 +199,36 @@ __constant int UF[NU + 1] = {U_FANOUT, 0};
 #ifndef EARLY_R
 #define EARLY_R 3
 #endif
+/* BWD_PUSH (host: the tunable, taken with PSPLIT where the plan fits; the
+ * kernel sees PUSH): dlca_backward's update layers push each gate's two
+ * input gradients into the slots of its inputs instead of each input
+ * pulling them through the reverse wiring (doc/kernels.md, "The push
+ * backward"). Gate g of a layer with n inputs stores d (c1 + c3 b) at slot
+ * sa = k n + wa of the layer's gradient slots and d (c2 + c3 a) at sb, k the
+ * entry's place among its input's consumers (gate order, a before b, as in
+ * rev); the layer below reads its output gradient as the sum of its UF
+ * slots, in that order. Slots of layer l start at PUSH_OFF[l] of a cell's
+ * act row (PACT floats: its activations, then room the host planned; every
+ * layer's slots lie past the activations that are still to be read),
+ * PUSH_OFF[NU] holds the output gradient. pwire[u] = (wa | sa << 16, wb | sb
+ * << 16) of update gate u; after the NGU pairs, the slots that no gate
+ * writes (inputs read by fewer than UF gates), PUSH_ZB[l] .. PUSH_ZB[l + 1]
+ * of layer l, are cleared in its phase. */
+// @tunable BWD_PUSH 0 1
+#ifndef BWD_PUSH
+#define BWD_PUSH 0
+#endif
+#ifndef PUSH
+#define PUSH 0
+#endif
+#if PUSH
+__constant int PUSH_OFF[NU + 1] = {PUSH_OFFS};
+__constant int PUSH_ZB[NU + 1] = {PUSH_ZBS};
+/* floats of one cell's act row in dlca_backward */
+#define BACT PACT
+#else
+#define BACT ACTF
+#endif
 /* A thread's patch values of a backward unit, and whether dlca_backward
  * loads them before the unit's other global loads (where they take at most
  * 4 registers; 8 measured no different on growth, sweep87) */
@@ -705,8 +735,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
     __global float *g1, __global float *dP0, __global float *dP1, __global const float4 *coef,
     __global const float4 *dcoef, __global const int *wires, __global const int2 *rev,
     __global const float2 *rcoef, __global float *partial, __global float *loss_partial, __global const uchar *masks, int use_masks, ulong mask_key, float rate,
-    int t_arg, int B, int H, int W, __global volatile int *flags, __global float *dU, __local float *act,
-    __local float *dact,
+    int t_arg, int B, int H, int W, __global volatile int *flags, __global float *dU, __global const int2 *pwire,
+    __local float *act, __local float *dact,
     __local float *patch, __local float *dout, __local float4 *pcoef, __local float4 *pdcoef_st) {
   const int tid = get_local_id(0), grp = get_group_id(0), nwg = get_num_groups(0), cells = B * H * W;
   __global const float *state_T = states + (size_t)T * grid;
@@ -721,7 +751,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
   float loss = 0.0f;
 
   /* Tasks of CPW cells (a unit): cells base .. base + CPW - 1 share every
-   * barrier. Local arrays hold CPW rows: act (ACTF floats each), dact (2 DW),
+   * barrier. Local arrays hold CPW rows: act (BACT floats each), dact (2 DW),
    * patch (9 C), dout (C). One launch runs the units of step t_arg, or with
    * PERSIST every step, last to first. */
   const int units = (cells + CPW - 1) / CPW;
@@ -804,7 +834,67 @@ DLCA_UNROLL
       if (tid + s * WG < CPW * 9 * C) patch[tid + s * WG] = pv[s];
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);
-    cell_forward(coef, pcoef, wires, patch, act, CPW, 9 * C, ACTF);
+    cell_forward(coef, pcoef, wires, patch, act, CPW, 9 * C, BACT);
+#if PUSH
+    /* the output gradient: PUSH_OFF[NU], one slot (over the last layer's
+     * outputs, which nothing reads) */
+    for (int jc = tid; jc < CPW * C; jc += WG) {
+      const int j = jc / C, c = jc - j * C;
+      act[j * BACT + PUSH_OFF[NU] + c] = dout[jc] * fired[j];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* 4. update layers, last to first, one barrier per layer (BWD_PUSH):
+     * gate g of layer l reads its output gradient d (the sum of its UF[l + 1]
+     * slots), adds its 4 sums d, d a, d b, d a b, and stores d (c1 + c3 b)
+     * and d (c2 + c3 a) into its inputs' slots (pwire). The pwire pair and
+     * the coefficients of slot 0's gate are loaded one layer ahead, slot 1's
+     * at the start of the phase (BWD_EARLY). */
+    {
+      int ao = UTOTAL - C, go = NGU, slot = 0;
+      for (int l = 0; l < NU; l++) slot += (US[l + 1] + WG - 1) / WG;
+      __global const int *pzero = (__global const int *)(pwire + NGU);
+      int2 pw = (int2)(0);
+      float4 pc = (float4)(0.0f);
+      if (tid < US[NU]) pw = pwire[NGU - US[NU] + tid], pc = dcoef[NGP + NGU - US[NU] + tid];
+DLCA_UNROLL
+      for (int l = NU - 1; l >= 0; l--) {
+        const int n = US[l], G = US[l + 1], RI = l + 1 < NU ? UF[l + 1] : 1;
+        const int din = PUSH_OFF[l + 1], dou = PUSH_OFF[l];
+        ao -= n, go -= G, slot -= (G + WG - 1) / WG;
+        const int2 w0 = pw;
+        const float4 k0 = pc;
+        int2 w1 = (int2)(0);
+        float4 k1 = (float4)(0.0f);
+        if (BWD_EARLY && G > WG && tid + WG < G) w1 = pwire[go + tid + WG], k1 = dcoef[NGP + go + tid + WG];
+        if (l > 0 && tid < US[l]) pw = pwire[go - US[l] + tid], pc = dcoef[NGP + go - US[l] + tid];
+DLCA_UNROLL
+        for (int i = 0; i < (G + WG - 1) / WG; i++) {
+          const int g = tid + i * WG;
+          if (g < G) {
+            const int2 w = i == 0 ? w0 : BWD_EARLY && i == 1 ? w1 : pwire[go + g];
+            const float4 cf = i == 0 ? k0 : BWD_EARLY && i == 1 ? k1 : dcoef[NGP + go + g];
+            const int ia = w.x & 0xffff, ib = w.y & 0xffff;
+            const int sa = (int)((uint)w.x >> 16), sb = (int)((uint)w.y >> 16);
+            for (int j = 0; j < CPW; j++) {
+              __local float *A = act + j * BACT;
+              float d = A[din + g];
+              for (int k = 1; k < RI; k++) d += A[din + k * G + g];
+              const float a = A[ao + ia], bb = A[ao + ib];
+              accU[slot + i][0] += d, accU[slot + i][1] += d * a, accU[slot + i][2] += d * bb;
+              accU[slot + i][3] += d * a * bb;
+              A[dou + sa] = d * (cf.y + cf.w * bb);
+              A[dou + sb] = d * (cf.z + cf.w * a);
+            }
+          }
+        }
+        for (int z = PUSH_ZB[l] + tid; z < PUSH_ZB[l + 1]; z += WG) {
+          const int e = pzero[z];
+          for (int j = 0; j < CPW; j++) act[j * BACT + dou + e] = 0.0f;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+      }
+    }
+#else
     /* dact ping-pongs between two rows of DW floats: layer l's output
      * gradients are in row (l + 1) & 1, its input gradients go to row l & 1,
      * so the update input's gradient ends in row 0. */
@@ -880,7 +970,7 @@ DLCA_UNROLL
             const int ia = i == 0 ? wa0 : BWD_EARLY && i == 1 ? ew1a : wires[wo + g];
             const int ib = i == 0 ? wb0 : BWD_EARLY && i == 1 ? ew1b : wires[wo + G + g];
             for (int j = 0; j < CPW; j++) {
-              float d = dg[j * 2 * DW + g], a = act[j * ACTF + ao + ia], bb = act[j * ACTF + ao + ib];
+              float d = dg[j * 2 * DW + g], a = act[j * BACT + ao + ia], bb = act[j * BACT + ao + ib];
               accU[slot + i][0] += d, accU[slot + i][1] += d * a, accU[slot + i][2] += d * bb;
               accU[slot + i][3] += d * a * bb;
             }
@@ -901,7 +991,7 @@ DLCA_UNROLL
               if (ent.x >= 0) {
                 const int g = ent.x >> 1;
                 for (int j = 0; j < CPW; j++) {
-                  const float d = dg[j * 2 * DW + g], o = act[j * ACTF + ao + ent.y];
+                  const float d = dg[j * 2 * DW + g], o = act[j * BACT + ao + ent.y];
                   sum[j] += d * (cc.x + cc.y * o);
                 }
               }
@@ -912,7 +1002,18 @@ DLCA_UNROLL
         barrier(CLK_LOCAL_MEM_FENCE);
       }
     }
-#if PSPLIT
+#endif
+#if PUSH
+    /* 5. the update input's gradient of each cell (the sum of its slots) to
+     * dU: the perception stacks' backward is dlca_backward_perc's */
+    for (int ji = tid; ji < CPW * UIN; ji += WG) {
+      const int j = ji / UIN, i = ji - j * UIN;
+      __local const float *D = act + j * BACT + PUSH_OFF[0];
+      float d = D[i];
+      for (int k = 1; k < UF[0]; k++) d += D[k * UIN + i];
+      if (base + j < cells) dU[(size_t)(base + j) * UIN + i] = d;
+    }
+#elif PSPLIT
     /* 5. the update input's gradient of each cell to dU: the perception
      * stacks' backward is dlca_backward_perc's, a launch of its own */
     for (int ji = tid; ji < CPW * UIN; ji += WG) {
@@ -928,13 +1029,13 @@ DLCA_UNROLL
       if (p < C * K)
         for (int j = 0; j < CPW; j++)
           perceive_backward(pcoef, pdcoef, patch + j * 9 * C, dact + j * 2 * DW, p / K, p % K,
-                            accP[PACC == 1 ? 0 : ps], act + j * ACTF + p * 9);
+                            accP[PACC == 1 ? 0 : ps], act + j * BACT + p * 9);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int ji = tid; ji < CPW * 9 * C; ji += WG) {
       const int j = ji / (9 * C), i = ji - j * 9 * C, f = i / C, c = i - f * C;
       if (base + j >= cells) continue;
-      dP_cur[(size_t)(base + j) * 9 * C + i] = patch_gradient(dact + j * 2 * DW, act + j * ACTF, f, c);
+      dP_cur[(size_t)(base + j) * 9 * C + i] = patch_gradient(dact + j * 2 * DW, act + j * BACT, f, c);
     }
 #endif
 #if PERSIST

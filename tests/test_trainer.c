@@ -105,7 +105,9 @@ START_TEST(test_cl_random) {
    * unrolled (TUNROLL 1) and TFWD_UNROLL 0, 1, 2;
    * _i / 3 == 4: KERNELS 0 with PERC_SPLIT_CELLS 1, the perception stacks'
    * backward in a launch of its own (dlca_backward_perc), with 2 to 4
-   * groups per compute unit of its own (PERC_SPLIT_GROUPS_PER_CU) */
+   * groups per compute unit of its own (PERC_SPLIT_GROUPS_PER_CU), and
+   * dlca_backward's update layers pushing their input gradients (BWD_PUSH 1)
+   * in shapes 0 and 2, pulling them (0) in shape 1 */
   static const int shapes[3][7] = {{0, 0, 0, 16, 2, 8, 32}, {1, 1, 0, 4, 1, 4, 8}, {0, 1, 1, 8, 4, 16, 64}};
   const int *sh = shapes[_i % 3], mode = _i / 3;
   int kernels = mode == 3 ? 2 : mode == 4 ? 0 : mode;
@@ -132,11 +134,14 @@ START_TEST(test_cl_random) {
      * more than the cells, lowered to what local memory holds) */
     ck_assert(dlca__tuning_override(ctx, "trainer.cl", "PERC_SPLIT_UNIT_CELLS", _i % 3 == 2 ? 64 : 5 + 2 * (_i % 3)) ==
               DLCA_OK);
+    ck_assert(dlca__tuning_override(ctx, "trainer.cl", "BWD_PUSH", _i % 3 != 1) == DLCA_OK);
   }
   if (kernels == 1) fprintf(stderr, "KERNELS 1 (VEC %d, %d groups per unit): ", sh[3], sh[4]);
   else if (kernels == 2) fprintf(stderr, "KERNELS 2 (TL %d, TWG %d): ", sh[5], sh[6]);
   else if (mode == 3) fprintf(stderr, "KERNELS 0, TILE_CELLS 1 (TL %d, TWG %d, TFWD_UNROLL %d): ", sh[5], sh[6], _i % 3);
-  else if (mode == 4) fprintf(stderr, "KERNELS 0, PERC_SPLIT_CELLS 1, PERC_SPLIT_UNIT_CELLS %d: ", _i % 3 == 2 ? 64 : 5 + 2 * (_i % 3));
+  else if (mode == 4)
+    fprintf(stderr, "KERNELS 0, PERC_SPLIT_CELLS 1, PERC_SPLIT_UNIT_CELLS %d, BWD_PUSH %d: ",
+            _i % 3 == 2 ? 64 : 5 + 2 * (_i % 3), _i % 3 != 1);
   else fprintf(stderr, "KERNELS 0%s: ", _i % 3 == 1 ? ", BWD_EARLY 0" : "");
   dlca_model *m = small_model(3, 3, one, periodic, 100 + (uint64_t)(_i % 3));
   dlca_run run = dlca_run_default(2, 6, 5, 4);
@@ -145,6 +150,7 @@ START_TEST(test_cl_random) {
   if (mode == 4) { /* the split is taken */
     dlca_trainer *t = plain_trainer(ctx, m, 2, 6, 5, 4);
     ck_assert_int_eq(dlca__cl_trainer_psplit(t), 1);
+    ck_assert_int_eq(dlca__cl_trainer_push(t), _i % 3 != 1);
     if (_i % 3 < 2) ck_assert_int_eq(dlca__cl_trainer_perc_unit(t), 5 + 2 * (_i % 3));
     else ck_assert(dlca__cl_trainer_perc_unit(t) >= 1 && dlca__cl_trainer_perc_unit(t) <= 64);
     dlca_trainer_free(t);

@@ -38,6 +38,10 @@ typedef struct cl_shape {
   int tile_per_cu, tile_fwd_per_cu; /* trainer_tile.cl: TILE_GROUPS_PER_CU, TILE_FWD_GROUPS_PER_CU */
   int fwd_tile;                /* 1: the forward steps are trainer_tile.cl's (KERNELS 2, or TILE_CELLS) */
   size_t scratch_floats;       /* trainer_cpu.cl, trainer_tile.cl: floats of one group's scratch (0 for trainer.cl) */
+  int push;                    /* 1: dlca_backward's update layers push their input gradients (BWD_PUSH) */
+  int push_off[DLCA_MAX_LAYERS + 1]; /* BWD_PUSH: where layer l's gradient slots start in a cell's act row */
+  size_t n_pzero;              /* BWD_PUSH: gradient slots that no gate writes (cleared in their layer's phase) */
+  size_t pact;                 /* BWD_PUSH: floats of a cell's act row (activations and gradient slots) */
 } cl_shape;
 
 typedef struct cl_state {
@@ -47,6 +51,7 @@ typedef struct cl_state {
   cl_mem dU;              /* PSPLIT: the update input's gradient of every cell (one step), or a placeholder */
   cl_mem params, m, v, grad, coef, coef_hard, wires, rev;
   cl_mem rslot, rcoef;    /* each update gate's two slots in rev; the coefficients in rev's order (dlca_coef) */
+  cl_mem pwire;           /* BWD_PUSH: each update gate's inputs and gradient slots, then the unwritten slots */
   cl_mem coef_st;         /* straight-through forward coefficients (issue 6), or NULL */
   cl_mem gumbel;          /* the Gumbel table (issue 6), or a 4-byte placeholder */
   cl_mem states;          /* (T+1) grids */
@@ -67,6 +72,30 @@ static int layer_fanout(const dlca_layer *L) {
     if (cnt[i] > r) r = cnt[i];
   free(cnt);
   return r;
+}
+
+/* BWD_PUSH's layout of a cell's act row in dlca_backward: the activations
+ * (UTOTAL floats; the last layer's outputs, which nothing reads, hold the
+ * output gradient), then the gradient slots of each update layer's inputs
+ * (fanout x n_in floats), planned from the last layer down: layer l's slots
+ * go at the first place past the activations its phase and the ones below
+ * still read (the inputs of layers 0 .. l) that misses the slots it reads
+ * (those of layer l + 1). Returns the floats a row needs. */
+static size_t push_plan(const dlca_model *m, cl_shape *s) {
+  const int *U = m->shape.update_layers;
+  size_t ao[DLCA_MAX_LAYERS + 1], top;
+  ao[0] = 0;
+  for (int l = 0; l < s->NU; l++) ao[l + 1] = ao[l] + (size_t)U[l];
+  size_t in_off = ao[s->NU], in_size = (size_t)U[s->NU];
+  s->push_off[s->NU] = (int)in_off, top = in_off + in_size;
+  for (int l = s->NU - 1; l >= 0; l--) {
+    size_t o = ao[l] + (size_t)U[l], size = (size_t)s->fanout[l] * (size_t)U[l];
+    if (o < in_off + in_size && o + size > in_off) o = in_off + in_size;
+    s->push_off[l] = (int)o;
+    if (o + size > top) top = o + size;
+    in_off = o, in_size = size;
+  }
+  return top;
 }
 
 static void shape_of(const dlca_model *m, cl_shape *s) {
@@ -181,11 +210,11 @@ static int build(dlca_trainer *t, cl_state *st, cl_program *prog, cl_program *st
   snprintf(opts, OPTS,
            "-cl-std=CL1.2 -DC=%d -DK=%d -DS=%d -DNP=%d -DNU=%d -DPERIODIC=%d -DASYNC=%d -DNLOSS=%d -DPTOT=%d "
            "-DUTOTAL=%d -DPG1=%d -DNGP=%d -DNGU=%d -DDW=%d -DCPW=%d -DACTF=%zu -DGMAX=%d -DST=%d -DLWG=%d -DNPG=%d "
-           "-DPERSIST=%d -DPSPLIT=%d -DCPWP=%d -DNV_PTX=%d",
+           "-DPERSIST=%d -DPSPLIT=%d -DCPWP=%d -DNV_PTX=%d -DPUSH=%d -DPACT=%zu",
            s->C, s->K, s->S, s->NP, s->NU, m->shape.periodic ? 1 : 0, t->cfg.async ? 1 : 0, t->cfg.n_loss_channels,
            s->PTOT, s->UTOTAL, s->PG1, s->NGP, s->NGU, s->dw, s->cpw, s->act_floats, s->gmax,
            t->cfg.relax.straight_through ? 1 : 0, s->wg, dlca__model_npg(m), s->persist, s->psplit, s->psplit ? s->cpwp : s->cpw,
-           strstr(t->ctx->info.vendor, "NVIDIA") != NULL);
+           strstr(t->ctx->info.vendor, "NVIDIA") != NULL, s->push, s->push ? s->pact : s->act_floats);
   /* A CPU device's worker threads share the cores with other processes, so
    * a persistent group can wait for a descheduled neighbour far longer than
    * on a GPU: its waits give up after 64 times trainer.cl's polls (seconds,
@@ -197,6 +226,14 @@ static int build(dlca_trainer *t, cl_state *st, cl_program *prog, cl_program *st
   append_list(opts, OPTS, "P_SIZES", m->shape.perceive_layers, m->shape.n_perceive_layers);
   append_list(opts, OPTS, "U_SIZES", m->shape.update_layers, m->shape.n_update_layers);
   append_list(opts, OPTS, "U_FANOUT", s->fanout, s->NU);
+  if (s->push) {
+    int zb[DLCA_MAX_LAYERS + 1];
+    zb[0] = 0;
+    for (int l = 0; l < s->NU; l++)
+      zb[l + 1] = zb[l] + s->fanout[l] * m->shape.update_layers[l] - 2 * m->shape.update_layers[l + 1];
+    append_list(opts, OPTS, "PUSH_OFFS", s->push_off, s->NU + 1);
+    append_list(opts, OPTS, "PUSH_ZBS", zb, s->NU + 1);
+  }
   append_list(opts, OPTS, "LOSS_CH", t->cfg.loss_channels, t->cfg.n_loss_channels);
   /* perception wires, baked in so that each stack unrolls into registers */
   int pw[2 * 1024], n = 0;
@@ -245,9 +282,13 @@ static int upload_wiring(dlca_trainer *t, cl_state *st) {
   const cl_shape *s = &st->sh;
   int32_t *w = malloc(sizeof(int32_t) * s->n_wires), *rv = malloc(sizeof(int32_t) * 2 * (s->n_rev + 1));
   int32_t *slot = malloc(sizeof(int32_t) * 2 * ((size_t)s->NGU + 1)), *fill = NULL;
+  /* BWD_PUSH: pwire (see trainer.cl), the gradient slot of entry e of layer
+   * l being e's place in the layer's block of rev */
+  size_t n_push = s->push ? 2 * (size_t)s->NGU + s->n_pzero : 1, z = 2 * (size_t)s->NGU;
+  int32_t *pw = calloc(n_push, sizeof(int32_t));
   int rc = DLCA_OK;
   size_t o = 0, ov = 0, u = 0;
-  if (!w || !rv || !slot) goto oom;
+  if (!w || !rv || !slot || !pw) goto oom;
   for (int l = 0; l < m->n_perceive; l++) {
     const dlca_layer *L = &m->perceive[l];
     memcpy(w + o, L->wa, sizeof(int32_t) * L->n_gates), o += L->n_gates;
@@ -266,7 +307,10 @@ static int upload_wiring(dlca_trainer *t, cl_state *st) {
         const size_t e = ov + (size_t)fill[in]++ * n + (size_t)in;
         rv[2 * e] = 2 * g + side, rv[2 * e + 1] = other;
         slot[2 * (u + (size_t)g) + side] = (int32_t)e;
+        if (s->push) pw[2 * (u + (size_t)g) + side] = (int32_t)((uint32_t)in | (uint32_t)(e - ov) << 16);
       }
+    for (size_t e = 0; s->push && e < R * n; e++)
+      if (rv[2 * (ov + e)] < 0) pw[z++] = (int32_t)e;
     free(fill), fill = NULL;
     u += (size_t)L->n_gates;
     ov += R * n;
@@ -274,10 +318,11 @@ static int upload_wiring(dlca_trainer *t, cl_state *st) {
   rc = dlca__upload(t->ctx, st->wires, 0, sizeof(int32_t) * s->n_wires, w, "wires");
   if (!rc) rc = dlca__upload(t->ctx, st->rev, 0, sizeof(int32_t) * 2 * s->n_rev, rv, "reverse wiring");
   if (!rc) rc = dlca__upload(t->ctx, st->rslot, 0, sizeof(int32_t) * 2 * (size_t)s->NGU, slot, "reverse slots");
-  free(w), free(rv), free(slot);
+  if (!rc && s->push) rc = dlca__upload(t->ctx, st->pwire, 0, sizeof(int32_t) * n_push, pw, "push wiring");
+  free(w), free(rv), free(slot), free(pw);
   return rc;
 oom:
-  free(w), free(rv), free(slot), free(fill);
+  free(w), free(rv), free(slot), free(fill), free(pw);
   return dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory");
 }
 
@@ -342,7 +387,7 @@ static void cl_destroy(dlca_trainer *t) {
   cl_mem *bs[] = {&st->coef_st, &st->gumbel, &st->params, &st->m, &st->v, &st->grad, &st->coef, &st->coef_hard,
                   &st->wires, &st->rev, &st->states, &st->hard[0], &st->hard[1], &st->g[0], &st->g[1], &st->dP[0],
                   &st->dP[1], &st->partial, &st->loss_partial, &st->loss, &st->eval_out, &st->target, &st->input,
-                  &st->masks, &st->scratch, &st->flags, &st->dU, &st->rslot, &st->rcoef};
+                  &st->masks, &st->scratch, &st->flags, &st->dU, &st->rslot, &st->rcoef, &st->pwire};
   for (size_t i = 0; i < sizeof bs / sizeof bs[0]; i++) release(bs[i]);
   free(st);
   t->impl = NULL;
@@ -362,14 +407,20 @@ static size_t slots_of(const dlca_context *ctx, int per_cu) {
  * CELLS_PER_GROUP_MIN. H100 (doc/performance.md): 3 cells win at batch 512
  * (147.9 ms against 169.9 with 2), 2 at batch 2 (1.19 ms against 1.27 with
  * 3), and 1 is 1.5x slower than 2 for the 196 cells of checkerboard-async. */
+/* dlca_backward's local bytes for cpw cells of act rows of `row` floats and
+ * dact rows of `drow` floats (per cell; under BWD_PUSH, 0 and 4 floats in
+ * all), as cl_backward passes them */
+static size_t backward_local(const dlca_trainer *t, const cl_shape *s, size_t cpw, size_t row, size_t drow) {
+  size_t dout = cpw * s->C > (size_t)s->wg ? cpw * s->C : (size_t)s->wg;
+  return (cpw * (row + drow + 9 * (size_t)s->C) + dout + 4 * (size_t)s->NGP * (t->cfg.relax.straight_through ? 2 : 1)) *
+         sizeof(float);
+}
+
 static size_t plan_groups(const dlca_trainer *t, cl_shape *s, int per_cu, int cpw, int cpw_min) {
   const dlca_context *ctx = t->ctx;
   size_t local;
   for (;;) {
-    size_t per_cell = s->act_floats + 2 * (size_t)s->dw + 9 * (size_t)s->C;
-    size_t dout = (size_t)cpw * s->C > (size_t)s->wg ? (size_t)cpw * s->C : (size_t)s->wg;
-    local = ((size_t)cpw * per_cell + dout + 4 * (size_t)s->NGP * (t->cfg.relax.straight_through ? 2 : 1)) *
-            sizeof(float);
+    local = backward_local(t, s, (size_t)cpw, s->act_floats, 2 * (size_t)s->dw);
     if (local <= ctx->info.local_mem || cpw == 1) break;
     cpw--;
   }
@@ -402,7 +453,7 @@ static int cl_init(dlca_trainer *t) {
   cl_shape *s = &st->sh;
   shape_of(m, s);
   int per_cu = 2, fwd_per_cu = 8, cpw = 1, cpw_min = 1, wg_narrow = 0, persist = 0, tile_cells = 0, rc;
-  int perc_split = 0, split_per_cu = 0, split_unit = 0;
+  int perc_split = 0, split_per_cu = 0, split_unit = 0, push = 0;
   if (s->PG1 > 1024)
     return dlca__fail(DLCA_ECONFIG, "a perception stack of %d gates is too large for the device trainer (at most 1024)",
                       s->PG1);
@@ -418,6 +469,9 @@ static int cl_init(dlca_trainer *t) {
   if ((rc = dlca__tunable(ctx, KFILE, "PERC_SPLIT_CELLS", &perc_split))) return rc;
   if ((rc = dlca__tunable(ctx, KFILE, "PERC_SPLIT_GROUPS_PER_CU", &split_per_cu))) return rc;
   if ((rc = dlca__tunable(ctx, KFILE, "PERC_SPLIT_UNIT_CELLS", &split_unit))) return rc;
+  if ((rc = dlca__tunable(ctx, KFILE, "BWD_PUSH", &push))) return rc;
+  if (push != 0 && push != 1)
+    return dlca__fail(DLCA_ECONFIG, "%s: tuned BWD_PUSH = %d is not 0 or 1", KFILE, push);
   if (split_unit < 0 || split_unit > 64)
     return dlca__fail(DLCA_ECONFIG, "%s: tuned PERC_SPLIT_UNIT_CELLS = %d is not in [0, 64] (0: CELLS_PER_GROUP)",
                       KFILE, split_unit);
@@ -491,6 +545,20 @@ static int cl_init(dlca_trainer *t) {
   /* PERC_SPLIT_UNIT_CELLS: the perception launch's own cells per unit (more
    * of them share its barriers and global-load round trips; 0: CPW),
    * lowered to what its local memory holds, never below CPW (which fits) */
+  /* BWD_PUSH: with the split only (its dU is the sum of the update input's
+   * slots), where every slot index fits 16 bits and the group's local memory
+   * with the planned rows (instead of act and dact) fits the device */
+  if (s->psplit && push) {
+    int fits16 = 1;
+    for (int l = 0; l <= s->NU; l++)
+      if ((size_t)(l < s->NU ? s->fanout[l] : 1) * (size_t)m->shape.update_layers[l] > 65536) fits16 = 0;
+    size_t row = push_plan(m, s);
+    row = row > s->act_floats ? row : s->act_floats;
+    if (fits16 && backward_local(t, s, (size_t)s->cpw, row, 0) + 4 * sizeof(float) <= ctx->info.local_mem) {
+      s->push = 1, s->pact = row > s->act_floats ? row : s->act_floats;
+      s->n_pzero = s->n_rev - 2 * (size_t)s->NGU;
+    }
+  }
   if (s->psplit) {
     s->cpwp = split_unit > s->cpw ? split_unit : s->cpw;
     while (s->cpwp > s->cpw &&
@@ -556,6 +624,7 @@ static int cl_init(dlca_trainer *t) {
       (rc = dlca__buffer(ctx, s->n_rev * 8 + 8, "reverse wiring", &st->rev)) ||
       (rc = dlca__buffer(ctx, (size_t)s->NGU * 8 + 8, "reverse slots", &st->rslot)) ||
       (rc = dlca__buffer(ctx, s->n_rev * 8 + 8, "reverse coefficients", &st->rcoef)) ||
+      (rc = dlca__buffer(ctx, s->push ? (size_t)s->NGU * 8 + s->n_pzero * 4 + 8 : 8, "push wiring", &st->pwire)) ||
       (rc = dlca__buffer(ctx, grid * ((size_t)t->cfg.steps + 1), "states of every step", &st->states)) ||
       (rc = dlca__buffer(ctx, grid, "hard states", &st->hard[0])) ||
       (rc = dlca__buffer(ctx, grid, "hard states", &st->hard[1])) ||
@@ -753,8 +822,11 @@ static int enqueue_backward(dlca_trainer *t, int step) {
   ARG(&a, st->dP[0]), ARG(&a, st->dP[1]), ARG(&a, fcoef), ARG(&a, st->coef), ARG(&a, st->wires), ARG(&a, st->rev);
   ARG(&a, st->rcoef), ARG(&a, st->partial), ARG(&a, st->loss_partial), ARG(&a, st->masks), ARG(&a, use_masks);
   ARG(&a, key), ARG(&a, rate), ARG(&a, ti), ARG(&a, B), ARG(&a, H), ARG(&a, W), ARG(&a, st->flags), ARG(&a, st->dU);
+  ARG(&a, st->pwire);
   const size_t cpw = (size_t)s->cpw, cpwp = (size_t)s->cpwp;
-  LOCAL(&a, cpw * s->act_floats), LOCAL(&a, cpw * 2 * (size_t)s->dw), LOCAL(&a, cpw * 9 * (size_t)s->C);
+  /* (under BWD_PUSH the gradients live in act's rows, and dact is unused) */
+  LOCAL(&a, cpw * (s->push ? s->pact : s->act_floats)), LOCAL(&a, s->push ? 4 : cpw * 2 * (size_t)s->dw);
+  LOCAL(&a, cpw * 9 * (size_t)s->C);
   LOCAL(&a, cpw * s->C > (size_t)s->wg ? cpw * s->C : (size_t)s->wg);
   LOCAL(&a, 4 * (size_t)s->NGP);
   LOCAL(&a, st->coef_st ? 4 * (size_t)s->NGP : 4);
@@ -897,6 +969,12 @@ int dlca__cl_trainer_wg(const dlca_trainer *t) {
  * its own (PSPLIT; tests). */
 int dlca__cl_trainer_psplit(const dlca_trainer *t) {
   return t && t->ops == &dlca__cl_trainer_ops && t->impl ? ((const cl_state *)t->impl)->sh.psplit : 0;
+}
+
+/* 1 where dlca_backward's update layers push their input gradients
+ * (BWD_PUSH; tests). */
+int dlca__cl_trainer_push(const dlca_trainer *t) {
+  return t && t->ops == &dlca__cl_trainer_ops && t->impl ? ((const cl_state *)t->impl)->sh.push : 0;
 }
 
 int dlca__cl_trainer_perc_unit(const dlca_trainer *t) {
