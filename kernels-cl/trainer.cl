@@ -201,19 +201,20 @@ __constant int UF[NU + 1] = {U_FANOUT, 0};
 #endif
 /* BWD_PUSH (host: the tunable, taken with PSPLIT where the plan fits; the
  * kernel sees PUSH): dlca_backward's update layers push each gate's two
- * input gradients into the slots of its inputs instead of each input
+ * input gradients into gradient slots of its inputs instead of each input
  * pulling them through the reverse wiring (doc/kernels.md, "The push
- * backward"). Gate g of a layer with n inputs stores d (c1 + c3 b) at slot
- * sa = k n + wa of the layer's gradient slots and d (c2 + c3 a) at sb, k the
- * entry's place among its input's consumers (gate order, a before b, as in
- * rev); the layer below reads its output gradient as the sum of its UF
- * slots, in that order. Slots of layer l start at PUSH_OFF[l] of a cell's
- * act row (PACT floats: its activations, then room the host planned; every
- * layer's slots lie past the activations that are still to be read),
- * PUSH_OFF[NU] holds the output gradient. pwire[u] = (wa | sa << 16, wb | sb
- * << 16) of update gate u; after the NGU pairs, the slots that no gate
- * writes (inputs read by fewer than UF gates), PUSH_ZB[l] .. PUSH_ZB[l + 1]
- * of layer l, are cleared in its phase. */
+ * backward"). Input i of a layer with n inputs, read by gates in the order
+ * of rev (gate order, a before b), has slot k at k n + i for its first two
+ * readers (k < R2 = min(2, UF)) and at R2 n + ovf(i) + k - 2 past them
+ * (ovf packs the few inputs with more readers). Gate g stores d (c1 + c3 b)
+ * into its a input's slot and d (c2 + c3 a) into its b input's, and reads
+ * its own output gradient d as the sum of its output's slots, in slot
+ * order. Slots of layer l start at PUSH_OFF[l] of a cell's act row (PACT
+ * floats: its activations, then room the host planned; every layer's slots
+ * lie past the activations still to be read), PUSH_OFF[NU] holds the output
+ * gradient. pwire[u] of update gate u = (wa | sa << 16, wb | sb << 16, its
+ * output's readers, R2 n + ovf of its output in the layer above); after the
+ * NGU entries, (readers, R2 n + ovf) of each update input, for dU. */
 // @tunable BWD_PUSH 0 1
 #ifndef BWD_PUSH
 #define BWD_PUSH 0
@@ -223,7 +224,6 @@ __constant int UF[NU + 1] = {U_FANOUT, 0};
 #endif
 #if PUSH
 __constant int PUSH_OFF[NU + 1] = {PUSH_OFFS};
-__constant int PUSH_ZB[NU + 1] = {PUSH_ZBS};
 /* floats of one cell's act row in dlca_backward */
 #define BACT PACT
 #else
@@ -735,7 +735,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
     __global float *g1, __global float *dP0, __global float *dP1, __global const float4 *coef,
     __global const float4 *dcoef, __global const int *wires, __global const int2 *rev,
     __global const float2 *rcoef, __global float *partial, __global float *loss_partial, __global const uchar *masks, int use_masks, ulong mask_key, float rate,
-    int t_arg, int B, int H, int W, __global volatile int *flags, __global float *dU, __global const int2 *pwire,
+    int t_arg, int B, int H, int W, __global volatile int *flags, __global float *dU, __global const int4 *pwire,
     __local float *act, __local float *dact,
     __local float *patch, __local float *dout, __local float4 *pcoef, __local float4 *pdcoef_st) {
   const int tid = get_local_id(0), grp = get_group_id(0), nwg = get_num_groups(0), cells = B * H * W;
@@ -852,18 +852,17 @@ DLCA_UNROLL
     {
       int ao = UTOTAL - C, go = NGU, slot = 0;
       for (int l = 0; l < NU; l++) slot += (US[l + 1] + WG - 1) / WG;
-      __global const int *pzero = (__global const int *)(pwire + NGU);
-      int2 pw = (int2)(0);
+      int4 pw = (int4)(0);
       float4 pc = (float4)(0.0f);
       if (tid < US[NU]) pw = pwire[NGU - US[NU] + tid], pc = dcoef[NGP + NGU - US[NU] + tid];
 DLCA_UNROLL
       for (int l = NU - 1; l >= 0; l--) {
-        const int n = US[l], G = US[l + 1], RI = l + 1 < NU ? UF[l + 1] : 1;
+        const int n = US[l], G = US[l + 1];
         const int din = PUSH_OFF[l + 1], dou = PUSH_OFF[l];
         ao -= n, go -= G, slot -= (G + WG - 1) / WG;
-        const int2 w0 = pw;
+        const int4 w0 = pw;
         const float4 k0 = pc;
-        int2 w1 = (int2)(0);
+        int4 w1 = (int4)(0);
         float4 k1 = (float4)(0.0f);
         if (BWD_EARLY && G > WG && tid + WG < G) w1 = pwire[go + tid + WG], k1 = dcoef[NGP + go + tid + WG];
         if (l > 0 && tid < US[l]) pw = pwire[go - US[l] + tid], pc = dcoef[NGP + go - US[l] + tid];
@@ -871,14 +870,15 @@ DLCA_UNROLL
         for (int i = 0; i < (G + WG - 1) / WG; i++) {
           const int g = tid + i * WG;
           if (g < G) {
-            const int2 w = i == 0 ? w0 : BWD_EARLY && i == 1 ? w1 : pwire[go + g];
+            const int4 w = i == 0 ? w0 : BWD_EARLY && i == 1 ? w1 : pwire[go + g];
             const float4 cf = i == 0 ? k0 : BWD_EARLY && i == 1 ? k1 : dcoef[NGP + go + g];
             const int ia = w.x & 0xffff, ib = w.y & 0xffff;
             const int sa = (int)((uint)w.x >> 16), sb = (int)((uint)w.y >> 16);
             for (int j = 0; j < CPW; j++) {
               __local float *A = act + j * BACT;
-              float d = A[din + g];
-              for (int k = 1; k < RI; k++) d += A[din + k * G + g];
+              float d = w.z > 0 ? A[din + g] : 0.0f;
+              if (w.z > 1) d += A[din + G + g];
+              for (int k = 2; k < w.z; k++) d += A[din + w.w + k - 2];
               const float a = A[ao + ia], bb = A[ao + ib];
               accU[slot + i][0] += d, accU[slot + i][1] += d * a, accU[slot + i][2] += d * bb;
               accU[slot + i][3] += d * a * bb;
@@ -886,10 +886,6 @@ DLCA_UNROLL
               A[dou + sb] = d * (cf.z + cf.w * a);
             }
           }
-        }
-        for (int z = PUSH_ZB[l] + tid; z < PUSH_ZB[l + 1]; z += WG) {
-          const int e = pzero[z];
-          for (int j = 0; j < CPW; j++) act[j * BACT + dou + e] = 0.0f;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
       }
@@ -1009,8 +1005,10 @@ DLCA_UNROLL
     for (int ji = tid; ji < CPW * UIN; ji += WG) {
       const int j = ji / UIN, i = ji - j * UIN;
       __local const float *D = act + j * BACT + PUSH_OFF[0];
-      float d = D[i];
-      for (int k = 1; k < UF[0]; k++) d += D[k * UIN + i];
+      const int2 r = ((__global const int2 *)(pwire + NGU))[i];
+      float d = r.x > 0 ? D[i] : 0.0f;
+      if (r.x > 1) d += D[UIN + i];
+      for (int k = 2; k < r.x; k++) d += D[r.y + k - 2];
       if (base + j < cells) dU[(size_t)(base + j) * UIN + i] = d;
     }
 #elif PSPLIT

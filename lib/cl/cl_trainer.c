@@ -40,7 +40,7 @@ typedef struct cl_shape {
   size_t scratch_floats;       /* trainer_cpu.cl, trainer_tile.cl: floats of one group's scratch (0 for trainer.cl) */
   int push;                    /* 1: dlca_backward's update layers push their input gradients (BWD_PUSH) */
   int push_off[DLCA_MAX_LAYERS + 1]; /* BWD_PUSH: where layer l's gradient slots start in a cell's act row */
-  size_t n_pzero;              /* BWD_PUSH: gradient slots that no gate writes (cleared in their layer's phase) */
+  int push_size[DLCA_MAX_LAYERS + 1]; /* BWD_PUSH: floats of layer l's gradient slots */
   size_t pact;                 /* BWD_PUSH: floats of a cell's act row (activations and gradient slots) */
 } cl_shape;
 
@@ -74,22 +74,41 @@ static int layer_fanout(const dlca_layer *L) {
   return r;
 }
 
+/* BWD_PUSH's gradient slots of update layer L's inputs (trainer.cl): the
+ * readers of each input (fo[i]) and where its slots past the first two
+ * start (ov[i] = R2 n + the readers past two of inputs 0 .. i-1); returns
+ * the slots' floats. */
+static int push_slots(const dlca_layer *L, int fanout, int *fo, int *ov) {
+  const int n = L->n_in, r2 = fanout < 2 ? fanout : 2;
+  for (int i = 0; i < n; i++) fo[i] = 0;
+  for (int g = 0; g < L->n_gates; g++) fo[L->wa[g]]++, fo[L->wb[g]]++;
+  int o = r2 * n;
+  for (int i = 0; i < n; i++) ov[i] = o, o += fo[i] > 2 ? fo[i] - 2 : 0;
+  return o;
+}
+
 /* BWD_PUSH's layout of a cell's act row in dlca_backward: the activations
  * (UTOTAL floats; the last layer's outputs, which nothing reads, hold the
  * output gradient), then the gradient slots of each update layer's inputs
- * (fanout x n_in floats), planned from the last layer down: layer l's slots
- * go at the first place past the activations its phase and the ones below
- * still read (the inputs of layers 0 .. l) that misses the slots it reads
- * (those of layer l + 1). Returns the floats a row needs. */
+ * (push_slots), planned from the last layer down: layer l's slots go at the
+ * first place past the activations its phase and the ones below still read
+ * (the inputs of layers 0 .. l) that misses the slots it reads (those of
+ * layer l + 1). Returns the floats a row needs, 0 where a slot index would
+ * not fit 16 bits (or out of host memory). */
 static size_t push_plan(const dlca_model *m, cl_shape *s) {
   const int *U = m->shape.update_layers;
+  int *fo = malloc(sizeof(int) * (size_t)s->dw), *ov = malloc(sizeof(int) * (size_t)s->dw), big = !fo || !ov;
+  for (int l = 0; l < s->NU && !big; l++)
+    if ((s->push_size[l] = push_slots(&m->update[l], s->fanout[l], fo, ov)) > 65536 || U[l] > 65536) big = 1;
+  free(fo), free(ov);
+  if (big) return 0;
   size_t ao[DLCA_MAX_LAYERS + 1], top;
   ao[0] = 0;
   for (int l = 0; l < s->NU; l++) ao[l + 1] = ao[l] + (size_t)U[l];
   size_t in_off = ao[s->NU], in_size = (size_t)U[s->NU];
-  s->push_off[s->NU] = (int)in_off, top = in_off + in_size;
+  s->push_off[s->NU] = (int)in_off, s->push_size[s->NU] = U[s->NU], top = in_off + in_size;
   for (int l = s->NU - 1; l >= 0; l--) {
-    size_t o = ao[l] + (size_t)U[l], size = (size_t)s->fanout[l] * (size_t)U[l];
+    size_t o = ao[l] + (size_t)U[l], size = (size_t)s->push_size[l];
     if (o < in_off + in_size && o + size > in_off) o = in_off + in_size;
     s->push_off[l] = (int)o;
     if (o + size > top) top = o + size;
@@ -226,14 +245,7 @@ static int build(dlca_trainer *t, cl_state *st, cl_program *prog, cl_program *st
   append_list(opts, OPTS, "P_SIZES", m->shape.perceive_layers, m->shape.n_perceive_layers);
   append_list(opts, OPTS, "U_SIZES", m->shape.update_layers, m->shape.n_update_layers);
   append_list(opts, OPTS, "U_FANOUT", s->fanout, s->NU);
-  if (s->push) {
-    int zb[DLCA_MAX_LAYERS + 1];
-    zb[0] = 0;
-    for (int l = 0; l < s->NU; l++)
-      zb[l + 1] = zb[l] + s->fanout[l] * m->shape.update_layers[l] - 2 * m->shape.update_layers[l + 1];
-    append_list(opts, OPTS, "PUSH_OFFS", s->push_off, s->NU + 1);
-    append_list(opts, OPTS, "PUSH_ZBS", zb, s->NU + 1);
-  }
+  if (s->push) append_list(opts, OPTS, "PUSH_OFFS", s->push_off, s->NU + 1);
   append_list(opts, OPTS, "LOSS_CH", t->cfg.loss_channels, t->cfg.n_loss_channels);
   /* perception wires, baked in so that each stack unrolls into registers */
   int pw[2 * 1024], n = 0;
@@ -282,13 +294,13 @@ static int upload_wiring(dlca_trainer *t, cl_state *st) {
   const cl_shape *s = &st->sh;
   int32_t *w = malloc(sizeof(int32_t) * s->n_wires), *rv = malloc(sizeof(int32_t) * 2 * (s->n_rev + 1));
   int32_t *slot = malloc(sizeof(int32_t) * 2 * ((size_t)s->NGU + 1)), *fill = NULL;
-  /* BWD_PUSH: pwire (see trainer.cl), the gradient slot of entry e of layer
-   * l being e's place in the layer's block of rev */
-  size_t n_push = s->push ? 2 * (size_t)s->NGU + s->n_pzero : 1, z = 2 * (size_t)s->NGU;
+  /* BWD_PUSH: pwire (trainer.cl), 4 ints an update gate, then 2 an update input */
+  size_t n_push = s->push ? 4 * (size_t)s->NGU + 2 * (size_t)s->uin : 1;
   int32_t *pw = calloc(n_push, sizeof(int32_t));
+  int *fo = malloc(sizeof(int) * (size_t)s->dw), *po = malloc(sizeof(int) * (size_t)s->dw);
   int rc = DLCA_OK;
   size_t o = 0, ov = 0, u = 0;
-  if (!w || !rv || !slot || !pw) goto oom;
+  if (!w || !rv || !slot || !pw || !fo || !po) goto oom;
   for (int l = 0; l < m->n_perceive; l++) {
     const dlca_layer *L = &m->perceive[l];
     memcpy(w + o, L->wa, sizeof(int32_t) * L->n_gates), o += L->n_gates;
@@ -307,10 +319,27 @@ static int upload_wiring(dlca_trainer *t, cl_state *st) {
         const size_t e = ov + (size_t)fill[in]++ * n + (size_t)in;
         rv[2 * e] = 2 * g + side, rv[2 * e + 1] = other;
         slot[2 * (u + (size_t)g) + side] = (int32_t)e;
-        if (s->push) pw[2 * (u + (size_t)g) + side] = (int32_t)((uint32_t)in | (uint32_t)(e - ov) << 16);
       }
-    for (size_t e = 0; s->push && e < R * n; e++)
-      if (rv[2 * (ov + e)] < 0) pw[z++] = (int32_t)e;
+    if (s->push) {
+      /* gate g's slots in its inputs, from its entries' places k in rev;
+       * its output's readers and overflow slots, from the layer above */
+      push_slots(L, (int)R, fo, po);
+      const int r2 = R < 2 ? (int)R : 2;
+      for (int g = 0; g < L->n_gates; g++)
+        for (int side = 0; side < 2; side++) {
+          const int in = side ? L->wb[g] : L->wa[g], k = (int)((size_t)(slot[2 * (u + (size_t)g) + side] - (int32_t)ov) / n);
+          const int sl = k < r2 ? k * (int)n + in : po[in] + k - 2;
+          pw[4 * (u + (size_t)g) + side] = (int32_t)((uint32_t)in | (uint32_t)sl << 16);
+        }
+      for (int i = 0; l == 0 && i < (int)n; i++) pw[4 * (size_t)s->NGU + 2 * (size_t)i] = fo[i], pw[4 * (size_t)s->NGU + 2 * (size_t)i + 1] = po[i];
+      if (l > 0) /* the layer below's gates: their outputs are this layer's inputs */
+        for (int i = 0; i < (int)n; i++) {
+          const size_t v = u - n + (size_t)i;
+          pw[4 * v + 2] = fo[i], pw[4 * v + 3] = po[i];
+        }
+      if (l == m->n_update - 1) /* the last layer's outputs: one slot, the output gradient */
+        for (int g = 0; g < L->n_gates; g++) pw[4 * (u + (size_t)g) + 2] = 1, pw[4 * (u + (size_t)g) + 3] = 0;
+    }
     free(fill), fill = NULL;
     u += (size_t)L->n_gates;
     ov += R * n;
@@ -319,10 +348,10 @@ static int upload_wiring(dlca_trainer *t, cl_state *st) {
   if (!rc) rc = dlca__upload(t->ctx, st->rev, 0, sizeof(int32_t) * 2 * s->n_rev, rv, "reverse wiring");
   if (!rc) rc = dlca__upload(t->ctx, st->rslot, 0, sizeof(int32_t) * 2 * (size_t)s->NGU, slot, "reverse slots");
   if (!rc && s->push) rc = dlca__upload(t->ctx, st->pwire, 0, sizeof(int32_t) * n_push, pw, "push wiring");
-  free(w), free(rv), free(slot), free(pw);
+  free(w), free(rv), free(slot), free(pw), free(fo), free(po);
   return rc;
 oom:
-  free(w), free(rv), free(slot), free(fill), free(pw);
+  free(w), free(rv), free(slot), free(fill), free(pw), free(fo), free(po);
   return dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory");
 }
 
@@ -549,15 +578,9 @@ static int cl_init(dlca_trainer *t) {
    * slots), where every slot index fits 16 bits and the group's local memory
    * with the planned rows (instead of act and dact) fits the device */
   if (s->psplit && push) {
-    int fits16 = 1;
-    for (int l = 0; l <= s->NU; l++)
-      if ((size_t)(l < s->NU ? s->fanout[l] : 1) * (size_t)m->shape.update_layers[l] > 65536) fits16 = 0;
-    size_t row = push_plan(m, s);
-    row = row > s->act_floats ? row : s->act_floats;
-    if (fits16 && backward_local(t, s, (size_t)s->cpw, row, 0) + 4 * sizeof(float) <= ctx->info.local_mem) {
-      s->push = 1, s->pact = row > s->act_floats ? row : s->act_floats;
-      s->n_pzero = s->n_rev - 2 * (size_t)s->NGU;
-    }
+    const size_t top = push_plan(m, s), row = top > s->act_floats ? top : s->act_floats;
+    if (top && backward_local(t, s, (size_t)s->cpw, row, 0) + 4 * sizeof(float) <= ctx->info.local_mem)
+      s->push = 1, s->pact = row;
   }
   if (s->psplit) {
     s->cpwp = split_unit > s->cpw ? split_unit : s->cpw;
@@ -624,7 +647,7 @@ static int cl_init(dlca_trainer *t) {
       (rc = dlca__buffer(ctx, s->n_rev * 8 + 8, "reverse wiring", &st->rev)) ||
       (rc = dlca__buffer(ctx, (size_t)s->NGU * 8 + 8, "reverse slots", &st->rslot)) ||
       (rc = dlca__buffer(ctx, s->n_rev * 8 + 8, "reverse coefficients", &st->rcoef)) ||
-      (rc = dlca__buffer(ctx, s->push ? (size_t)s->NGU * 8 + s->n_pzero * 4 + 8 : 8, "push wiring", &st->pwire)) ||
+      (rc = dlca__buffer(ctx, s->push ? (size_t)s->NGU * 16 + (size_t)s->uin * 8 : 16, "push wiring", &st->pwire)) ||
       (rc = dlca__buffer(ctx, grid * ((size_t)t->cfg.steps + 1), "states of every step", &st->states)) ||
       (rc = dlca__buffer(ctx, grid, "hard states", &st->hard[0])) ||
       (rc = dlca__buffer(ctx, grid, "hard states", &st->hard[1])) ||
