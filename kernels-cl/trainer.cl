@@ -866,21 +866,19 @@ DLCA_UNROLL
         float4 k1 = (float4)(0.0f);
         if (BWD_EARLY && G > WG && tid + WG < G) w1 = pwire[go + tid + WG], k1 = dcoef[NGP + go + tid + WG];
         if (l > 0 && tid < US[l]) pw = pwire[go - US[l] + tid], pc = dcoef[NGP + go - US[l] + tid];
-        /* every load of the phase first, then its stores: a store into act
-         * would otherwise keep the compiler from hoisting the next cell's and
-         * slot's loads above it (sweep93: 84.4 ms at b512 that way) */
-#define PUSH_SLOTS ((GMAX + WG - 1) / WG)
-        float ga[PUSH_SLOTS][CPW], gb[PUSH_SLOTS][CPW];
-        int sa[PUSH_SLOTS], sb[PUSH_SLOTS];
+        /* a slot's loads for all its cells first, then its stores: a store
+         * into act between them keeps the compiler from hoisting the next
+         * cell's loads above it (sweep93: b512 84.4 ms that way); the loads of
+         * both slots before any store took 223 registers (sweep94: 113 ms) */
 DLCA_UNROLL
         for (int i = 0; i < (G + WG - 1) / WG; i++) {
           const int g = tid + i * WG;
-          sa[i] = sb[i] = -1;
           if (g < G) {
             const int4 w = i == 0 ? w0 : BWD_EARLY && i == 1 ? w1 : pwire[go + g];
             const float4 cf = i == 0 ? k0 : BWD_EARLY && i == 1 ? k1 : dcoef[NGP + go + g];
             const int ia = w.x & 0xffff, ib = w.y & 0xffff;
-            sa[i] = (int)((uint)w.x >> 16), sb[i] = (int)((uint)w.y >> 16);
+            const int sa = (int)((uint)w.x >> 16), sb = (int)((uint)w.y >> 16);
+            float ga[CPW], gb[CPW];
             for (int j = 0; j < CPW; j++) {
               __local const float *A = act + j * BACT;
               float d = w.z > 0 ? A[din + g] : 0.0f;
@@ -889,15 +887,12 @@ DLCA_UNROLL
               const float a = A[ao + ia], bb = A[ao + ib];
               accU[slot + i][0] += d, accU[slot + i][1] += d * a, accU[slot + i][2] += d * bb;
               accU[slot + i][3] += d * a * bb;
-              ga[i][j] = d * (cf.y + cf.w * bb);
-              gb[i][j] = d * (cf.z + cf.w * a);
+              ga[j] = d * (cf.y + cf.w * bb);
+              gb[j] = d * (cf.z + cf.w * a);
             }
+            for (int j = 0; j < CPW; j++) act[j * BACT + dou + sa] = ga[j], act[j * BACT + dou + sb] = gb[j];
           }
         }
-DLCA_UNROLL
-        for (int i = 0; i < (G + WG - 1) / WG; i++)
-          if (sa[i] >= 0)
-            for (int j = 0; j < CPW; j++) act[j * BACT + dou + sa[i]] = ga[i][j], act[j * BACT + dou + sb[i]] = gb[i][j];
         barrier(CLK_LOCAL_MEM_FENCE);
       }
     }
