@@ -858,7 +858,7 @@ DLCA_UNROLL
 DLCA_UNROLL
       for (int l = NU - 1; l >= 0; l--) {
         const int n = US[l], G = US[l + 1];
-        const int din = PUSH_OFF[l + 1], dou = PUSH_OFF[l];
+        const int din = PUSH_OFF[l + 1], dou = PUSH_OFF[l], RO = l + 1 < NU ? UF[l + 1] : 1;
         ao -= n, go -= G, slot -= (G + WG - 1) / WG;
         const int4 w0 = pw;
         const float4 k0 = pc;
@@ -881,9 +881,11 @@ DLCA_UNROLL
             float ga[CPW], gb[CPW];
             for (int j = 0; j < CPW; j++) {
               __local const float *A = act + j * BACT;
+              /* (the trip counts are the layer's constants, UF, once unrolled) */
               float d = w.z > 0 ? A[din + g] : 0.0f;
-              if (w.z > 1) d += A[din + G + g];
-              for (int k = 2; k < w.z; k++) d += A[din + w.w + k - 2];
+              if (RO > 1 && w.z > 1) d += A[din + G + g];
+              for (int k = 2; k < RO; k++)
+                if (k < w.z) d += A[din + w.w + k - 2];
               const float a = A[ao + ia], bb = A[ao + ib];
               accU[slot + i][0] += d, accU[slot + i][1] += d * a, accU[slot + i][2] += d * bb;
               accU[slot + i][3] += d * a * bb;
