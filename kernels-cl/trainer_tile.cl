@@ -60,6 +60,12 @@
 #endif
 
 #define NSL (TWG / TL)
+/* 1: tile_forward's layers read and evaluate a slice's gates (at most TG)
+ * before they store them; 0: gate by gate */
+#ifndef TFWD_LOADS_FIRST
+#define TFWD_LOADS_FIRST 1
+#endif
+#define TG ((GMAX + NSL - 1) / NSL)
 /* The reverse pass of the backward step runs 4 lanes per thread (a float4 of
  * 4 cells): thread tid is quad tid % (TL / 4) of quad-slice tid / (TL / 4),
  * NSQ of them, so that the work every lane shares (reverse entries,
@@ -168,6 +174,25 @@ T_UNROLL
     const int n = US[l], G = US[l + 1], keep = store && l + 1 < NU;
     __local const float *in = buf + (l & 1) * DW * TL;
     __local float *out = buf + ((l + 1) & 1) * DW * TL;
+#if TFWD_LOADS_FIRST
+    /* the slice's gates of the layer read and evaluated before any is
+     * stored: a store into buf between them keeps the compiler from hoisting
+     * the next gate's loads above it */
+    float v[TG];
+T_UNROLL
+    for (int q = 0; q < TG; q++) {
+      const int g = sl + q * NSL;
+      if (g < G) v[q] = gate_t(coef[go + g], in[wires[wo + g] * TL + lane], in[wires[wo + G + g] * TL + lane]);
+    }
+T_UNROLL
+    for (int q = 0; q < TG; q++) {
+      const int g = sl + q * NSL;
+      if (g < G) {
+        out[g * TL + lane] = v[q];
+        if (keep) act[(ao + n + g) * TL + lane] = v[q];
+      }
+    }
+#else
 #if TFWD_UNROLL == 2
 T_UNROLL
 #endif
@@ -176,6 +201,7 @@ T_UNROLL
       out[g * TL + lane] = v;
       if (keep) act[(ao + n + g) * TL + lane] = v;
     }
+#endif
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     ao += n, wo += 2 * G, go += G;
   }
