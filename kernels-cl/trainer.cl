@@ -360,11 +360,6 @@ inline void first_layer_tables(__global const float4 *coef, __global const int *
 #ifndef RECOMP_EARLY
 #define RECOMP_EARLY 1
 #endif
-/* 1: each update layer's phase of cell_forward loads and evaluates all its
- * gates before it stores them (ncell <= CPW); 0: gate by gate */
-#ifndef RECOMP_LOADS_FIRST
-#define RECOMP_LOADS_FIRST 1
-#endif
 
 /* The whole circuit of one cell: patch -> act[UTOTAL] (update input and every
  * update layer's outputs). Ends with a barrier. */
@@ -413,25 +408,9 @@ inline void cell_forward(__global const float4 *coef, __local const float4 *pcoe
         if (g < G2) pa[i] = wires[wo + 2 * G + g], pb[i] = wires[wo + 2 * G + G2 + g], pc[i] = coef[go + G + g];
       }
     }
-#if RECOMP_LOADS_FIRST
-    /* every gate of the phase (FSLOTS slots, ncell cells) read and evaluated
-     * before any is stored: a store into act between them keeps the
-     * compiler from hoisting the next gate's loads above it */
-    float v[FSLOTS][CPW];
-    for (int i = 0; i < FSLOTS; i++) {
-      const int g = tid + i * WG;
-      if (g < G)
-        for (int j = 0; j < ncell; j++) {
-          __local const float *a = act + j * astride + ao;
-          v[i][j] = gate_eval(c0[i], a[wa0[i]], a[wb0[i]]);
-        }
-    }
-    for (int i = 0; i < FSLOTS; i++) {
-      const int g = tid + i * WG;
-      if (g < G)
-        for (int j = 0; j < ncell; j++) act[j * astride + ao + n + g] = v[i][j];
-    }
-#else
+    /* (gate by gate: all of a phase's gates read before any store took
+     * dlca_backward 40.4 -> 42.1 ms at b512, sweep97, where the tile forward
+     * gained from it) */
     for (int i = 0; i < FSLOTS; i++) {
       const int g = tid + i * WG;
       if (g < G)
@@ -440,7 +419,6 @@ inline void cell_forward(__global const float4 *coef, __local const float4 *pcoe
           a[n + g] = gate_eval(c0[i], a[wa0[i]], a[wb0[i]]);
         }
     }
-#endif
     for (int g = tid + FSLOTS * WG; g < G; g += WG) {
       const int ia = wires[wo + g], ib = wires[wo + G + g];
       const float4 cf = coef[go + g];
