@@ -454,7 +454,7 @@ Suite *suite_trainer(void) {
   TCase *tc = tcase_create("cl");
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, test_cl_vector, 0, 15);
-  tcase_add_loop_test(tc, test_cl_random, 12, 13);
+  tcase_add_loop_test(tc, test_cl_random, 0, 15);
   tcase_add_test(tc, test_cl_wg_narrow);
   tcase_add_loop_test(tc, test_cl_persist, 0, 3);
   tcase_add_test(tc, test_cl_persist_gives_up);
