@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cl/bank_order.h"
 #include "cl/runtime.h"
 #include "train/trainer_impl.h"
 
@@ -61,7 +62,74 @@ typedef struct cl_state {
   cl_mem scratch;         /* trainer_cpu.cl, trainer_tile.cl: every group's activations, or NULL */
   cl_mem flags;           /* trainer.cl: steps each unit has finished (units ints), then the status word */
   int hard_final;         /* which hard buffer holds the last hard state */
+  /* BWD_BANKS: the device runs pm, the model with each hidden update layer's
+   * gates in a bank-aware order (bank_order.c); logit i of pm is logit
+   * pmap[i] of the model, and row[l][u] is where unit u of update level l
+   * went. NULL: the model's own order. */
+  dlca_model *pm;
+  size_t *pmap;
+  int *row[DLCA_MAX_LAYERS + 1];
 } cl_state;
+
+/* The model the device runs: the trainer's, or its bank-aware order. */
+static const dlca_model *device_model(const dlca_trainer *t) {
+  const cl_state *st = t->impl;
+  return st && st->pm ? st->pm : t->model;
+}
+
+/* BWD_BANKS: pm and pmap from t->model and st->row. */
+static int reorder_model(dlca_trainer *t, cl_state *st) {
+  const dlca_model *m = t->model;
+  const size_t npg = (size_t)dlca__model_npg(m);
+  int rc = dlca__model_alloc(&m->shape, &st->pm);
+  if (rc) return rc;
+  if (!(st->pmap = malloc(sizeof(size_t) * (m->n_params ? m->n_params : 1))))
+    return dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory");
+  dlca_model *pm = st->pm;
+  for (size_t i = 0; i < m->n_params; i++) st->pmap[i] = i;
+  for (int l = 0; l < m->n_perceive; l++) {
+    memcpy(pm->perceive[l].wa, m->perceive[l].wa, sizeof(int32_t) * (size_t)m->perceive[l].n_gates);
+    memcpy(pm->perceive[l].wb, m->perceive[l].wb, sizeof(int32_t) * (size_t)m->perceive[l].n_gates);
+  }
+  for (int l = 0; l < m->n_update; l++) {
+    const dlca_layer *L = &m->update[l];
+    dlca_layer *P = &pm->update[l];
+    for (int e = 0; e < L->n_gates; e++) {
+      const int r = st->row[l + 1][e];
+      P->wa[r] = st->row[l][L->wa[e]], P->wb[r] = st->row[l][L->wb[e]];
+      for (size_t j = 0; j < npg; j++) st->pmap[P->offset + (size_t)r * npg + j] = L->offset + (size_t)e * npg + j;
+    }
+  }
+  for (size_t i = 0; i < m->n_params; i++) pm->params[i] = m->params[st->pmap[i]];
+  return DLCA_OK;
+}
+
+/* Logits (and their gradients and moments) between the model's order (ext)
+ * and the device's (dev), through a host buffer. */
+static int upload_params(dlca_trainer *t, cl_mem buf, const float *ext, const char *what) {
+  const cl_state *st = t->impl;
+  const size_t P = t->model->n_params;
+  if (!st->pmap) return dlca__upload(t->ctx, buf, 0, P * 4, ext, what);
+  float *dev = malloc(sizeof(float) * (P ? P : 1));
+  if (!dev) return dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory");
+  for (size_t i = 0; i < P; i++) dev[i] = ext[st->pmap[i]];
+  int rc = dlca__upload(t->ctx, buf, 0, P * 4, dev, what);
+  free(dev);
+  return rc;
+}
+
+static int download_params(dlca_trainer *t, cl_mem buf, float *ext, const char *what) {
+  const cl_state *st = t->impl;
+  const size_t P = t->model->n_params;
+  if (!st->pmap) return dlca__download(t->ctx, buf, 0, P * 4, ext, what);
+  float *dev = malloc(sizeof(float) * (P ? P : 1));
+  if (!dev) return dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory");
+  int rc = dlca__download(t->ctx, buf, 0, P * 4, dev, what);
+  if (!rc)
+    for (size_t i = 0; i < P; i++) ext[st->pmap[i]] = dev[i];
+  free(dev);
+  return rc;
+}
 
 /* The most gates of layer L that read one of its inputs (at least 1). */
 static int layer_fanout(const dlca_layer *L) {
@@ -290,7 +358,7 @@ static int build(dlca_trainer *t, cl_state *st, cl_program *prog, cl_program *st
  * dlca_coef writes the coefficients that the entries need (rcoef, whose
  * padding entries cl_init clears and nothing writes). */
 static int upload_wiring(dlca_trainer *t, cl_state *st) {
-  const dlca_model *m = t->model;
+  const dlca_model *m = device_model(t);
   const cl_shape *s = &st->sh;
   int32_t *w = malloc(sizeof(int32_t) * s->n_wires), *rv = malloc(sizeof(int32_t) * 2 * (s->n_rev + 1));
   int32_t *slot = malloc(sizeof(int32_t) * 2 * ((size_t)s->NGU + 1)), *fill = NULL;
@@ -321,16 +389,22 @@ static int upload_wiring(dlca_trainer *t, cl_state *st) {
         slot[2 * (u + (size_t)g) + side] = (int32_t)e;
       }
     if (s->push) {
-      /* gate g's slots in its inputs, from its entries' places k in rev;
-       * its output's readers and overflow slots, from the layer above */
+      /* gate g's slots in its inputs: its entries' places k among each
+       * input's readers in the model's gate order (a before b), as rev has
+       * them without BWD_BANKS, so that the slots add up in the same order
+       * either way; its output's readers and overflow slots, from the layer
+       * above */
       push_slots(L, (int)R, fo, po);
       const int r2 = R < 2 ? (int)R : 2;
-      for (int g = 0; g < L->n_gates; g++)
+      memset(fill, 0, sizeof(int32_t) * n);
+      for (int e = 0; e < L->n_gates; e++) {
+        const int g = st->pm ? st->row[l + 1][e] : e;
         for (int side = 0; side < 2; side++) {
-          const int in = side ? L->wb[g] : L->wa[g], k = (int)((size_t)(slot[2 * (u + (size_t)g) + side] - (int32_t)ov) / n);
+          const int in = side ? L->wb[g] : L->wa[g], k = fill[in]++;
           const int sl = k < r2 ? k * (int)n + in : po[in] + k - 2;
           pw[4 * (u + (size_t)g) + side] = (int32_t)((uint32_t)in | (uint32_t)sl << 16);
         }
+      }
       for (int i = 0; l == 0 && i < (int)n; i++) pw[4 * (size_t)s->NGU + 2 * (size_t)i] = fo[i], pw[4 * (size_t)s->NGU + 2 * (size_t)i + 1] = po[i];
       if (l > 0) /* the layer below's gates: their outputs are this layer's inputs */
         for (int i = 0; i < (int)n; i++) {
@@ -418,6 +492,9 @@ static void cl_destroy(dlca_trainer *t) {
                   &st->dP[1], &st->partial, &st->loss_partial, &st->loss, &st->eval_out, &st->target, &st->input,
                   &st->masks, &st->scratch, &st->flags, &st->dU, &st->rslot, &st->rcoef, &st->pwire};
   for (size_t i = 0; i < sizeof bs / sizeof bs[0]; i++) release(bs[i]);
+  if (st->pm) dlca_model_free(st->pm);
+  free(st->pmap);
+  for (int l = 0; l <= DLCA_MAX_LAYERS; l++) free(st->row[l]);
   free(st);
   t->impl = NULL;
 }
@@ -482,7 +559,7 @@ static int cl_init(dlca_trainer *t) {
   cl_shape *s = &st->sh;
   shape_of(m, s);
   int per_cu = 2, fwd_per_cu = 8, cpw = 1, cpw_min = 1, wg_narrow = 0, persist = 0, tile_cells = 0, rc;
-  int perc_split = 0, split_per_cu = 0, split_unit = 0, push = 0;
+  int perc_split = 0, split_per_cu = 0, split_unit = 0, push = 0, banks = 0;
   if (s->PG1 > 1024)
     return dlca__fail(DLCA_ECONFIG, "a perception stack of %d gates is too large for the device trainer (at most 1024)",
                       s->PG1);
@@ -501,6 +578,9 @@ static int cl_init(dlca_trainer *t) {
   if ((rc = dlca__tunable(ctx, KFILE, "BWD_PUSH", &push))) return rc;
   if (push != 0 && push != 1)
     return dlca__fail(DLCA_ECONFIG, "%s: tuned BWD_PUSH = %d is not 0 or 1", KFILE, push);
+  if ((rc = dlca__tunable(ctx, KFILE, "BWD_BANKS", &banks))) return rc;
+  if (banks != 0 && banks != 1)
+    return dlca__fail(DLCA_ECONFIG, "%s: tuned BWD_BANKS = %d is not 0 or 1", KFILE, banks);
   if (split_unit < 0 || split_unit > 64)
     return dlca__fail(DLCA_ECONFIG, "%s: tuned PERC_SPLIT_UNIT_CELLS = %d is not in [0, 64] (0: CELLS_PER_GROUP)",
                       KFILE, split_unit);
@@ -581,6 +661,13 @@ static int cl_init(dlca_trainer *t) {
     const size_t top = push_plan(m, s), row = top > s->act_floats ? top : s->act_floats;
     if (top && backward_local(t, s, (size_t)s->cpw, row, 0) + 4 * sizeof(float) <= ctx->info.local_mem)
       s->push = 1, s->pact = row;
+  }
+  /* BWD_BANKS: with the push, the device runs the model with each hidden
+   * update layer's gates in a bank-aware order (bank_order.c); not where
+   * noise is drawn per gate or logit (Gumbel, gradient noise), whose
+   * counters are the model's gate indices */
+  if (s->push && banks && !(t->cfg.relax.gumbel_scale > 0) && !(t->cfg.relax.grad_noise > 0)) {
+    if ((rc = dlca__bank_order(m, st->row)) || (rc = reorder_model(t, st))) return rc;
   }
   if (s->psplit) {
     s->cpwp = split_unit > s->cpw ? split_unit : s->cpw;
@@ -679,7 +766,7 @@ static int cl_init(dlca_trainer *t) {
   }
   if (rc) return rc;
   if ((rc = upload_wiring(t, st))) return rc;
-  if ((rc = dlca__upload(ctx, st->params, 0, P * 4, m->params, "logits"))) return rc;
+  if ((rc = upload_params(t, st->params, m->params, "logits"))) return rc;
   float zero = 0.0f;
   cl_int err = clEnqueueFillBuffer(ctx->queue, st->m, &zero, 4, 0, P * 4, 0, NULL, NULL);
   if (!err) err = clEnqueueFillBuffer(ctx->queue, st->v, &zero, 4, 0, P * 4, 0, NULL, NULL);
@@ -955,15 +1042,15 @@ static int cl_eval_hard(dlca_trainer *t, dlca_eval *out) {
 }
 
 static int cl_get_params(dlca_trainer *t, float *p) {
-  return dlca__download(t->ctx, ((cl_state *)t->impl)->params, 0, t->model->n_params * 4, p, "logits");
+  return download_params(t, ((cl_state *)t->impl)->params, p, "logits");
 }
 
 static int cl_set_params(dlca_trainer *t, const float *p) {
-  return dlca__upload(t->ctx, ((cl_state *)t->impl)->params, 0, t->model->n_params * 4, p, "logits");
+  return upload_params(t, ((cl_state *)t->impl)->params, p, "logits");
 }
 
 static int cl_get_grad(dlca_trainer *t, float *g) {
-  return dlca__download(t->ctx, ((cl_state *)t->impl)->grad, 0, t->model->n_params * 4, g, "gradient");
+  return download_params(t, ((cl_state *)t->impl)->grad, g, "gradient");
 }
 
 static int cl_get_state(dlca_trainer *t, int hard, float *s) {
@@ -974,14 +1061,14 @@ static int cl_get_state(dlca_trainer *t, int hard, float *s) {
 
 static int cl_get_moments(dlca_trainer *t, float *m, float *v) {
   cl_state *st = t->impl;
-  int rc = dlca__download(t->ctx, st->m, 0, t->model->n_params * 4, m, "Adam m");
-  return rc ? rc : dlca__download(t->ctx, st->v, 0, t->model->n_params * 4, v, "Adam v");
+  int rc = download_params(t, st->m, m, "Adam m");
+  return rc ? rc : download_params(t, st->v, v, "Adam v");
 }
 
 static int cl_set_moments(dlca_trainer *t, const float *m, const float *v) {
   cl_state *st = t->impl;
-  int rc = dlca__upload(t->ctx, st->m, 0, t->model->n_params * 4, m, "Adam m");
-  return rc ? rc : dlca__upload(t->ctx, st->v, 0, t->model->n_params * 4, v, "Adam v");
+  int rc = upload_params(t, st->m, m, "Adam m");
+  return rc ? rc : upload_params(t, st->v, v, "Adam v");
 }
 
 int dlca__cl_trainer_wg(const dlca_trainer *t) {
@@ -998,6 +1085,17 @@ int dlca__cl_trainer_psplit(const dlca_trainer *t) {
  * (BWD_PUSH; tests). */
 int dlca__cl_trainer_push(const dlca_trainer *t) {
   return t && t->ops == &dlca__cl_trainer_ops && t->impl ? ((const cl_state *)t->impl)->sh.push : 0;
+}
+
+/* The hidden update units the bank-aware order moved (BWD_BANKS; tests): 0
+ * where the device runs the model's own order. */
+int dlca__cl_trainer_banks(const dlca_trainer *t) {
+  const cl_state *st = t && t->ops == &dlca__cl_trainer_ops ? t->impl : NULL;
+  if (!st || !st->pm) return 0;
+  int moved = 0;
+  for (int l = 1; l < t->model->n_update; l++)
+    for (int u = 0; u < t->model->shape.update_layers[l]; u++) moved += st->row[l][u] != u;
+  return moved;
 }
 
 int dlca__cl_trainer_perc_unit(const dlca_trainer *t) {

@@ -5,4 +5,4 @@ libdlca_cl_internal_la_SOURCES += lib/cl/runtime.h lib/cl/errors.c lib/cl/device
 # source tree, so that lib/cl/tuning.c looks in the same relative place in both.
 tuningdir = $(pkgdatadir)/tuning
 dist_tuning_DATA = tuning/default.json
-libdlca_cl_internal_la_SOURCES += lib/cl/cl_trainer.c
+libdlca_cl_internal_la_SOURCES += lib/cl/cl_trainer.c lib/cl/bank_order.c lib/cl/bank_order.h

@@ -50,6 +50,7 @@ size_t dlca__cl_trainer_footprint(const dlca_model *m, const dlca_train_config *
 int dlca__cl_trainer_wg(const dlca_trainer *t);
 int dlca__cl_trainer_psplit(const dlca_trainer *t);
 int dlca__cl_trainer_push(const dlca_trainer *t);
+int dlca__cl_trainer_banks(const dlca_trainer *t);
 /* Cells per unit of dlca_backward_perc under the split (PERC_SPLIT_UNIT_CELLS), else 0. For tests. */
 int dlca__cl_trainer_perc_unit(const dlca_trainer *t);
 /* 1 when the OpenCL trainer runs its backward pass in one launch (BWD_PERSIST), else 0 */
