@@ -221,9 +221,9 @@ __constant int UF[NU + 1] = {U_FANOUT, 0};
 #endif
 /* BWD_BANKS (host only; with the push): the device runs the model with each
  * hidden update layer's gates in a bank-aware order, so that a warp's
- * gathers (1; and its slot stores, 2) hit distinct local-memory banks
+ * gathers and slot stores hit distinct local-memory banks
  * (lib/cl/bank_order.c; doc/kernels.md) */
-// @tunable BWD_BANKS 0 1 2
+// @tunable BWD_BANKS 0 1
 #ifndef BWD_BANKS
 #define BWD_BANKS 0
 #endif

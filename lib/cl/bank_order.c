@@ -32,28 +32,23 @@ typedef struct search {
   /* readers of each unit of level l (as an input of layer l): gate << 1 | side */
   int *rd_off[DLCA_MAX_LAYERS], *rd[DLCA_MAX_LAYERS];
   unsigned *mark, stamp; /* mark[u] == stamp: unit u already counted in this gather */
-  int stores;            /* 1: also count the push's stores (an input read twice is two addresses) */
 } search;
 
 /* Conflicting pairs of one warp gather: layer i, warp w (gates at rows
- * 32 w ..), side s; an input read twice counts once. With S->stores, plus
- * those of the warp's stores into the inputs' gradient slots, where an
- * input read twice is two slots in one bank (rows of n floats, n a
- * multiple of 32 in the layers that matter). */
+ * 32 w ..), side s; an input read twice counts once. */
 static int gather_cost(search *S, int i, int w, int s) {
   const dlca_layer *L = &S->m->update[i];
   const int32_t *wire = s ? L->wb : L->wa;
   const int *at = S->at[i + 1], *row = S->row[i];
-  unsigned char cnt[BANKS] = {0}, all[BANKS] = {0};
+  unsigned char cnt[BANKS] = {0};
   int cost = 0;
   const int r1 = (w + 1) * BANKS < L->n_gates ? (w + 1) * BANKS : L->n_gates;
   const unsigned stamp = ++S->stamp;
   for (int r = w * BANKS; r < r1; r++) {
-    const int u = wire[at[r]], b = row[u] % BANKS;
-    if (S->stores) cost += all[b]++;
+    const int u = wire[at[r]];
     if (S->mark[u] == stamp) continue;
     S->mark[u] = stamp;
-    cost += cnt[b]++;
+    cost += cnt[row[u] % BANKS]++;
   }
   return cost;
 }
@@ -101,10 +96,10 @@ static void search_free(search *S) {
   for (int l = 0; l < S->NU; l++) free(S->rd_off[l]), free(S->rd[l]);
 }
 
-int dlca__bank_order(const dlca_model *m, int stores, int **rows) {
+int dlca__bank_order(const dlca_model *m, int **rows) {
   search S;
   memset(&S, 0, sizeof S);
-  S.m = m, S.NU = m->n_update, S.stores = stores;
+  S.m = m, S.NU = m->n_update;
   const int *U = m->shape.update_layers;
   int rc = DLCA_OK, free_units = 0, widest = 1;
   for (int l = 0; l <= S.NU; l++) widest = U[l] > widest ? U[l] : widest;

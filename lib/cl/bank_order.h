@@ -6,8 +6,7 @@
 
 /* rows[l] (l = 0 .. n_update, malloc'd) gets the storage index of each unit
  * of level l (level 0 the update input, level l > 0 layer l - 1's outputs);
- * levels 0 and n_update keep the identity. With `stores`, the order also
- * weighs the push's stores into gradient slots. Deterministic. DLCA_ENOMEM. */
-int dlca__bank_order(const dlca_model *m, int stores, int **rows);
+ * levels 0 and n_update keep the identity. Deterministic. DLCA_ENOMEM. */
+int dlca__bank_order(const dlca_model *m, int **rows);
 
 #endif

@@ -579,8 +579,8 @@ static int cl_init(dlca_trainer *t) {
   if (push != 0 && push != 1)
     return dlca__fail(DLCA_ECONFIG, "%s: tuned BWD_PUSH = %d is not 0 or 1", KFILE, push);
   if ((rc = dlca__tunable(ctx, KFILE, "BWD_BANKS", &banks))) return rc;
-  if (banks < 0 || banks > 2)
-    return dlca__fail(DLCA_ECONFIG, "%s: tuned BWD_BANKS = %d is not 0, 1 or 2", KFILE, banks);
+  if (banks != 0 && banks != 1)
+    return dlca__fail(DLCA_ECONFIG, "%s: tuned BWD_BANKS = %d is not 0 or 1", KFILE, banks);
   if (split_unit < 0 || split_unit > 64)
     return dlca__fail(DLCA_ECONFIG, "%s: tuned PERC_SPLIT_UNIT_CELLS = %d is not in [0, 64] (0: CELLS_PER_GROUP)",
                       KFILE, split_unit);
@@ -667,7 +667,7 @@ static int cl_init(dlca_trainer *t) {
    * noise is drawn per gate or logit (Gumbel, gradient noise), whose
    * counters are the model's gate indices */
   if (s->push && banks && !(t->cfg.relax.gumbel_scale > 0) && !(t->cfg.relax.grad_noise > 0)) {
-    if ((rc = dlca__bank_order(m, banks == 2, st->row)) || (rc = reorder_model(t, st))) return rc;
+    if ((rc = dlca__bank_order(m, st->row)) || (rc = reorder_model(t, st))) return rc;
   }
   if (s->psplit) {
     s->cpwp = split_unit > s->cpw ? split_unit : s->cpw;
