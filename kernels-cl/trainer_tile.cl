@@ -66,17 +66,6 @@
 #define TFWD_LOADS_FIRST 1
 #endif
 #define TG ((GMAX + NSL - 1) / NSL)
-/* 1: the forward step (dlca_forward_tile) keeps one row of DW TL floats
- * instead of two: each layer's gates are all read (TFWD_LOADS_FIRST), then
- * a barrier, then stored over their inputs, so that tiles of 32 cells fit
- * 48 KiB (host: tile_configure; doc/performance.md v25) */
-// @tunable TFWD_INPLACE 0 1
-#ifndef TFWD_INPLACE
-#define TFWD_INPLACE 0
-#endif
-#if TFWD_INPLACE && !TFWD_LOADS_FIRST
-#error "TFWD_INPLACE needs TFWD_LOADS_FIRST"
-#endif
 /* The reverse pass of the backward step runs 4 lanes per thread (a float4 of
  * 4 cells): thread tid is quad tid % (TL / 4) of quad-slice tid / (TL / 4),
  * NSQ of them, so that the work every lane shares (reverse entries,
@@ -156,10 +145,9 @@ T_UNROLL
  * of DW TL floats), so the last layer's output ends in row NU & 1. With
  * store, every layer's input (the update input and every layer's outputs
  * but the last) also goes to act[i TL + lane], i as in dlca_backward's
- * act. With inplace (one row: TFWD_INPLACE), every layer's outputs go over
- * its inputs in row 0, after a barrier. Ends with a barrier. */
+ * act. Ends with a barrier. */
 inline void tile_forward(__global const float4 *coef, __global const int *wires, __local const float *patch,
-                         __local float *buf, __global float *act, const int store, const int inplace) {
+                         __local float *buf, __global float *act, const int store) {
   const int tid = get_local_id(0), lane = tid % TL, sl = tid / TL;
   for (int i = tid; i < C * TL; i += TWG) {
     const float v = patch[4 * C * TL + i];
@@ -184,8 +172,8 @@ T_UNROLL
 #endif
   for (int l = 0; l < NU; l++) {
     const int n = US[l], G = US[l + 1], keep = store && l + 1 < NU;
-    __local const float *in = inplace ? buf : buf + (l & 1) * DW * TL;
-    __local float *out = inplace ? buf : buf + ((l + 1) & 1) * DW * TL;
+    __local const float *in = buf + (l & 1) * DW * TL;
+    __local float *out = buf + ((l + 1) & 1) * DW * TL;
 #if TFWD_LOADS_FIRST
     /* the slice's gates of the layer read and evaluated before any is
      * stored: a store into buf between them keeps the compiler from hoisting
@@ -196,7 +184,6 @@ T_UNROLL
       const int g = sl + q * NSL;
       if (g < G) v[q] = gate_t(coef[go + g], in[wires[wo + g] * TL + lane], in[wires[wo + G + g] * TL + lane]);
     }
-    if (inplace) barrier(CLK_LOCAL_MEM_FENCE);
 T_UNROLL
     for (int q = 0; q < TG; q++) {
       const int g = sl + q * NSL;
@@ -230,12 +217,12 @@ __kernel __attribute__((reqd_work_group_size(TWG, 1, 1))) void dlca_forward_tile
   const int tiles = (cells + TL - 1) / TL;
   __global const float *cur = cur_base + cur_off;
   __global float *nxt = nxt_base + nxt_off;
-  __local const float *y = TFWD_INPLACE ? buf : buf + (NU & 1) * DW * TL;
+  __local const float *y = buf + (NU & 1) * DW * TL;
   for (int tile = grp; tile < tiles; tile += ngr) {
     const int base = tile * TL;
     tile_patch(cur, base, cells, H, W, patch);
     barrier(CLK_LOCAL_MEM_FENCE);
-    tile_forward(coef, wires, patch, buf, 0, 0, TFWD_INPLACE); /* nothing stored */
+    tile_forward(coef, wires, patch, buf, 0, 0); /* nothing stored */
     for (int i = tid; i < C * TL; i += TWG) {
       const int c = i % C, lane = i / C, cell = base + lane;
       /* an async cell that did not fire keeps its state (spec section 3) */
@@ -312,7 +299,7 @@ __kernel __attribute__((reqd_work_group_size(TWG, 1, 1))) void dlca_backward_til
     /* 2-3. recompute step t, keeping every layer's input in act */
     tile_patch(state_t, base, cells, H, W, patch);
     barrier(CLK_LOCAL_MEM_FENCE);
-    tile_forward(coef, wires, patch, dbuf, act, 1, 0);
+    tile_forward(coef, wires, patch, dbuf, act, 1);
     for (int i = tid; i < C * TL; i += TWG) dbuf[(NU & 1) * DW * TL + i] = dout[i];
     barrier(CLK_LOCAL_MEM_FENCE);
     /* 4. update layers, last to first; layer l reads its output gradients

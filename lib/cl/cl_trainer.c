@@ -36,7 +36,6 @@ typedef struct cl_shape {
   int kernels;                 /* 0: forward/backward of trainer.cl; 1: of trainer_cpu.cl; 2: of trainer_tile.cl */
   int vec, cpu_per_cu;         /* trainer_cpu.cl: cells per work-item (VEC), CPU_GROUPS_PER_CU */
   int tl, twg;                 /* trainer_tile.cl: cells per tile (TL), threads per group (TWG) */
-  int fwd_rows;                /* trainer_tile.cl: rows of DW TL floats of the forward step (TFWD_INPLACE: 1) */
   int tile_per_cu, tile_fwd_per_cu; /* trainer_tile.cl: TILE_GROUPS_PER_CU, TILE_FWD_GROUPS_PER_CU */
   int fwd_tile;                /* 1: the forward steps are trainer_tile.cl's (KERNELS 2, or TILE_CELLS) */
   size_t scratch_floats;       /* trainer_cpu.cl, trainer_tile.cl: floats of one group's scratch (0 for trainer.cl) */
@@ -461,11 +460,6 @@ static int tile_configure(const dlca_context *ctx, cl_shape *s, int backward, in
   if ((rc = dlca__tunable((dlca_context *)ctx, TILE_KFILE, "TWG", &s->twg))) return rc;
   if ((rc = dlca__tunable((dlca_context *)ctx, TILE_KFILE, "TILE_GROUPS_PER_CU", &per_cu))) return rc;
   if ((rc = dlca__tunable((dlca_context *)ctx, TILE_KFILE, "TILE_FWD_GROUPS_PER_CU", &fwd_per_cu))) return rc;
-  int inplace = 0;
-  if ((rc = dlca__tunable((dlca_context *)ctx, TILE_KFILE, "TFWD_INPLACE", &inplace))) return rc;
-  if (inplace != 0 && inplace != 1)
-    return dlca__fail(DLCA_ECONFIG, "%s: tuned TFWD_INPLACE = %d is not 0 or 1", TILE_KFILE, inplace);
-  s->fwd_rows = inplace ? 1 : 2;
   if (s->tl < 4 || s->tl > 64 || s->tl % 4)
     return dlca__fail(DLCA_ECONFIG, "%s: tuned TL = %d is not a multiple of 4 in [4, 64]", TILE_KFILE, s->tl);
   if (s->twg < s->tl || s->twg % s->tl || (s->twg & (s->twg - 1)) || (size_t)s->twg > ctx->info.max_work_group)
@@ -474,7 +468,7 @@ static int tile_configure(const dlca_context *ctx, cl_shape *s, int backward, in
                       TILE_KFILE, s->twg, s->tl, ctx->info.max_work_group);
   if (per_cu < 1 || per_cu > 64 || fwd_per_cu < 1 || fwd_per_cu > 64)
     return dlca__fail(DLCA_ECONFIG, "%s: tuned groups per compute unit must be in [1, 64]", TILE_KFILE);
-  size_t local = (backward ? tile_local_floats(s) : ((size_t)s->fwd_rows * s->dw + 9 * (size_t)s->C) * (size_t)s->tl) *
+  size_t local = (backward ? tile_local_floats(s) : (2 * (size_t)s->dw + 9 * (size_t)s->C) * (size_t)s->tl) *
                  sizeof(float);
   if (fits) *fits = local <= ctx->info.local_mem;
   if (fits && !*fits) return DLCA_OK;
@@ -883,7 +877,7 @@ static int enqueue_forward(dlca_trainer *t, uint64_t epoch, cl_mem cur, size_t c
   ARG(&a, use_masks), ARG(&a, key), ARG(&a, rate), ARG(&a, ti), ARG(&a, B), ARG(&a, H), ARG(&a, W);
   if (s->fwd_tile) {
     /* trainer_tile.cl: the two rows and the patch */
-    LOCAL(&a, (size_t)s->fwd_rows * s->dw * (size_t)s->tl), LOCAL(&a, 9 * (size_t)s->C * (size_t)s->tl);
+    LOCAL(&a, 2 * (size_t)s->dw * (size_t)s->tl), LOCAL(&a, 9 * (size_t)s->C * (size_t)s->tl);
     int rc = arg_done(&a, "dlca_forward_tile");
     size_t lws = (size_t)s->twg, gws = (size_t)s->nwg_fwd * lws;
     return rc ? rc : dlca__launch(t->ctx, st->k_fwd, "forward_tile", 1, &gws, &lws);
