@@ -15,6 +15,10 @@ if [ "$(cat /tmp/dlca-setup.sum 2>/dev/null)" != "$_sum" ]; then
   echo "$_sum" > /tmp/dlca-setup.sum
 fi
 cd /tmp/dlca_cl-* || return 1
+# a warm host's tree may hold an earlier sweep's rewritten table or patched
+# kernels (settab.py, ablate.py): put the tarball's back (sweep106.sh ran
+# with sweep105.sh's last table, which this line now prevents)
+tar xzf "$OLDPWD/$_tgz" --strip-components=1 --wildcards '*/tuning/default.json' '*/kernels-cl/*' || { echo "setup: restore failed"; return 1; }
 make -j16 -s "$@" >/dev/null 2>&1 || { echo "setup: build failed"; return 1; }
 export DLCA_CL_DEVICE=gpu
 R=$OUT/r; mkdir -p "$R"
