@@ -298,7 +298,9 @@ START_TEST(test_bad_trainer_value) {
       {"{\"trainer\":{\"TILE_CELLS\":-1}}", "TILE_CELLS = -1"},
       {"{\"trainer\":{\"PERC_SPLIT_CELLS\":-1}}", "PERC_SPLIT_CELLS = -1"},
       {"{\"trainer\":{\"PERC_SPLIT_GROUPS_PER_CU\":-2}}", "PERC_SPLIT_GROUPS_PER_CU = -2"},
-      {"{\"trainer\":{\"PERC_SPLIT_UNIT_CELLS\":65}}", "PERC_SPLIT_UNIT_CELLS = 65"}};
+      {"{\"trainer\":{\"PERC_SPLIT_UNIT_CELLS\":65}}", "PERC_SPLIT_UNIT_CELLS = 65"},
+      {"{\"trainer\":{\"BWD_PUSH\":2}}", "BWD_PUSH = 2"},
+      {"{\"trainer\":{\"BWD_BANKS\":-1}}", "BWD_BANKS = -1"}};
   const char *dir = tcl_fresh_env("tune-bad-value");
   char table[512];
   snprintf(table, sizeof table,
@@ -333,7 +335,7 @@ Suite *suite_tuning(void) {
   tcase_add_test(tc, test_malformed_tables);
   tcase_add_test(tc, test_other_device_table);
   tcase_add_test(tc, test_overrides);
-  tcase_add_loop_test(tc, test_bad_trainer_value, 0, 12);
+  tcase_add_loop_test(tc, test_bad_trainer_value, 0, 14);
   suite_add_tcase(s, tc);
   return s;
 }
