@@ -531,12 +531,13 @@ inline void sigmoid_d(real_t x, real_t *s, real_t *ds) {
  * the hard sets are rows of M as for softmax-16. One thread per gate. */
 __kernel void dlca_coef(__global const float *params, __global float4 *coef, __global float4 *coef_hard,
                         __global float4 *coef_st, int st, __global const float *gumbel, int use_gumbel, ulong key,
-                        float inv_tau, int n_gates, __global const int2 *rslot, __global float2 *rcoef) {
+                        float inv_tau, int n_gates, __global const int2 *rslot, __global float2 *rcoef,
+                        __global const int *gkey) {
   int g = get_global_id(0);
   if (g >= n_gates) return;
   __global const float *l = params + 4 * (size_t)g;
   float z[4], lc[4];
-  noisy_logits(l, gumbel, use_gumbel, key, g, z);
+  noisy_logits(l, gumbel, use_gumbel, key, gkey[g], z);
   for (int i = 0; i < 4; i++) lc[i] = l[i];
   real_t sv[4], ds;
   for (int i = 0; i < 4; i++) sigmoid_d((real_t)z[i] * inv_tau, &sv[i], &ds);
@@ -561,12 +562,13 @@ inline int argmax16(const float *z) {
  * One thread per gate. */
 __kernel void dlca_coef(__global const float *params, __global float4 *coef, __global float4 *coef_hard,
                         __global float4 *coef_st, int st, __global const float *gumbel, int use_gumbel, ulong key,
-                        float inv_tau, int n_gates, __global const int2 *rslot, __global float2 *rcoef) {
+                        float inv_tau, int n_gates, __global const int2 *rslot, __global float2 *rcoef,
+                        __global const int *gkey) {
   int g = get_global_id(0);
   if (g >= n_gates) return;
   __global const float *l = params + 16 * (size_t)g;
   float z[16], lc[16];
-  noisy_logits(l, gumbel, use_gumbel, key, g, z);
+  noisy_logits(l, gumbel, use_gumbel, key, gkey[g], z);
   for (int i = 0; i < 16; i++) lc[i] = l[i];
   const int bz = argmax16(z);
   float p[16], s = 0;
@@ -1212,7 +1214,7 @@ __kernel void dlca_adamw(__global float *params, __global float *grad, __global 
                          __global const float *partial, int nwg, __global const float *loss_partial,
                          __global float *loss_out, __global int *flags, int units, float lr, float b1, float b2,
                          float eps, float wd, float clip, float bc1, float bc2, __global const float *gumbel, int use_gumbel, ulong key,
-                         float inv_tau, float gn_sigma) {
+                         float inv_tau, float gn_sigma, __global const int *gkey) {
   const int g = get_global_id(0);
   if (g == 0) {
     float s = 0.0f;
@@ -1249,7 +1251,11 @@ __kernel void dlca_adamw(__global float *params, __global float *grad, __global 
   }
   __global float *l = params + NPG * (size_t)g;
   float z[NPG];
-  noisy_logits(l, gumbel, use_gumbel, key, g, z);
+  /* the noise of gate g is keyed by its index in the model (gkey: the
+   * identity, or the model's order where the device runs another,
+   * BWD_BANKS), so that it does not depend on the order */
+  const int gk = gkey[g];
+  noisy_logits(l, gumbel, use_gumbel, key, gk, z);
   real_t gz[NPG];
 #if NPG == 4
   /* IWP: s = sigmoid(z * inv_tau); dL/ds from c = (s00, s10 - s00, s01 - s00,
@@ -1282,8 +1288,9 @@ __kernel void dlca_adamw(__global float *params, __global float *grad, __global 
     grad[j] = gr;
     if (gn_sigma > 0.0f) {
       /* annealed gradient noise (issue 6), before clipping; twin: dlca__grad_noise */
-      float u1 = ((float)(dlca_rng_u32(key, 0xFFFFFF01u, (uint)(2 * j)) >> 8) + 0.5f) * (1.0f / 16777216.0f);
-      float u2 = (float)(dlca_rng_u32(key, 0xFFFFFF01u, (uint)(2 * j + 1)) >> 8) * (1.0f / 16777216.0f);
+      const uint jk = (uint)(NPG * gk + i);
+      float u1 = ((float)(dlca_rng_u32(key, 0xFFFFFF01u, 2u * jk) >> 8) + 0.5f) * (1.0f / 16777216.0f);
+      float u2 = (float)(dlca_rng_u32(key, 0xFFFFFF01u, 2u * jk + 1u) >> 8) * (1.0f / 16777216.0f);
       gr += gn_sigma * (sqrt(-2.0f * log(u1)) * cos(6.2831853f * u2));
     }
     gr = clamp(gr, -clip, clip);

@@ -307,7 +307,8 @@ END_TEST
  * with the push in the model's order and in the bank-aware order: the same
  * losses, logits and gradients, bit for bit; a checkpoint of the reordered
  * trainer (logits and moments through the order's map) resumes in the other
- * bit for bit. */
+ * bit for bit. _i 1: with a temperature, Gumbel noise, straight-through and
+ * gradient noise, whose counters stay keyed by the model's gate indices. */
 START_TEST(test_cl_banks) {
   if (!tcl_platform()) return;
   dlca_context *ctx = tcl_context();
@@ -333,6 +334,10 @@ START_TEST(test_cl_banks) {
   for (int banks = 0; banks < 2; banks++) {
     ck_assert(dlca__tuning_override(ctx, "trainer.cl", "BWD_BANKS", banks) == DLCA_OK);
     t[banks] = make_trainer(ctx, m, 0);
+    if (_i) {
+      const dlca_relax r = {0.7f, 0.5f, 1, 0.1f};
+      ck_assert_int_eq(dlca_trainer_set_relax(t[banks], &r), DLCA_OK);
+    }
     ck_assert_int_eq(dlca__cl_trainer_push(t[banks]), 1);
     /* (without the order none moved; with it most of the 200 hidden units) */
     ck_assert_msg(banks ? dlca__cl_trainer_banks(t[banks]) > 100 : dlca__cl_trainer_banks(t[banks]) == 0, "%d moved",
@@ -354,7 +359,8 @@ START_TEST(test_cl_banks) {
   run_epochs(t[0], 3, lc);
   run_epochs(t[1], 3, la);
   for (int e = 0; e < 3; e++) ck_assert_msg(la[e] == lc[e], "resumed epoch %d: %.17g != %.17g", e, la[e], lc[e]);
-  fprintf(stderr, "BWD_BANKS: 9 epochs, the same losses (%.6f ... %.6f) and logits in both orders\n", lb[0], la[2]);
+  fprintf(stderr, "BWD_BANKS%s: 9 epochs, the same losses (%.6f ... %.6f) and logits in both orders\n",
+          _i ? " with the relaxations" : "", lb[0], la[2]);
   dlca_trainer_free(t[0]), dlca_trainer_free(t[1]);
   free(p0), free(pa), free(pb), free(ga), free(gb);
   dlca_model_free(m);
@@ -528,7 +534,7 @@ Suite *suite_trainer(void) {
   /* the bank-aware order (BWD_BANKS), a case of its own */
   TCase *tb = tcase_create("banks");
   tcase_set_timeout(tb, 600);
-  tcase_add_test(tb, test_cl_banks);
+  tcase_add_loop_test(tb, test_cl_banks, 0, 2);
   suite_add_tcase(s, tb);
   return s;
 }

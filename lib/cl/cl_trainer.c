@@ -53,6 +53,7 @@ typedef struct cl_state {
   cl_mem params, m, v, grad, coef, coef_hard, wires, rev;
   cl_mem rslot, rcoef;    /* each update gate's two slots in rev; the coefficients in rev's order (dlca_coef) */
   cl_mem pwire;           /* BWD_PUSH: each update gate's inputs and gradient slots, then the unwritten slots */
+  cl_mem gkey;            /* each device gate's index in the model: the noise counters' key (BWD_BANKS) */
   cl_mem coef_st;         /* straight-through forward coefficients (issue 6), or NULL */
   cl_mem gumbel;          /* the Gumbel table (issue 6), or a 4-byte placeholder */
   cl_mem states;          /* (T+1) grids */
@@ -490,7 +491,7 @@ static void cl_destroy(dlca_trainer *t) {
   cl_mem *bs[] = {&st->coef_st, &st->gumbel, &st->params, &st->m, &st->v, &st->grad, &st->coef, &st->coef_hard,
                   &st->wires, &st->rev, &st->states, &st->hard[0], &st->hard[1], &st->g[0], &st->g[1], &st->dP[0],
                   &st->dP[1], &st->partial, &st->loss_partial, &st->loss, &st->eval_out, &st->target, &st->input,
-                  &st->masks, &st->scratch, &st->flags, &st->dU, &st->rslot, &st->rcoef, &st->pwire};
+                  &st->masks, &st->scratch, &st->flags, &st->dU, &st->rslot, &st->rcoef, &st->pwire, &st->gkey};
   for (size_t i = 0; i < sizeof bs / sizeof bs[0]; i++) release(bs[i]);
   if (st->pm) dlca_model_free(st->pm);
   free(st->pmap);
@@ -663,10 +664,9 @@ static int cl_init(dlca_trainer *t) {
       s->push = 1, s->pact = row;
   }
   /* BWD_BANKS: with the push, the device runs the model with each hidden
-   * update layer's gates in a bank-aware order (bank_order.c); not where
-   * noise is drawn per gate or logit (Gumbel, gradient noise), whose
-   * counters are the model's gate indices */
-  if (s->push && banks && !(t->cfg.relax.gumbel_scale > 0) && !(t->cfg.relax.grad_noise > 0)) {
+   * update layer's gates in a bank-aware order (bank_order.c); the noise
+   * counters stay keyed by the model's gate indices (gkey) */
+  if (s->push && banks) {
     if ((rc = dlca__bank_order(m, st->row)) || (rc = reorder_model(t, st))) return rc;
   }
   if (s->psplit) {
@@ -735,6 +735,7 @@ static int cl_init(dlca_trainer *t) {
       (rc = dlca__buffer(ctx, (size_t)s->NGU * 8 + 8, "reverse slots", &st->rslot)) ||
       (rc = dlca__buffer(ctx, s->n_rev * 8 + 8, "reverse coefficients", &st->rcoef)) ||
       (rc = dlca__buffer(ctx, s->push ? (size_t)s->NGU * 16 + (size_t)s->uin * 8 : 16, "push wiring", &st->pwire)) ||
+      (rc = dlca__buffer(ctx, NG * 4, "gate keys", &st->gkey)) ||
       (rc = dlca__buffer(ctx, grid * ((size_t)t->cfg.steps + 1), "states of every step", &st->states)) ||
       (rc = dlca__buffer(ctx, grid, "hard states", &st->hard[0])) ||
       (rc = dlca__buffer(ctx, grid, "hard states", &st->hard[1])) ||
@@ -767,6 +768,15 @@ static int cl_init(dlca_trainer *t) {
   if (rc) return rc;
   if ((rc = upload_wiring(t, st))) return rc;
   if ((rc = upload_params(t, st->params, m->params, "logits"))) return rc;
+  {
+    const size_t npg = (size_t)dlca__model_npg(m);
+    cl_int *key = malloc(sizeof(cl_int) * (NG ? NG : 1));
+    if (!key) return dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory");
+    for (size_t g = 0; g < NG; g++) key[g] = (cl_int)(st->pmap ? st->pmap[g * npg] / npg : g);
+    rc = dlca__upload(ctx, st->gkey, 0, NG * 4, key, "gate keys");
+    free(key);
+    if (rc) return rc;
+  }
   float zero = 0.0f;
   cl_int err = clEnqueueFillBuffer(ctx->queue, st->m, &zero, 4, 0, P * 4, 0, NULL, NULL);
   if (!err) err = clEnqueueFillBuffer(ctx->queue, st->v, &zero, 4, 0, P * 4, 0, NULL, NULL);
@@ -843,6 +853,7 @@ static int enqueue_coef(dlca_trainer *t) {
   argset a = {st->k_coef, 0, 0};
   ARG(&a, st->params), ARG(&a, st->coef), ARG(&a, st->coef_hard), ARG(&a, cst), ARG(&a, r.st), ARG(&a, st->gumbel);
   ARG(&a, r.use_gumbel), ARG(&a, r.key), ARG(&a, r.inv_tau), ARG(&a, ng), ARG(&a, st->rslot), ARG(&a, st->rcoef);
+  ARG(&a, st->gkey);
   int rc = arg_done(&a, "dlca_coef");
   size_t gws = ((size_t)ng + 63) / 64 * 64, lws = 64;
   return rc ? rc : dlca__launch(t->ctx, st->k_coef, "coef", 1, &gws, &lws);
@@ -969,7 +980,7 @@ static int enqueue_adamw(dlca_trainer *t) {
   ARG(&a, st->loss_partial), ARG(&a, st->loss), ARG(&a, st->flags), ARG(&a, units), ARG(&a, lr), ARG(&a, b1);
   ARG(&a, b2), ARG(&a, eps), ARG(&a, wd);
   ARG(&a, clip), ARG(&a, bc1), ARG(&a, bc2), ARG(&a, st->gumbel), ARG(&a, r.use_gumbel), ARG(&a, r.key);
-  ARG(&a, r.inv_tau), ARG(&a, gn_sigma);
+  ARG(&a, r.inv_tau), ARG(&a, gn_sigma), ARG(&a, st->gkey);
   int rc = arg_done(&a, "dlca_adamw");
   size_t ng = dlca__model_n_gates(t->model), lws = 64, gws = (ng + 63) / 64 * 64;
   return rc ? rc : dlca__launch(t->ctx, st->k_adamw, "adamw", 1, &gws, &lws);
