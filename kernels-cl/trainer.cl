@@ -232,11 +232,22 @@ __constant int UF[NU + 1] = {U_FANOUT, 0};
 #endif
 #if PUSH
 __constant int PUSH_OFF[NU + 1] = {PUSH_OFFS};
-/* floats of one cell's act row in dlca_backward */
-#define BACT PACT
-#else
-#define BACT ACTF
 #endif
+/* floats of one cell's act row in dlca_backward (host: ACTF, or under PUSH
+ * the planned row) */
+#define BACT PACT
+/* BWD_PUSH: the gradient of value i of a vector of n whose slots start at D:
+ * the sum of its `readers` slots in their order (the first two at i and
+ * n + i, the rest at D[ovf ..]); maxr, the most readers of any value, is a
+ * compile-time constant at every call, so that the loop unrolls (a runtime
+ * trip count kept the cells' loop around it rolled: sweep95.sh, 20 ms) */
+inline float slot_sum(__local const float *D, int n, int i, int readers, int ovf, const int maxr) {
+  float d = readers > 0 ? D[i] : 0.0f;
+  if (maxr > 1 && readers > 1) d += D[n + i];
+  for (int k = 2; k < maxr; k++)
+    if (k < readers) d += D[ovf + k - 2];
+  return d;
+}
 /* A thread's patch values of a backward unit, and whether dlca_backward
  * loads them before the unit's other global loads (where they take at most
  * 4 registers; 8 measured no different on growth, sweep87) */
@@ -859,7 +870,7 @@ DLCA_UNROLL
     /* 4. update layers, last to first, one barrier per layer (BWD_PUSH):
      * gate g of layer l reads its output gradient d (the sum of its UF[l + 1]
      * slots), adds its 4 sums d, d a, d b, d a b, and stores d (c1 + c3 b)
-     * and d (c2 + c3 a) into its inputs' slots (pwire). The pwire pair and
+     * and d (c2 + c3 a) into its inputs' slots (pwire). The pwire entry and
      * the coefficients of slot 0's gate are loaded one layer ahead, slot 1's
      * at the start of the phase (BWD_EARLY). */
     {
@@ -894,12 +905,7 @@ DLCA_UNROLL
             float ga[CPW], gb[CPW];
             for (int j = 0; j < CPW; j++) {
               __local const float *A = act + j * BACT;
-              /* (the trip counts are the layer's constants, UF, once unrolled) */
-              float d = w.z > 0 ? A[din + g] : 0.0f;
-              if (RO > 1 && w.z > 1) d += A[din + G + g];
-              for (int k = 2; k < RO; k++)
-                if (k < w.z) d += A[din + w.w + k - 2];
-              const float a = A[ao + ia], bb = A[ao + ib];
+              const float d = slot_sum(A + din, G, g, w.z, w.w, RO), a = A[ao + ia], bb = A[ao + ib];
               accU[slot + i][0] += d, accU[slot + i][1] += d * a, accU[slot + i][2] += d * bb;
               accU[slot + i][3] += d * a * bb;
               ga[j] = d * (cf.y + cf.w * bb);
@@ -1027,10 +1033,7 @@ DLCA_UNROLL
       const int j = ji / UIN, i = ji - j * UIN;
       __local const float *D = act + j * BACT + PUSH_OFF[0];
       const int2 r = ((__global const int2 *)(pwire + NGU))[i];
-      float d = r.x > 0 ? D[i] : 0.0f;
-      if (r.x > 1) d += D[UIN + i];
-      for (int k = 2; k < r.x; k++) d += D[r.y + k - 2];
-      if (base + j < cells) dU[(size_t)(base + j) * UIN + i] = d;
+      if (base + j < cells) dU[(size_t)(base + j) * UIN + i] = slot_sum(D, UIN, i, r.x, r.y, UF[0]);
     }
 #elif PSPLIT
     /* 5. the update input's gradient of each cell to dU: the perception

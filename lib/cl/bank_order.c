@@ -101,7 +101,7 @@ int dlca__bank_order(const dlca_model *m, int **rows) {
   memset(&S, 0, sizeof S);
   S.m = m, S.NU = m->n_update;
   const int *U = m->shape.update_layers;
-  int rc = DLCA_OK, free_units = 0, widest = 1;
+  int free_units = 0, widest = 1;
   for (int l = 0; l <= S.NU; l++) widest = U[l] > widest ? U[l] : widest;
   if (!(S.mark = calloc((size_t)widest, sizeof(unsigned)))) goto oom;
   for (int l = 0; l <= S.NU; l++) {
@@ -147,7 +147,7 @@ int dlca__bank_order(const dlca_model *m, int **rows) {
   }
   for (int l = 0; l <= S.NU; l++) rows[l] = S.row[l], S.row[l] = NULL;
   search_free(&S);
-  return rc;
+  return DLCA_OK;
 oom:
   search_free(&S);
   return dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory (bank order)");

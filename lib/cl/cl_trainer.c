@@ -41,8 +41,8 @@ typedef struct cl_shape {
   size_t scratch_floats;       /* trainer_cpu.cl, trainer_tile.cl: floats of one group's scratch (0 for trainer.cl) */
   int push;                    /* 1: dlca_backward's update layers push their input gradients (BWD_PUSH) */
   int push_off[DLCA_MAX_LAYERS + 1]; /* BWD_PUSH: where layer l's gradient slots start in a cell's act row */
-  int push_size[DLCA_MAX_LAYERS + 1]; /* BWD_PUSH: floats of layer l's gradient slots */
-  size_t pact;                 /* BWD_PUSH: floats of a cell's act row (activations and gradient slots) */
+  size_t pact;                 /* floats of a cell's act row in dlca_backward (PACT): act_floats, or with
+                                * BWD_PUSH the planned row of activations and gradient slots */
 } cl_shape;
 
 typedef struct cl_state {
@@ -52,7 +52,8 @@ typedef struct cl_state {
   cl_mem dU;              /* PSPLIT: the update input's gradient of every cell (one step), or a placeholder */
   cl_mem params, m, v, grad, coef, coef_hard, wires, rev;
   cl_mem rslot, rcoef;    /* each update gate's two slots in rev; the coefficients in rev's order (dlca_coef) */
-  cl_mem pwire;           /* BWD_PUSH: each update gate's inputs and gradient slots, then the unwritten slots */
+  cl_mem pwire;           /* BWD_PUSH: each update gate's inputs, gradient slots and output's slots, then each
+                           * update input's slots (trainer.cl) */
   cl_mem gkey;            /* each device gate's index in the model: the noise counters' key (BWD_BANKS) */
   cl_mem coef_st;         /* straight-through forward coefficients (issue 6), or NULL */
   cl_mem gumbel;          /* the Gumbel table (issue 6), or a 4-byte placeholder */
@@ -63,10 +64,10 @@ typedef struct cl_state {
   cl_mem scratch;         /* trainer_cpu.cl, trainer_tile.cl: every group's activations, or NULL */
   cl_mem flags;           /* trainer.cl: steps each unit has finished (units ints), then the status word */
   int hard_final;         /* which hard buffer holds the last hard state */
-  /* BWD_BANKS: the device runs pm, the model with each hidden update layer's
-   * gates in a bank-aware order (bank_order.c); logit i of pm is logit
-   * pmap[i] of the model, and row[l][u] is where unit u of update level l
-   * went. NULL: the model's own order. */
+  /* BWD_BANKS: the device runs the model with each hidden update layer's
+   * gates in a bank-aware order (bank_order.c): pm has its wires, device
+   * logit i is logit pmap[i] of the model, and row[l][u] is where unit u of
+   * update level l went. NULL: the model's own order. */
   dlca_model *pm;
   size_t *pmap;
   int *row[DLCA_MAX_LAYERS + 1];
@@ -78,7 +79,9 @@ static const dlca_model *device_model(const dlca_trainer *t) {
   return st && st->pm ? st->pm : t->model;
 }
 
-/* BWD_BANKS: pm and pmap from t->model and st->row. */
+/* BWD_BANKS: pm (the wires in the device's order; its logits stay zero,
+ * upload_params maps the model's through pmap) and pmap, from t->model and
+ * st->row. */
 static int reorder_model(dlca_trainer *t, cl_state *st) {
   const dlca_model *m = t->model;
   const size_t npg = (size_t)dlca__model_npg(m);
@@ -101,7 +104,6 @@ static int reorder_model(dlca_trainer *t, cl_state *st) {
       for (size_t j = 0; j < npg; j++) st->pmap[P->offset + (size_t)r * npg + j] = L->offset + (size_t)e * npg + j;
     }
   }
-  for (size_t i = 0; i < m->n_params; i++) pm->params[i] = m->params[st->pmap[i]];
   return DLCA_OK;
 }
 
@@ -167,21 +169,22 @@ static int push_slots(const dlca_layer *L, int fanout, int *fo, int *ov) {
 static size_t push_plan(const dlca_model *m, cl_shape *s) {
   const int *U = m->shape.update_layers;
   int *fo = malloc(sizeof(int) * (size_t)s->dw), *ov = malloc(sizeof(int) * (size_t)s->dw), big = !fo || !ov;
+  int size[DLCA_MAX_LAYERS]; /* floats of layer l's gradient slots */
   for (int l = 0; l < s->NU && !big; l++)
-    if ((s->push_size[l] = push_slots(&m->update[l], s->fanout[l], fo, ov)) > 65536 || U[l] > 65536) big = 1;
+    if ((size[l] = push_slots(&m->update[l], s->fanout[l], fo, ov)) > 65536 || U[l] > 65536) big = 1;
   free(fo), free(ov);
   if (big) return 0;
   size_t ao[DLCA_MAX_LAYERS + 1], top;
   ao[0] = 0;
   for (int l = 0; l < s->NU; l++) ao[l + 1] = ao[l] + (size_t)U[l];
   size_t in_off = ao[s->NU], in_size = (size_t)U[s->NU];
-  s->push_off[s->NU] = (int)in_off, s->push_size[s->NU] = U[s->NU], top = in_off + in_size;
+  s->push_off[s->NU] = (int)in_off, top = in_off + in_size;
   for (int l = s->NU - 1; l >= 0; l--) {
-    size_t o = ao[l] + (size_t)U[l], size = (size_t)s->push_size[l];
-    if (o < in_off + in_size && o + size > in_off) o = in_off + in_size;
+    size_t o = ao[l] + (size_t)U[l], sz = (size_t)size[l];
+    if (o < in_off + in_size && o + sz > in_off) o = in_off + in_size;
     s->push_off[l] = (int)o;
-    if (o + size > top) top = o + size;
-    in_off = o, in_size = size;
+    if (o + sz > top) top = o + sz;
+    in_off = o, in_size = sz;
   }
   return top;
 }
@@ -206,6 +209,7 @@ static void shape_of(const dlca_model *m, cl_shape *s) {
   s->NGP = s->K * s->PG1;
   size_t ck9 = (size_t)s->C * s->K * 9;
   s->act_floats = (size_t)s->UTOTAL > ck9 ? (size_t)s->UTOTAL : ck9;
+  s->pact = s->act_floats;
   s->acc_stride = (size_t)s->K * s->PG1 * 4 + (size_t)s->NGU * 4;
 }
 
@@ -302,7 +306,7 @@ static int build(dlca_trainer *t, cl_state *st, cl_program *prog, cl_program *st
            s->C, s->K, s->S, s->NP, s->NU, m->shape.periodic ? 1 : 0, t->cfg.async ? 1 : 0, t->cfg.n_loss_channels,
            s->PTOT, s->UTOTAL, s->PG1, s->NGP, s->NGU, s->dw, s->cpw, s->act_floats, s->gmax,
            t->cfg.relax.straight_through ? 1 : 0, s->wg, dlca__model_npg(m), s->persist, s->psplit, s->psplit ? s->cpwp : s->cpw,
-           strstr(t->ctx->info.vendor, "NVIDIA") != NULL, s->push, s->push ? s->pact : s->act_floats);
+           strstr(t->ctx->info.vendor, "NVIDIA") != NULL, s->push, s->pact);
   /* A CPU device's worker threads share the cores with other processes, so
    * a persistent group can wait for a descheduled neighbour far longer than
    * on a GPU: its waits give up after 64 times trainer.cl's polls (seconds,
@@ -406,8 +410,9 @@ static int upload_wiring(dlca_trainer *t, cl_state *st) {
           pw[4 * (u + (size_t)g) + side] = (int32_t)((uint32_t)in | (uint32_t)sl << 16);
         }
       }
-      for (int i = 0; l == 0 && i < (int)n; i++) pw[4 * (size_t)s->NGU + 2 * (size_t)i] = fo[i], pw[4 * (size_t)s->NGU + 2 * (size_t)i + 1] = po[i];
-      if (l > 0) /* the layer below's gates: their outputs are this layer's inputs */
+      if (l == 0) /* the update input's, for dU */
+        for (int i = 0; i < (int)n; i++) pw[4 * (size_t)s->NGU + 2 * (size_t)i] = fo[i], pw[4 * (size_t)s->NGU + 2 * (size_t)i + 1] = po[i];
+      else /* the layer below's gates: their outputs are this layer's inputs */
         for (int i = 0; i < (int)n; i++) {
           const size_t v = u - n + (size_t)i;
           pw[4 * v + 2] = fo[i], pw[4 * v + 3] = po[i];
@@ -505,6 +510,16 @@ static size_t slots_of(const dlca_context *ctx, int per_cu) {
   return (size_t)(ctx->info.compute_units ? ctx->info.compute_units : 1) * (size_t)per_cu;
 }
 
+/* dlca_backward's local bytes for cpw cells of act rows of `row` floats and
+ * dact rows of `drow` floats each, as enqueue_backward passes them (under
+ * BWD_PUSH: the planned row, no dact rows, and a 4-float placeholder dact
+ * that the caller adds) */
+static size_t backward_local(const dlca_trainer *t, const cl_shape *s, size_t cpw, size_t row, size_t drow) {
+  size_t dout = cpw * s->C > (size_t)s->wg ? cpw * s->C : (size_t)s->wg;
+  return (cpw * (row + drow + 9 * (size_t)s->C) + dout + 4 * (size_t)s->NGP * (t->cfg.relax.straight_through ? 2 : 1)) *
+         sizeof(float);
+}
+
 /* The backward launch for s->wg threads per group: cells side by side
  * (s->cpw) and groups (s->nwg). Returns the local memory a group needs:
  * per cell act, dact, patch; then dout and the perception coefficients.
@@ -514,15 +529,6 @@ static size_t slots_of(const dlca_context *ctx, int per_cu) {
  * CELLS_PER_GROUP_MIN. H100 (doc/performance.md): 3 cells win at batch 512
  * (147.9 ms against 169.9 with 2), 2 at batch 2 (1.19 ms against 1.27 with
  * 3), and 1 is 1.5x slower than 2 for the 196 cells of checkerboard-async. */
-/* dlca_backward's local bytes for cpw cells of act rows of `row` floats and
- * dact rows of `drow` floats (per cell; under BWD_PUSH, 0 and 4 floats in
- * all), as cl_backward passes them */
-static size_t backward_local(const dlca_trainer *t, const cl_shape *s, size_t cpw, size_t row, size_t drow) {
-  size_t dout = cpw * s->C > (size_t)s->wg ? cpw * s->C : (size_t)s->wg;
-  return (cpw * (row + drow + 9 * (size_t)s->C) + dout + 4 * (size_t)s->NGP * (t->cfg.relax.straight_through ? 2 : 1)) *
-         sizeof(float);
-}
-
 static size_t plan_groups(const dlca_trainer *t, cl_shape *s, int per_cu, int cpw, int cpw_min) {
   const dlca_context *ctx = t->ctx;
   size_t local;
@@ -652,9 +658,6 @@ static int cl_init(dlca_trainer *t) {
     plan_groups(t, s, split_per_cu * (per_cu / tuned_per_cu), cpw, cpw_min);
     s->units = (cells + (size_t)s->cpw - 1) / (size_t)s->cpw;
   }
-  /* PERC_SPLIT_UNIT_CELLS: the perception launch's own cells per unit (more
-   * of them share its barriers and global-load round trips; 0: CPW),
-   * lowered to what its local memory holds, never below CPW (which fits) */
   /* BWD_PUSH: with the split only (its dU is the sum of the update input's
    * slots), where every slot index fits 16 bits and the group's local memory
    * with the planned rows (instead of act and dact) fits the device */
@@ -669,6 +672,9 @@ static int cl_init(dlca_trainer *t) {
   if (s->push && banks) {
     if ((rc = dlca__bank_order(m, st->row)) || (rc = reorder_model(t, st))) return rc;
   }
+  /* PERC_SPLIT_UNIT_CELLS: the perception launch's own cells per unit (more
+   * of them share its barriers and global-load round trips; 0: CPW),
+   * lowered to what its local memory holds, never below CPW (which fits) */
   if (s->psplit) {
     s->cpwp = split_unit > s->cpw ? split_unit : s->cpw;
     while (s->cpwp > s->cpw &&
@@ -946,7 +952,7 @@ static int enqueue_backward(dlca_trainer *t, int step) {
   ARG(&a, st->pwire);
   const size_t cpw = (size_t)s->cpw, cpwp = (size_t)s->cpwp;
   /* (under BWD_PUSH the gradients live in act's rows, and dact is unused) */
-  LOCAL(&a, cpw * (s->push ? s->pact : s->act_floats)), LOCAL(&a, s->push ? 4 : cpw * 2 * (size_t)s->dw);
+  LOCAL(&a, cpw * s->pact), LOCAL(&a, s->push ? 4 : cpw * 2 * (size_t)s->dw);
   LOCAL(&a, cpw * 9 * (size_t)s->C);
   LOCAL(&a, cpw * s->C > (size_t)s->wg ? cpw * s->C : (size_t)s->wg);
   LOCAL(&a, 4 * (size_t)s->NGP);
