@@ -66,6 +66,20 @@
 #define TFWD_LOADS_FIRST 1
 #endif
 #define TG ((GMAX + NSL - 1) / NSL)
+/* 1: dlca_forward_tile stages each update layer's tables (wires packed in a
+ * uint, coefficients) in local memory one layer ahead, one global load per
+ * gate and group, and the perception coefficients before each tile's
+ * stacks; its lanes then read them from local memory instead of each lane
+ * loading them from global memory (doc/performance.md, v26). The host sizes
+ * the group's local memory by it (2 TABN float4 and 2 TABN uint more). */
+// @tunable TFWD_STAGE 1 0
+#ifndef TFWD_STAGE
+#define TFWD_STAGE 1
+#endif
+/* gates of a layer a thread stages, and the entries of each half of the
+ * staging buffer: a layer's tables, or the perception coefficients */
+#define TSL ((GMAX + TWG - 1) / TWG)
+#define TABN (GMAX > NGP ? GMAX : NGP)
 /* The reverse pass of the backward step runs 4 lanes per thread (a float4 of
  * 4 cells): thread tid is quad tid % (TL / 4) of quad-slice tid / (TL / 4),
  * NSQ of them, so that the work every lane shares (reverse entries,
@@ -132,12 +146,40 @@ T_UNROLL
   }
 }
 
-/* Perception stack (channel c, kernel k) of one lane's patch into x[PTOT]. */
+/* Perception stack (channel c, kernel k) of one lane's patch into x[PTOT],
+ * with the coefficients in global memory (perceive_t) or staged in local
+ * memory (perceive_tl, TFWD_STAGE). */
+#define PERCEIVE_T(coef)                                                                   \
+  T_UNROLL for (int f = 0; f < 9; f++) x[f] = patch[(f * C + c) * TL + lane];              \
+  T_UNROLL for (int q = 0; q < PG1; q++) x[9 + q] = gate_t(coef[PCO[q] + k * PCG[q]], x[PXA[q]], x[PXB[q]]);
 inline void perceive_t(__global const float4 *coef, __local const float *patch, int c, int k, int lane, float *x) {
+  PERCEIVE_T(coef)
+}
+inline void perceive_tl(__local const float4 *coef, __local const float *patch, int c, int k, int lane, float *x) {
+  PERCEIVE_T(coef)
+}
+
+/* TFWD_STAGE: a thread's gates g = tid + i TWG of the layer whose wires
+ * start at wo and coefficients at go, G gates, loaded into registers
+ * (tables_load) and then stored into a staging buffer (tables_store): the
+ * loads are issued at the start of a layer's phase and stored at its end,
+ * so that their latency hides behind the phase. */
+inline void tables_load(__global const float4 *coef, __global const int *wires, int wo, int go, int G, float4 *c,
+                        uint *w) {
+  const int tid = get_local_id(0);
 T_UNROLL
-  for (int f = 0; f < 9; f++) x[f] = patch[(f * C + c) * TL + lane];
+  for (int i = 0; i < TSL; i++) {
+    const int g = tid + i * TWG;
+    if (g < G) c[i] = coef[go + g], w[i] = (uint)wires[wo + g] | ((uint)wires[wo + G + g] << 16);
+  }
+}
+inline void tables_store(__local float4 *tc, __local uint *tw, int G, const float4 *c, const uint *w) {
+  const int tid = get_local_id(0);
 T_UNROLL
-  for (int q = 0; q < PG1; q++) x[9 + q] = gate_t(coef[PCO[q] + k * PCG[q]], x[PXA[q]], x[PXB[q]]);
+  for (int i = 0; i < TSL; i++) {
+    const int g = tid + i * TWG;
+    if (g < G) tc[g] = c[i], tw[g] = w[i];
+  }
 }
 
 /* The circuit of the tile's cells: patch -> the update input (spec section
@@ -147,8 +189,14 @@ T_UNROLL
  * but the last) also goes to act[i TL + lane], i as in dlca_backward's
  * act. Ends with a barrier. */
 inline void tile_forward(__global const float4 *coef, __global const int *wires, __local const float *patch,
-                         __local float *buf, __global float *act, const int store) {
+                         __local float *buf, __global float *act, const int store, __local float4 *tc,
+                         __local uint *tw, const int stage) {
   const int tid = get_local_id(0), lane = tid % TL, sl = tid / TL;
+  /* stage: layer 0's tables into buffer 0 (its stores after the perception
+   * stacks, which read their coefficients from buffer 1) */
+  float4 nc[TSL];
+  uint nw[TSL];
+  if (stage) tables_load(coef, wires, 2 * PG1, NGP, US[1], nc, nw);
   for (int i = tid; i < C * TL; i += TWG) {
     const float v = patch[4 * C * TL + i];
     buf[i] = v;
@@ -157,7 +205,10 @@ inline void tile_forward(__global const float4 *coef, __global const int *wires,
   for (int p = sl; p < C * K; p += NSL) {
     const int c = p / K, k = p - c * K;
     float x[PTOT];
-    perceive_t(coef, patch, c, k, lane, x);
+    if (stage)
+      perceive_tl(tc + TABN, patch, c, k, lane, x);
+    else
+      perceive_t(coef, patch, c, k, lane, x);
     /* spec section 3.2: output s of kernel k on channel c at C + c*(S*K) + s*K + k */
     for (int s = 0; s < S; s++) {
       const int o = (C + c * S * K + s * K + k) * TL + lane;
@@ -165,6 +216,7 @@ inline void tile_forward(__global const float4 *coef, __global const int *wires,
       if (store) act[o] = x[PTOT - S + s];
     }
   }
+  if (stage) tables_store(tc, tw, US[1], nc, nw);
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
   int ao = 0, wo = 2 * PG1, go = NGP;
 #if TFWD_UNROLL
@@ -174,6 +226,12 @@ T_UNROLL
     const int n = US[l], G = US[l + 1], keep = store && l + 1 < NU;
     __local const float *in = buf + (l & 1) * DW * TL;
     __local float *out = buf + ((l + 1) & 1) * DW * TL;
+    /* stage: this layer's tables are in buffer l & 1; the next layer's are
+     * loaded now and stored into the other buffer at the end of the phase
+     * (the layer before read that one, before the last barrier) */
+    __local const float4 *lc = tc + (l & 1) * TABN;
+    __local const uint *lw = tw + (l & 1) * TABN;
+    if (stage && l + 1 < NU) tables_load(coef, wires, wo + 2 * G, go + G, US[l + 2], nc, nw);
 #if TFWD_LOADS_FIRST
     /* the slice's gates of the layer read and evaluated before any is
      * stored: a store into buf between them keeps the compiler from hoisting
@@ -182,7 +240,14 @@ T_UNROLL
 T_UNROLL
     for (int q = 0; q < TG; q++) {
       const int g = sl + q * NSL;
-      if (g < G) v[q] = gate_t(coef[go + g], in[wires[wo + g] * TL + lane], in[wires[wo + G + g] * TL + lane]);
+      if (g < G) {
+        if (stage) {
+          const uint w = lw[g];
+          v[q] = gate_t(lc[g], in[(w & 0xffff) * TL + lane], in[(w >> 16) * TL + lane]);
+        } else {
+          v[q] = gate_t(coef[go + g], in[wires[wo + g] * TL + lane], in[wires[wo + G + g] * TL + lane]);
+        }
+      }
     }
 T_UNROLL
     for (int q = 0; q < TG; q++) {
@@ -202,6 +267,7 @@ T_UNROLL
       if (keep) act[(ao + n + g) * TL + lane] = v;
     }
 #endif
+    if (stage && l + 1 < NU) tables_store(tc + ((l + 1) & 1) * TABN, tw + ((l + 1) & 1) * TABN, US[l + 2], nc, nw);
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     ao += n, wo += 2 * G, go += G;
   }
@@ -212,17 +278,25 @@ T_UNROLL
 __kernel __attribute__((reqd_work_group_size(TWG, 1, 1))) void dlca_forward_tile(
     __global const float *cur_base, ulong cur_off, __global float *nxt_base, ulong nxt_off,
     __global const float4 *coef, __global const int *wires, __global const uchar *masks, int use_masks,
-    ulong mask_key, float rate, int t, int B, int H, int W, __local float *buf, __local float *patch) {
+    ulong mask_key, float rate, int t, int B, int H, int W, __local float *buf, __local float *patch,
+    __local float4 *tab) {
   const int tid = get_local_id(0), grp = get_group_id(0), ngr = get_num_groups(0), cells = B * H * W;
   const int tiles = (cells + TL - 1) / TL;
+  /* TFWD_STAGE: tab holds 2 TABN float4 (two layers' coefficients), then 2
+   * TABN uint (their packed wires); otherwise one unused float4 */
+  __local uint *tabw = (__local uint *)(tab + 2 * TABN);
   __global const float *cur = cur_base + cur_off;
   __global float *nxt = nxt_base + nxt_off;
   __local const float *y = buf + (NU & 1) * DW * TL;
   for (int tile = grp; tile < tiles; tile += ngr) {
     const int base = tile * TL;
     tile_patch(cur, base, cells, H, W, patch);
+    /* the perception coefficients into the staging buffer's second half,
+     * which the last tile's last layer read before its last barrier */
+    if (TFWD_STAGE)
+      for (int i = tid; i < NGP; i += TWG) tab[TABN + i] = coef[i];
     barrier(CLK_LOCAL_MEM_FENCE);
-    tile_forward(coef, wires, patch, buf, 0, 0); /* nothing stored */
+    tile_forward(coef, wires, patch, buf, 0, 0, tab, tabw, TFWD_STAGE); /* nothing stored */
     for (int i = tid; i < C * TL; i += TWG) {
       const int c = i % C, lane = i / C, cell = base + lane;
       /* an async cell that did not fire keeps its state (spec section 3) */
@@ -299,7 +373,7 @@ __kernel __attribute__((reqd_work_group_size(TWG, 1, 1))) void dlca_backward_til
     /* 2-3. recompute step t, keeping every layer's input in act */
     tile_patch(state_t, base, cells, H, W, patch);
     barrier(CLK_LOCAL_MEM_FENCE);
-    tile_forward(coef, wires, patch, dbuf, act, 1);
+    tile_forward(coef, wires, patch, dbuf, act, 1, (__local float4 *)dbuf, (__local uint *)dbuf, 0);
     for (int i = tid; i < C * TL; i += TWG) dbuf[(NU & 1) * DW * TL + i] = dout[i];
     barrier(CLK_LOCAL_MEM_FENCE);
     /* 4. update layers, last to first; layer l reads its output gradients

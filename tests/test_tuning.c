@@ -300,7 +300,8 @@ START_TEST(test_bad_trainer_value) {
       {"{\"trainer\":{\"PERC_SPLIT_GROUPS_PER_CU\":-2}}", "PERC_SPLIT_GROUPS_PER_CU = -2"},
       {"{\"trainer\":{\"PERC_SPLIT_UNIT_CELLS\":65}}", "PERC_SPLIT_UNIT_CELLS = 65"},
       {"{\"trainer\":{\"BWD_PUSH\":2}}", "BWD_PUSH = 2"},
-      {"{\"trainer\":{\"BWD_BANKS\":-1}}", "BWD_BANKS = -1"}};
+      {"{\"trainer\":{\"BWD_BANKS\":-1}}", "BWD_BANKS = -1"},
+      {"{\"trainer\":{\"KERNELS\":2},\"trainer_tile\":{\"TFWD_STAGE\":2}}", "TFWD_STAGE = 2"}};
   const char *dir = tcl_fresh_env("tune-bad-value");
   char table[512];
   snprintf(table, sizeof table,
@@ -335,7 +336,7 @@ Suite *suite_tuning(void) {
   tcase_add_test(tc, test_malformed_tables);
   tcase_add_test(tc, test_other_device_table);
   tcase_add_test(tc, test_overrides);
-  tcase_add_loop_test(tc, test_bad_trainer_value, 0, 14);
+  tcase_add_loop_test(tc, test_bad_trainer_value, 0, 15);
   suite_add_tcase(s, tc);
   return s;
 }

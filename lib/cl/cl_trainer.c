@@ -37,6 +37,7 @@ typedef struct cl_shape {
   int vec, cpu_per_cu;         /* trainer_cpu.cl: cells per work-item (VEC), CPU_GROUPS_PER_CU */
   int tl, twg;                 /* trainer_tile.cl: cells per tile (TL), threads per group (TWG) */
   int tile_per_cu, tile_fwd_per_cu; /* trainer_tile.cl: TILE_GROUPS_PER_CU, TILE_FWD_GROUPS_PER_CU */
+  int tfwd_stage;              /* trainer_tile.cl: TFWD_STAGE (the forward step stages its tables) */
   int fwd_tile;                /* 1: the forward steps are trainer_tile.cl's (KERNELS 2, or TILE_CELLS) */
   size_t scratch_floats;       /* trainer_cpu.cl, trainer_tile.cl: floats of one group's scratch (0 for trainer.cl) */
   int push;                    /* 1: dlca_backward's update layers push their input gradients (BWD_PUSH) */
@@ -249,12 +250,22 @@ static size_t cpu_scratch_floats(const cl_shape *s, int vec) {
 /* trainer_tile.cl: local floats of a backward group, the larger of the two
  * steps: two rows of DW lanes (at least TWG x 4 for the final reduction),
  * one more for a layer's input, the patch and the output gradient. */
+static size_t tile_fwd_tab_floats(const cl_shape *s) {
+  return s->tfwd_stage ? 10 * (size_t)(s->gmax > s->NGP ? s->gmax : s->NGP) : 4;
+}
 static size_t tile_dbuf_floats(const cl_shape *s) {
   size_t rows = 2 * (size_t)s->dw * (size_t)s->tl;
   return rows > 4 * (size_t)s->twg ? rows : 4 * (size_t)s->twg;
 }
 static size_t tile_local_floats(const cl_shape *s) {
   return tile_dbuf_floats(s) + ((size_t)s->dw + 10 * (size_t)s->C) * (size_t)s->tl;
+}
+
+/* trainer_tile.cl: local floats of a forward group: two rows of DW lanes,
+ * the patch, and with TFWD_STAGE the staged tables (2 TABN float4 and 2
+ * TABN uint, TABN = max(GMAX, NGP)), otherwise one unused float4. */
+static size_t tile_fwd_local_floats(const cl_shape *s) {
+  return (2 * (size_t)s->dw + 9 * (size_t)s->C) * (size_t)s->tl + tile_fwd_tab_floats(s);
 }
 
 /* trainer_tile.cl: compute units x groups per unit, at most one per tile. */
@@ -466,6 +477,9 @@ static int tile_configure(const dlca_context *ctx, cl_shape *s, int backward, in
   if ((rc = dlca__tunable((dlca_context *)ctx, TILE_KFILE, "TWG", &s->twg))) return rc;
   if ((rc = dlca__tunable((dlca_context *)ctx, TILE_KFILE, "TILE_GROUPS_PER_CU", &per_cu))) return rc;
   if ((rc = dlca__tunable((dlca_context *)ctx, TILE_KFILE, "TILE_FWD_GROUPS_PER_CU", &fwd_per_cu))) return rc;
+  if ((rc = dlca__tunable((dlca_context *)ctx, TILE_KFILE, "TFWD_STAGE", &s->tfwd_stage))) return rc;
+  if (s->tfwd_stage != 0 && s->tfwd_stage != 1)
+    return dlca__fail(DLCA_ECONFIG, "%s: tuned TFWD_STAGE = %d is not 0 or 1", TILE_KFILE, s->tfwd_stage);
   if (s->tl < 4 || s->tl > 64 || s->tl % 4)
     return dlca__fail(DLCA_ECONFIG, "%s: tuned TL = %d is not a multiple of 4 in [4, 64]", TILE_KFILE, s->tl);
   if (s->twg < s->tl || s->twg % s->tl || (s->twg & (s->twg - 1)) || (size_t)s->twg > ctx->info.max_work_group)
@@ -474,8 +488,9 @@ static int tile_configure(const dlca_context *ctx, cl_shape *s, int backward, in
                       TILE_KFILE, s->twg, s->tl, ctx->info.max_work_group);
   if (per_cu < 1 || per_cu > 64 || fwd_per_cu < 1 || fwd_per_cu > 64)
     return dlca__fail(DLCA_ECONFIG, "%s: tuned groups per compute unit must be in [1, 64]", TILE_KFILE);
-  size_t local = (backward ? tile_local_floats(s) : (2 * (size_t)s->dw + 9 * (size_t)s->C) * (size_t)s->tl) *
-                 sizeof(float);
+  size_t need = tile_fwd_local_floats(s);
+  if (backward && tile_local_floats(s) > need) need = tile_local_floats(s);
+  size_t local = need * sizeof(float);
   if (fits) *fits = local <= ctx->info.local_mem;
   if (fits && !*fits) return DLCA_OK;
   if (local > ctx->info.local_mem)
@@ -893,8 +908,9 @@ static int enqueue_forward(dlca_trainer *t, uint64_t epoch, cl_mem cur, size_t c
   ARG(&a, cur), ARG(&a, co), ARG(&a, nxt), ARG(&a, no), ARG(&a, coef), ARG(&a, st->wires), ARG(&a, st->masks);
   ARG(&a, use_masks), ARG(&a, key), ARG(&a, rate), ARG(&a, ti), ARG(&a, B), ARG(&a, H), ARG(&a, W);
   if (s->fwd_tile) {
-    /* trainer_tile.cl: the two rows and the patch */
+    /* trainer_tile.cl: the two rows, the patch and the staged tables */
     LOCAL(&a, 2 * (size_t)s->dw * (size_t)s->tl), LOCAL(&a, 9 * (size_t)s->C * (size_t)s->tl);
+    LOCAL(&a, tile_fwd_tab_floats(s));
     int rc = arg_done(&a, "dlca_forward_tile");
     size_t lws = (size_t)s->twg, gws = (size_t)s->nwg_fwd * lws;
     return rc ? rc : dlca__launch(t->ctx, st->k_fwd, "forward_tile", 1, &gws, &lws);
