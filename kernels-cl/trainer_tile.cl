@@ -66,6 +66,11 @@
 #define TFWD_LOADS_FIRST 1
 #endif
 #define TG ((GMAX + NSL - 1) / NSL)
+/* ... in chunks of TFWD_CHUNK gates: a chunk's stores come before the next
+ * chunk's loads (fewer registers live; TG: all of them at once) */
+#ifndef TFWD_CHUNK
+#define TFWD_CHUNK TG
+#endif
 /* 1: dlca_forward_tile stages each update layer's tables (wires packed in a
  * uint, coefficients) in local memory one layer ahead, one global load per
  * gate and group, and the perception coefficients before each tile's
@@ -80,6 +85,9 @@
  * staging buffer: a layer's tables, or the perception coefficients */
 #define TSL ((GMAX + TWG - 1) / TWG)
 #define TABN (GMAX > NGP ? GMAX : NGP)
+#ifndef TFWD_STAGE_PERC
+#define TFWD_STAGE_PERC 1
+#endif
 /* The reverse pass of the backward step runs 4 lanes per thread (a float4 of
  * 4 cells): thread tid is quad tid % (TL / 4) of quad-slice tid / (TL / 4),
  * NSQ of them, so that the work every lane shares (reverse entries,
@@ -205,7 +213,7 @@ inline void tile_forward(__global const float4 *coef, __global const int *wires,
   for (int p = sl; p < C * K; p += NSL) {
     const int c = p / K, k = p - c * K;
     float x[PTOT];
-    if (stage)
+    if (stage && TFWD_STAGE_PERC)
       perceive_tl(tc + TABN, patch, c, k, lane, x);
     else
       perceive_t(coef, patch, c, k, lane, x);
@@ -238,7 +246,9 @@ T_UNROLL
      * the next gate's loads above it */
     float v[TG];
 T_UNROLL
-    for (int q = 0; q < TG; q++) {
+    for (int q0 = 0; q0 < TG; q0 += TFWD_CHUNK) {
+T_UNROLL
+    for (int q = q0; q < q0 + TFWD_CHUNK && q < TG; q++) {
       const int g = sl + q * NSL;
       if (g < G) {
         if (stage) {
@@ -250,12 +260,13 @@ T_UNROLL
       }
     }
 T_UNROLL
-    for (int q = 0; q < TG; q++) {
+    for (int q = q0; q < q0 + TFWD_CHUNK && q < TG; q++) {
       const int g = sl + q * NSL;
       if (g < G) {
         out[g * TL + lane] = v[q];
         if (keep) act[(ao + n + g) * TL + lane] = v[q];
       }
+    }
     }
 #else
 #if TFWD_UNROLL == 2
