@@ -67,10 +67,14 @@
 #endif
 #define TG ((GMAX + NSL - 1) / NSL)
 /* ... in chunks of TFWD_CHUNK gates: a chunk's stores come before the next
- * chunk's loads (fewer registers live; TG: all of them at once) */
+ * chunk's loads (0: all TG at once). H100, checkerboard b512, staged, TL 16
+ * and TWG 256: dlca_forward_tile 10.26 ms with 0, 10.02 with 4, 9.85 with 2
+ * (scripts/gpu/sweep114.sh) */
+// @tunable TFWD_CHUNK 0 1 2 4
 #ifndef TFWD_CHUNK
-#define TFWD_CHUNK TG
+#define TFWD_CHUNK 0
 #endif
+#define TCH (TFWD_CHUNK > 0 && TFWD_CHUNK < TG ? TFWD_CHUNK : TG)
 /* 1: dlca_forward_tile stages each update layer's tables (wires packed in a
  * uint, coefficients) in local memory one layer ahead, one global load per
  * gate and group, and the perception coefficients before each tile's
@@ -246,9 +250,9 @@ T_UNROLL
      * the next gate's loads above it */
     float v[TG];
 T_UNROLL
-    for (int q0 = 0; q0 < TG; q0 += TFWD_CHUNK) {
+    for (int q0 = 0; q0 < TG; q0 += TCH) {
 T_UNROLL
-    for (int q = q0; q < q0 + TFWD_CHUNK && q < TG; q++) {
+    for (int q = q0; q < q0 + TCH && q < TG; q++) {
       const int g = sl + q * NSL;
       if (g < G) {
         if (stage) {
@@ -260,7 +264,7 @@ T_UNROLL
       }
     }
 T_UNROLL
-    for (int q = q0; q < q0 + TFWD_CHUNK && q < TG; q++) {
+    for (int q = q0; q < q0 + TCH && q < TG; q++) {
       const int g = sl + q * NSL;
       if (g < G) {
         out[g * TL + lane] = v[q];

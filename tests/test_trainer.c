@@ -122,6 +122,9 @@ START_TEST(test_cl_random) {
     /* the tables staged in local memory (TFWD_STAGE 1, the default) in
      * shapes 0 and 2, read from global memory by every lane in shape 1 */
     ck_assert(dlca__tuning_override(ctx, "trainer_tile.cl", "TFWD_STAGE", _i % 3 != 1) == DLCA_OK);
+    /* and in shape 2 (TG 6 gates a thread) its gates in chunks of 4: a full
+     * chunk and a partial one */
+    ck_assert(dlca__tuning_override(ctx, "trainer_tile.cl", "TFWD_CHUNK", _i % 3 == 2 ? 4 : 0) == DLCA_OK);
     kernels = 0;
   }
   /* trainer.cl's backward with slot 1's table loads where they are used
@@ -142,8 +145,8 @@ START_TEST(test_cl_random) {
   if (kernels == 1) fprintf(stderr, "KERNELS 1 (VEC %d, %d groups per unit): ", sh[3], sh[4]);
   else if (kernels == 2) fprintf(stderr, "KERNELS 2 (TL %d, TWG %d): ", sh[5], sh[6]);
   else if (mode == 3)
-    fprintf(stderr, "KERNELS 0, TILE_CELLS 1 (TL %d, TWG %d, TFWD_UNROLL %d, TFWD_STAGE %d): ", sh[5], sh[6], _i % 3,
-            _i % 3 != 1);
+    fprintf(stderr, "KERNELS 0, TILE_CELLS 1 (TL %d, TWG %d, TFWD_UNROLL %d, TFWD_STAGE %d, TFWD_CHUNK %d): ", sh[5],
+            sh[6], _i % 3, _i % 3 != 1, _i % 3 == 2 ? 4 : 0);
   else if (mode == 4)
     fprintf(stderr, "KERNELS 0, PERC_SPLIT_CELLS 1, PERC_SPLIT_UNIT_CELLS %d, BWD_PUSH %d: ",
             _i % 3 == 2 ? 64 : 5 + 2 * (_i % 3), _i % 3 != 1);
