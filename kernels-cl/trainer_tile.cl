@@ -75,17 +75,6 @@
 #define TFWD_CHUNK 0
 #endif
 #define TCH (TFWD_CHUNK > 0 && TFWD_CHUNK < TG ? TFWD_CHUNK : TG)
-/* TFWD_CBAR (experiment): a compiler-only memory barrier after each chunk
- * (an empty PTX asm on NVIDIA), so that the staged tables' loads of the
- * next chunk are not hoisted above this chunk's stores */
-#ifndef TFWD_CBAR
-#define TFWD_CBAR 0
-#endif
-#if TFWD_CBAR && NV_PTX
-#define TFWD_FENCE() __asm__ volatile("" ::: "memory")
-#else
-#define TFWD_FENCE()
-#endif
 /* 1: dlca_forward_tile stages each update layer's tables (wires packed in a
  * uint, coefficients) in local memory one layer ahead, one global load per
  * gate and group, and the perception coefficients before each tile's
@@ -238,7 +227,6 @@ inline void tile_forward(__global const float4 *coef, __global const int *wires,
       buf[o] = x[PTOT - S + s];
       if (store) act[o] = x[PTOT - S + s];
     }
-    if (TFWD_CBAR >= 2) TFWD_FENCE();
   }
   if (stage) tables_store(tc, tw, US[1], nc, nw);
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
@@ -283,7 +271,6 @@ T_UNROLL
         if (keep) act[(ao + n + g) * TL + lane] = v[q];
       }
     }
-    TFWD_FENCE();
     }
 #else
 #if TFWD_UNROLL == 2
