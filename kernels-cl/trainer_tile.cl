@@ -89,9 +89,6 @@
  * staging buffer: a layer's tables, or the perception coefficients */
 #define TSL ((GMAX + TWG - 1) / TWG)
 #define TABN (GMAX > NGP ? GMAX : NGP)
-#ifndef TFWD_STAGE_PERC
-#define TFWD_STAGE_PERC 1
-#endif
 /* The reverse pass of the backward step runs 4 lanes per thread (a float4 of
  * 4 cells): thread tid is quad tid % (TL / 4) of quad-slice tid / (TL / 4),
  * NSQ of them, so that the work every lane shares (reverse entries,
@@ -217,7 +214,7 @@ inline void tile_forward(__global const float4 *coef, __global const int *wires,
   for (int p = sl; p < C * K; p += NSL) {
     const int c = p / K, k = p - c * K;
     float x[PTOT];
-    if (stage && TFWD_STAGE_PERC)
+    if (stage)
       perceive_tl(tc + TABN, patch, c, k, lane, x);
     else
       perceive_t(coef, patch, c, k, lane, x);
@@ -245,32 +242,32 @@ T_UNROLL
     __local const uint *lw = tw + (l & 1) * TABN;
     if (stage && l + 1 < NU) tables_load(coef, wires, wo + 2 * G, go + G, US[l + 2], nc, nw);
 #if TFWD_LOADS_FIRST
-    /* the slice's gates of the layer read and evaluated before any is
-     * stored: a store into buf between them keeps the compiler from hoisting
-     * the next gate's loads above it */
+    /* the slice's gates of the layer (a chunk of TCH of them at a time) read
+     * and evaluated before any is stored: a store into buf between them
+     * keeps the compiler from hoisting the next gate's loads above it. The
+     * gate-by-gate form below reads the tables from global memory, staged
+     * or not. */
     float v[TG];
 T_UNROLL
     for (int q0 = 0; q0 < TG; q0 += TCH) {
 T_UNROLL
-    for (int q = q0; q < q0 + TCH && q < TG; q++) {
-      const int g = sl + q * NSL;
-      if (g < G) {
-        if (stage) {
+      for (int q = q0; q < q0 + TCH && q < TG; q++) {
+        const int g = sl + q * NSL;
+        if (g < G && stage) {
           const uint w = lw[g];
           v[q] = gate_t(lc[g], in[(w & 0xffff) * TL + lane], in[(w >> 16) * TL + lane]);
-        } else {
+        } else if (g < G) {
           v[q] = gate_t(coef[go + g], in[wires[wo + g] * TL + lane], in[wires[wo + G + g] * TL + lane]);
         }
       }
-    }
 T_UNROLL
-    for (int q = q0; q < q0 + TCH && q < TG; q++) {
-      const int g = sl + q * NSL;
-      if (g < G) {
-        out[g * TL + lane] = v[q];
-        if (keep) act[(ao + n + g) * TL + lane] = v[q];
+      for (int q = q0; q < q0 + TCH && q < TG; q++) {
+        const int g = sl + q * NSL;
+        if (g < G) {
+          out[g * TL + lane] = v[q];
+          if (keep) act[(ao + n + g) * TL + lane] = v[q];
+        }
       }
-    }
     }
 #else
 #if TFWD_UNROLL == 2
