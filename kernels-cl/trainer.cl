@@ -191,11 +191,8 @@ __constant int UF[NU + 1] = {U_FANOUT, 0};
  * coefficients at the start of the layer's phase, before its sums, instead
  * of where they are used, so that their L2 round trips overlap the slot-0
  * work (H200, checkerboard batch 512: 76.6 -> 70.3 ms, doc/performance.md
- * v17); 0: where they are used; 2: under BWD_PUSH, slot 1's table entries
- * are loaded at the end of the phase before, after its stores (when the
- * slot-0 and slot-1 entries of that phase are dead, so that no more are live
- * at once), and so overlap its barrier too; otherwise as 1. */
-// @tunable BWD_EARLY 1 0 2
+ * v17); 0: where they are used. */
+// @tunable BWD_EARLY 1 0
 #ifndef BWD_EARLY
 #define BWD_EARLY 1
 #endif
@@ -879,11 +876,9 @@ DLCA_UNROLL
     {
       int ao = UTOTAL - C, go = NGU, slot = 0;
       for (int l = 0; l < NU; l++) slot += (US[l + 1] + WG - 1) / WG;
-      int4 pw = (int4)(0), pw1 = (int4)(0);
-      float4 pc = (float4)(0.0f), pc1 = (float4)(0.0f);
+      int4 pw = (int4)(0);
+      float4 pc = (float4)(0.0f);
       if (tid < US[NU]) pw = pwire[NGU - US[NU] + tid], pc = dcoef[NGP + NGU - US[NU] + tid];
-      if (BWD_EARLY == 2 && tid + WG < US[NU])
-        pw1 = pwire[NGU - US[NU] + tid + WG], pc1 = dcoef[NGP + NGU - US[NU] + tid + WG];
 DLCA_UNROLL
       for (int l = NU - 1; l >= 0; l--) {
         const int n = US[l], G = US[l + 1];
@@ -891,9 +886,9 @@ DLCA_UNROLL
         ao -= n, go -= G, slot -= (G + WG - 1) / WG;
         const int4 w0 = pw;
         const float4 k0 = pc;
-        int4 w1 = BWD_EARLY == 2 ? pw1 : (int4)(0);
-        float4 k1 = BWD_EARLY == 2 ? pc1 : (float4)(0.0f);
-        if (BWD_EARLY == 1 && G > WG && tid + WG < G) w1 = pwire[go + tid + WG], k1 = dcoef[NGP + go + tid + WG];
+        int4 w1 = (int4)(0);
+        float4 k1 = (float4)(0.0f);
+        if (BWD_EARLY && G > WG && tid + WG < G) w1 = pwire[go + tid + WG], k1 = dcoef[NGP + go + tid + WG];
         if (l > 0 && tid < US[l]) pw = pwire[go - US[l] + tid], pc = dcoef[NGP + go - US[l] + tid];
         /* a slot's loads for all its cells first, then its stores: a store
          * into act between them keeps the compiler from hoisting the next
@@ -919,8 +914,6 @@ DLCA_UNROLL
             for (int j = 0; j < CPW; j++) act[j * BACT + dou + sa] = ga[j], act[j * BACT + dou + sb] = gb[j];
           }
         }
-        if (BWD_EARLY == 2 && l > 0 && tid + WG < US[l])
-          pw1 = pwire[go - US[l] + tid + WG], pc1 = dcoef[NGP + go - US[l] + tid + WG];
         barrier(CLK_LOCAL_MEM_FENCE);
       }
     }
