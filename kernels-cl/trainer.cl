@@ -233,6 +233,41 @@ __constant int UF[NU + 1] = {U_FANOUT, 0};
 #if PUSH
 __constant int PUSH_OFF[NU + 1] = {PUSH_OFFS};
 #endif
+/* BWD_TAIL (host: the tunable, taken with the push where WG >= 32): the
+ * last update layers, TAIL_L .. NU - 1, at most 32 gates together, run in
+ * dlca_backward's warp 0 alone, a gate a lane (lane q: gate q - LOFF(l) of
+ * the layer l with LOFF(l) <= q < LOFF(l) + G, LOFF(TAIL_L) = 0), both in
+ * the recompute and in the push, with a warp-level barrier between layers
+ * (bar.warp.sync, NV_PTX) instead of the group's: small layers cost a
+ * phase's latency each, whatever their width (doc/performance.md, v27).
+ * The lane's gate sums go to one accumulator slot, summed over the cells
+ * in the same order, so no value changes. Without NV_PTX the same mapping
+ * runs with group barriers (the tests' check of it on CPU devices). */
+// @tunable BWD_TAIL 0 1
+#ifndef BWD_TAIL
+#define BWD_TAIL 0
+#endif
+#if !defined(TAIL_L) || !PUSH
+#undef TAIL_L
+#define TAIL_L NU
+#endif
+#define TAIL (TAIL_L < NU)
+#if NV_PTX
+#define WARP_SYNC() __asm__ volatile("bar.warp.sync -1;" ::: "memory")
+#endif
+/* The lane's tail gate: its layer (NU if none), its gate index and its
+ * layer's gate offset in coef/pwire (go) and wire offset (wo). */
+inline int tail_gate(int lane, int *g, int *go, int *wo) {
+  int loff = 0, gl = NGP, wl = 2 * PG1, lt = NU;
+  *g = 0, *go = 0, *wo = 0;
+  for (int l = 0; l < NU; l++) {
+    const int G = US[l + 1];
+    if (l >= TAIL_L && lane >= loff && lane < loff + G && lt == NU) lt = l, *g = lane - loff, *go = gl, *wo = wl;
+    if (l >= TAIL_L) loff += G;
+    gl += G, wl += 2 * G;
+  }
+  return lt;
+}
 /* floats of one cell's act row in dlca_backward (host: ACTF, or under PUSH
  * the planned row) */
 #define BACT PACT
@@ -384,7 +419,7 @@ inline void first_layer_tables(__global const float4 *coef, __global const int *
  * update layer's outputs). Ends with a barrier. */
 inline void cell_forward(__global const float4 *coef, __local const float4 *pcoef, __global const int *wires,
                          __local const float *patch, __local float *act, const int ncell, const int pstride,
-                         const int astride) {
+                         const int astride, const int tail) {
   const int tid = get_local_id(0);
   /* The update layers' tables: a thread's gates of each layer (tid, tid +
    * WG, ..., up to FSLOTS of them) have their wires and coefficients loaded
@@ -415,12 +450,17 @@ inline void cell_forward(__global const float4 *coef, __local const float4 *pcoe
 #endif
   barrier(CLK_LOCAL_MEM_FENCE);
 /* no #pragma unroll here: PoCL 3.1 miscompiles this loop unrolled */
-  for (int l = 0; l < NU; l++) {
+  for (int l = 0; l < (tail ? TAIL_L : NU); l++) {
     const int n = US[l], G = US[l + 1];
     int wa0[FSLOTS], wb0[FSLOTS];
     float4 c0[FSLOTS];
     for (int i = 0; i < FSLOTS; i++) wa0[i] = pa[i], wb0[i] = pb[i], c0[i] = pc[i];
-    if (l + 1 < NU) {
+    if (tail && l + 1 == TAIL_L) {
+      /* the lane's tail gate's tables, in slot 0 */
+      int tg, tgo, two;
+      const int lt = tail_gate(tid, &tg, &tgo, &two);
+      if (lt < NU) pa[0] = wires[two + tg], pb[0] = wires[two + US[lt + 1] + tg], pc[0] = coef[tgo + tg];
+    } else if (l + 1 < NU) {
       const int G2 = US[l + 2];
       for (int i = 0; i < FSLOTS; i++) {
         const int g = tid + i * WG;
@@ -448,6 +488,36 @@ inline void cell_forward(__global const float4 *coef, __local const float4 *pcoe
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     ao += n, wo += 2 * G, go += G;
+  }
+  if (tail) {
+    /* BWD_TAIL: layers TAIL_L .. NU - 1 in warp 0, a gate a lane; ao is
+     * layer TAIL_L's input offset */
+    int tg, tgo, two;
+    const int lt = tail_gate(tid, &tg, &tgo, &two);
+#if NV_PTX
+    if (tid < 32) {
+      for (int l = TAIL_L; l < NU; l++) {
+        if (l == lt)
+          for (int j = 0; j < ncell; j++) {
+            __local float *a = act + j * astride + ao;
+            a[US[l] + tg] = gate_eval(pc[0], a[pa[0]], a[pb[0]]);
+          }
+        ao += US[l];
+        WARP_SYNC();
+      }
+    }
+#else
+    for (int l = TAIL_L; l < NU; l++) {
+      if (l == lt)
+        for (int j = 0; j < ncell; j++) {
+          __local float *a = act + j * astride + ao;
+          a[US[l] + tg] = gate_eval(pc[0], a[pa[0]], a[pb[0]]);
+        }
+      ao += US[l];
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+#endif
+    barrier(CLK_LOCAL_MEM_FENCE);
   }
 }
 
@@ -632,7 +702,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_forward(
     const int fired = fires(masks, use_masks, mask_key, rate, t, cells, cell);
     load_patch(cur, cell, H, W, patch);
     barrier(CLK_LOCAL_MEM_FENCE);
-    cell_forward(coef, pcoef, wires, patch, act, 1, 0, 0);
+    cell_forward(coef, pcoef, wires, patch, act, 1, 0, 0, 0);
     /* an async cell that did not fire keeps its state (spec section 3) */
     for (int c = tid; c < C; c += WG) nxt[(size_t)cell * C + c] = fired ? act[UTOTAL - C + c] : patch[4 * C + c];
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -858,7 +928,7 @@ DLCA_UNROLL
       if (tid + s * WG < CPW * 9 * C) patch[tid + s * WG] = pv[s];
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);
-    cell_forward(coef, pcoef, wires, patch, act, CPW, 9 * C, BACT);
+    cell_forward(coef, pcoef, wires, patch, act, CPW, 9 * C, BACT, TAIL);
 #if PUSH
     /* the output gradient: PUSH_OFF[NU], one slot (over the last layer's
      * outputs, which nothing reads) */
@@ -875,12 +945,57 @@ DLCA_UNROLL
      * at the start of the phase (BWD_EARLY). */
     {
       int ao = UTOTAL - C, go = NGU, slot = 0;
-      for (int l = 0; l < NU; l++) slot += (US[l + 1] + WG - 1) / WG;
+      for (int l = 0; l < TAIL_L; l++) slot += (US[l + 1] + WG - 1) / WG;
       int4 pw = (int4)(0);
       float4 pc = (float4)(0.0f);
-      if (tid < US[NU]) pw = pwire[NGU - US[NU] + tid], pc = dcoef[NGP + NGU - US[NU] + tid];
+#if TAIL
+      /* BWD_TAIL: warp 0 pushes layers NU - 1 .. TAIL_L first, a gate a
+       * lane, its sums in accU[slot] (past the group layers' slots); layer
+       * TAIL_L - 1's slot-0 tables load meanwhile */
+      {
+        int tg, tgo, two;
+        const int lt = tail_gate(tid, &tg, &tgo, &two);
+        int4 tw = (int4)(0);
+        float4 tk = (float4)(0.0f);
+        if (lt < NU) tw = pwire[tgo - NGP + tg], tk = dcoef[tgo + tg];
+        for (int l = TAIL_L; l < NU; l++) ao -= US[l], go -= US[l + 1];
+        if (tid < US[TAIL_L]) pw = pwire[go - US[TAIL_L] + tid], pc = dcoef[NGP + go - US[TAIL_L] + tid];
+        int tao = UTOTAL - C;
+#if NV_PTX
+        if (tid < 32)
+#endif
+        {
 DLCA_UNROLL
-      for (int l = NU - 1; l >= 0; l--) {
+          for (int l = NU - 1; l >= TAIL_L; l--) {
+            const int G = US[l + 1], din = PUSH_OFF[l + 1], dou = PUSH_OFF[l], RO = l + 1 < NU ? UF[l + 1] : 1;
+            tao -= US[l];
+            if (l == lt) {
+              const int ia = tw.x & 0xffff, ib = tw.y & 0xffff;
+              const int sa = (int)((uint)tw.x >> 16), sb = (int)((uint)tw.y >> 16);
+              float ga[CPW], gb[CPW];
+              for (int j = 0; j < CPW; j++) {
+                __local const float *A = act + j * BACT;
+                const float d = slot_sum(A + din, G, tg, tw.z, tw.w, RO), a = A[tao + ia], bb = A[tao + ib];
+                accU[slot][0] += d, accU[slot][1] += d * a, accU[slot][2] += d * bb, accU[slot][3] += d * a * bb;
+                ga[j] = d * (tk.y + tk.w * bb);
+                gb[j] = d * (tk.z + tk.w * a);
+              }
+              for (int j = 0; j < CPW; j++) act[j * BACT + dou + sa] = ga[j], act[j * BACT + dou + sb] = gb[j];
+            }
+#if NV_PTX
+            WARP_SYNC();
+#else
+            barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+          }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+      }
+#else
+      if (tid < US[NU]) pw = pwire[NGU - US[NU] + tid], pc = dcoef[NGP + NGU - US[NU] + tid];
+#endif
+DLCA_UNROLL
+      for (int l = TAIL_L - 1; l >= 0; l--) {
         const int n = US[l], G = US[l + 1];
         const int din = PUSH_OFF[l + 1], dou = PUSH_OFF[l], RO = l + 1 < NU ? UF[l + 1] : 1;
         ao -= n, go -= G, slot -= (G + WG - 1) / WG;
@@ -1092,7 +1207,7 @@ DLCA_UNROLL
       float4 old[FCHUNK];
       int go = 0, slot = 0;
 DLCA_UNROLL
-      for (int l = 0; l < NU; l++) {
+      for (int l = 0; l < TAIL_L; l++) {
         const int G = US[l + 1];
 DLCA_UNROLL
         for (int i = 0; i < (G + WG - 1) / WG; i++) {
@@ -1103,7 +1218,7 @@ DLCA_UNROLL
       }
       go = 0, slot = 0;
 DLCA_UNROLL
-      for (int l = 0; l < NU; l++) {
+      for (int l = 0; l < TAIL_L; l++) {
         const int G = US[l + 1];
 DLCA_UNROLL
         for (int i = 0; i < (G + WG - 1) / WG; i++) {
@@ -1114,6 +1229,16 @@ DLCA_UNROLL
         go += G, slot += (G + WG - 1) / WG;
       }
     }
+#if TAIL
+    {
+      /* BWD_TAIL: the lane's tail gate, its sums in the slot past the group
+       * layers' */
+      int tg, tgo, two, ts = 0;
+      const int lt = tail_gate(tid, &tg, &tgo, &two);
+      for (int l = 0; l < TAIL_L; l++) ts += (US[l + 1] + WG - 1) / WG;
+      if (lt < NU) m4[tgo - NGP + tg] += (float4)(accU[ts][0], accU[ts][1], accU[ts][2], accU[ts][3]);
+    }
+#endif
   }
   if (PERSIST || t_arg == T - 1) {
     /* fixed-tree reduction of the loss over the work-group */

@@ -141,6 +141,12 @@ START_TEST(test_cl_random) {
     ck_assert(dlca__tuning_override(ctx, "trainer.cl", "PERC_SPLIT_UNIT_CELLS", _i % 3 == 2 ? 64 : 5 + 2 * (_i % 3)) ==
               DLCA_OK);
     ck_assert(dlca__tuning_override(ctx, "trainer.cl", "BWD_PUSH", _i % 3 != 1) == DLCA_OK);
+    /* and in shape 2 the last layers in warp 0 (BWD_TAIL 1, which needs a
+     * work-group of at least 32: 64 here): layers 1-3, 21 gates, a lane each */
+    if (_i % 3 == 2) {
+      ck_assert(dlca__tuning_override(ctx, "trainer.cl", "BWD_TAIL", 1) == DLCA_OK);
+      ck_assert(dlca__tuning_override(ctx, "trainer.cl", "WG", 64) == DLCA_OK);
+    }
   }
   if (kernels == 1) fprintf(stderr, "KERNELS 1 (VEC %d, %d groups per unit): ", sh[3], sh[4]);
   else if (kernels == 2) fprintf(stderr, "KERNELS 2 (TL %d, TWG %d): ", sh[5], sh[6]);
@@ -148,8 +154,8 @@ START_TEST(test_cl_random) {
     fprintf(stderr, "KERNELS 0, TILE_CELLS 1 (TL %d, TWG %d, TFWD_UNROLL %d, TFWD_STAGE %d, TFWD_CHUNK %d): ", sh[5],
             sh[6], _i % 3, _i % 3 != 1, _i % 3 == 2 ? 4 : 0);
   else if (mode == 4)
-    fprintf(stderr, "KERNELS 0, PERC_SPLIT_CELLS 1, PERC_SPLIT_UNIT_CELLS %d, BWD_PUSH %d: ",
-            _i % 3 == 2 ? 64 : 5 + 2 * (_i % 3), _i % 3 != 1);
+    fprintf(stderr, "KERNELS 0, PERC_SPLIT_CELLS 1, PERC_SPLIT_UNIT_CELLS %d, BWD_PUSH %d, BWD_TAIL %d: ",
+            _i % 3 == 2 ? 64 : 5 + 2 * (_i % 3), _i % 3 != 1, _i % 3 == 2);
   else fprintf(stderr, "KERNELS 0%s: ", _i % 3 == 1 ? ", BWD_EARLY 0" : "");
   dlca_model *m = small_model(3, 3, one, periodic, 100 + (uint64_t)(_i % 3));
   dlca_run run = dlca_run_default(2, 6, 5, 4);

@@ -41,6 +41,7 @@ typedef struct cl_shape {
   int fwd_tile;                /* 1: the forward steps are trainer_tile.cl's (KERNELS 2, or TILE_CELLS) */
   size_t scratch_floats;       /* trainer_cpu.cl, trainer_tile.cl: floats of one group's scratch (0 for trainer.cl) */
   int push;                    /* 1: dlca_backward's update layers push their input gradients (BWD_PUSH) */
+  int bwd_tail;                /* BWD_TAIL: the last update layers run in warp 0 (with the push, WG >= 32) */
   int push_off[DLCA_MAX_LAYERS + 1]; /* BWD_PUSH: where layer l's gradient slots start in a cell's act row */
   size_t pact;                 /* floats of a cell's act row in dlca_backward (PACT): act_floats, or with
                                 * BWD_PUSH the planned row of activations and gradient slots */
@@ -329,6 +330,15 @@ static int build(dlca_trainer *t, cl_state *st, cl_program *prog, cl_program *st
   append_list(opts, OPTS, "P_SIZES", m->shape.perceive_layers, m->shape.n_perceive_layers);
   append_list(opts, OPTS, "U_SIZES", m->shape.update_layers, m->shape.n_update_layers);
   append_list(opts, OPTS, "U_FANOUT", s->fanout, s->NU);
+  if (s->push && s->bwd_tail && s->wg >= 32) {
+    /* TAIL_L: the first of the last update layers (not layer 0) that hold
+     * at most 32 gates together, a lane each of warp 0 */
+    int tail_l = s->NU, sum = 0;
+    for (int l = s->NU - 1; l >= 1 && sum + m->shape.update_layers[l + 1] <= 32; l--)
+      sum += m->shape.update_layers[l + 1], tail_l = l;
+    size_t len = strlen(opts);
+    if (tail_l < s->NU) snprintf(opts + len, OPTS - len, " -DTAIL_L=%d", tail_l);
+  }
   if (s->push) append_list(opts, OPTS, "PUSH_OFFS", s->push_off, s->NU + 1);
   append_list(opts, OPTS, "LOSS_CH", t->cfg.loss_channels, t->cfg.n_loss_channels);
   /* perception wires, baked in so that each stack unrolls into registers */
@@ -600,6 +610,9 @@ static int cl_init(dlca_trainer *t) {
   if ((rc = dlca__tunable(ctx, KFILE, "BWD_PUSH", &push))) return rc;
   if (push != 0 && push != 1)
     return dlca__fail(DLCA_ECONFIG, "%s: tuned BWD_PUSH = %d is not 0 or 1", KFILE, push);
+  if ((rc = dlca__tunable(ctx, KFILE, "BWD_TAIL", &s->bwd_tail))) return rc;
+  if (s->bwd_tail != 0 && s->bwd_tail != 1)
+    return dlca__fail(DLCA_ECONFIG, "%s: tuned BWD_TAIL = %d is not 0 or 1", KFILE, s->bwd_tail);
   if ((rc = dlca__tunable(ctx, KFILE, "BWD_BANKS", &banks))) return rc;
   if (banks != 0 && banks != 1)
     return dlca__fail(DLCA_ECONFIG, "%s: tuned BWD_BANKS = %d is not 0 or 1", KFILE, banks);
