@@ -18,7 +18,7 @@
 #include "../tools/targets.h"
 
 #define PROG "dlca-tune"
-#define MAX_T 16          /* tunables of one kernel file */
+#define MAX_T 32          /* tunables of one kernel file */
 #define MAX_V 16          /* candidate values of one tunable (the loader's limit) */
 #define MAX_ONLY 16       /* --only options */
 #define MAX_FILES 64      /* kernel files in the search path */
