@@ -252,8 +252,12 @@ __constant int PUSH_OFF[NU + 1] = {PUSH_OFFS};
 #define TAIL_L NU
 #endif
 #define TAIL (TAIL_L < NU)
+/* the tail's barrier between layers: warp 0's on NVIDIA (only warp 0
+ * runs the tail there: `if (!NV_PTX || tid < 32)`), the group's elsewhere */
 #if NV_PTX
-#define WARP_SYNC() __asm__ volatile("bar.warp.sync -1;" ::: "memory")
+#define TAIL_SYNC() __asm__ volatile("bar.warp.sync -1;" ::: "memory")
+#else
+#define TAIL_SYNC() barrier(CLK_LOCAL_MEM_FENCE)
 #endif
 /* The lane's tail gate: its layer (NU if none), its gate index and its
  * layer's gate offset in coef/pwire (go) and wire offset (wo). */
@@ -283,6 +287,29 @@ inline float slot_sum(__local const float *D, int n, int i, int readers, int ovf
     if (k < readers) d += D[ovf + k - 2];
   return d;
 }
+#if PUSH
+/* BWD_PUSH: gate g of a layer of G gates (its pwire entry w, derivative
+ * coefficients cf; its inputs at ao, its output's slots at din with at most
+ * RO readers) in each of the CPW cells of act: its output gradient d, its 4
+ * sums added to acc, and d (c1 + c3 b), d (c2 + c3 a) stored into its inputs'
+ * slots (at dou). Every cell's loads come before the stores: a store into act
+ * between them keeps the compiler from hoisting the next cell's loads above it
+ * (sweep93: b512 84.4 ms that way). */
+inline void push_gate(__local float *act, int4 w, float4 cf, int g, int G, int ao, int din, int dou, const int RO,
+                      float *acc) {
+  const int ia = w.x & 0xffff, ib = w.y & 0xffff;
+  const int sa = (int)((uint)w.x >> 16), sb = (int)((uint)w.y >> 16);
+  float ga[CPW], gb[CPW];
+  for (int j = 0; j < CPW; j++) {
+    __local const float *A = act + j * BACT;
+    const float d = slot_sum(A + din, G, g, w.z, w.w, RO), a = A[ao + ia], bb = A[ao + ib];
+    acc[0] += d, acc[1] += d * a, acc[2] += d * bb, acc[3] += d * a * bb;
+    ga[j] = d * (cf.y + cf.w * bb);
+    gb[j] = d * (cf.z + cf.w * a);
+  }
+  for (int j = 0; j < CPW; j++) act[j * BACT + dou + sa] = ga[j], act[j * BACT + dou + sb] = gb[j];
+}
+#endif
 /* A thread's patch values of a backward unit, and whether dlca_backward
  * loads them before the unit's other global loads (where they take at most
  * 4 registers; 8 measured no different on growth, sweep87) */
@@ -421,6 +448,9 @@ inline void cell_forward(__global const float4 *coef, __local const float4 *pcoe
                          __local const float *patch, __local float *act, const int ncell, const int pstride,
                          const int astride, const int tail) {
   const int tid = get_local_id(0);
+  /* BWD_TAIL: the lane's tail gate (layer lt, gate tg; tables at tgo, two) */
+  int tg = 0, tgo = 0, two = 0;
+  const int lt = tail ? tail_gate(tid, &tg, &tgo, &two) : NU;
   /* The update layers' tables: a thread's gates of each layer (tid, tid +
    * WG, ..., up to FSLOTS of them) have their wires and coefficients loaded
    * one layer ahead, so that their global-memory latency hides behind the
@@ -457,8 +487,6 @@ inline void cell_forward(__global const float4 *coef, __local const float4 *pcoe
     for (int i = 0; i < FSLOTS; i++) wa0[i] = pa[i], wb0[i] = pb[i], c0[i] = pc[i];
     if (tail && l + 1 == TAIL_L) {
       /* the lane's tail gate's tables, in slot 0 */
-      int tg, tgo, two;
-      const int lt = tail_gate(tid, &tg, &tgo, &two);
       if (lt < NU) pa[0] = wires[two + tg], pb[0] = wires[two + US[lt + 1] + tg], pc[0] = coef[tgo + tg];
     } else if (l + 1 < NU) {
       const int G2 = US[l + 2];
@@ -492,10 +520,7 @@ inline void cell_forward(__global const float4 *coef, __local const float4 *pcoe
   if (tail) {
     /* BWD_TAIL: layers TAIL_L .. NU - 1 in warp 0, a gate a lane; ao is
      * layer TAIL_L's input offset */
-    int tg, tgo, two;
-    const int lt = tail_gate(tid, &tg, &tgo, &two);
-#if NV_PTX
-    if (tid < 32) {
+    if (!NV_PTX || tid < 32)
       for (int l = TAIL_L; l < NU; l++) {
         if (l == lt)
           for (int j = 0; j < ncell; j++) {
@@ -503,20 +528,8 @@ inline void cell_forward(__global const float4 *coef, __local const float4 *pcoe
             a[US[l] + tg] = gate_eval(pc[0], a[pa[0]], a[pb[0]]);
           }
         ao += US[l];
-        WARP_SYNC();
+        TAIL_SYNC();
       }
-    }
-#else
-    for (int l = TAIL_L; l < NU; l++) {
-      if (l == lt)
-        for (int j = 0; j < ncell; j++) {
-          __local float *a = act + j * astride + ao;
-          a[US[l] + tg] = gate_eval(pc[0], a[pa[0]], a[pb[0]]);
-        }
-      ao += US[l];
-      barrier(CLK_LOCAL_MEM_FENCE);
-    }
-#endif
     barrier(CLK_LOCAL_MEM_FENCE);
   }
 }
@@ -961,32 +974,13 @@ DLCA_UNROLL
         for (int l = TAIL_L; l < NU; l++) ao -= US[l], go -= US[l + 1];
         if (tid < US[TAIL_L]) pw = pwire[go - US[TAIL_L] + tid], pc = dcoef[NGP + go - US[TAIL_L] + tid];
         int tao = UTOTAL - C;
-#if NV_PTX
-        if (tid < 32)
-#endif
-        {
+        if (!NV_PTX || tid < 32) {
 DLCA_UNROLL
           for (int l = NU - 1; l >= TAIL_L; l--) {
             const int G = US[l + 1], din = PUSH_OFF[l + 1], dou = PUSH_OFF[l], RO = l + 1 < NU ? UF[l + 1] : 1;
             tao -= US[l];
-            if (l == lt) {
-              const int ia = tw.x & 0xffff, ib = tw.y & 0xffff;
-              const int sa = (int)((uint)tw.x >> 16), sb = (int)((uint)tw.y >> 16);
-              float ga[CPW], gb[CPW];
-              for (int j = 0; j < CPW; j++) {
-                __local const float *A = act + j * BACT;
-                const float d = slot_sum(A + din, G, tg, tw.z, tw.w, RO), a = A[tao + ia], bb = A[tao + ib];
-                accU[slot][0] += d, accU[slot][1] += d * a, accU[slot][2] += d * bb, accU[slot][3] += d * a * bb;
-                ga[j] = d * (tk.y + tk.w * bb);
-                gb[j] = d * (tk.z + tk.w * a);
-              }
-              for (int j = 0; j < CPW; j++) act[j * BACT + dou + sa] = ga[j], act[j * BACT + dou + sb] = gb[j];
-            }
-#if NV_PTX
-            WARP_SYNC();
-#else
-            barrier(CLK_LOCAL_MEM_FENCE);
-#endif
+            if (l == lt) push_gate(act, tw, tk, tg, G, tao, din, dou, RO, accU[slot]);
+            TAIL_SYNC();
           }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -1005,28 +999,16 @@ DLCA_UNROLL
         float4 k1 = (float4)(0.0f);
         if (BWD_EARLY && G > WG && tid + WG < G) w1 = pwire[go + tid + WG], k1 = dcoef[NGP + go + tid + WG];
         if (l > 0 && tid < US[l]) pw = pwire[go - US[l] + tid], pc = dcoef[NGP + go - US[l] + tid];
-        /* a slot's loads for all its cells first, then its stores: a store
-         * into act between them keeps the compiler from hoisting the next
-         * cell's loads above it (sweep93: b512 84.4 ms that way); the loads of
-         * both slots before any store took 223 registers (sweep94: 113 ms) */
+        /* a slot's loads for all its cells first, then its stores
+         * (push_gate); the loads of both slots before any store took 223
+         * registers (sweep94: 113 ms) */
 DLCA_UNROLL
         for (int i = 0; i < (G + WG - 1) / WG; i++) {
           const int g = tid + i * WG;
           if (g < G) {
             const int4 w = i == 0 ? w0 : BWD_EARLY && i == 1 ? w1 : pwire[go + g];
             const float4 cf = i == 0 ? k0 : BWD_EARLY && i == 1 ? k1 : dcoef[NGP + go + g];
-            const int ia = w.x & 0xffff, ib = w.y & 0xffff;
-            const int sa = (int)((uint)w.x >> 16), sb = (int)((uint)w.y >> 16);
-            float ga[CPW], gb[CPW];
-            for (int j = 0; j < CPW; j++) {
-              __local const float *A = act + j * BACT;
-              const float d = slot_sum(A + din, G, g, w.z, w.w, RO), a = A[ao + ia], bb = A[ao + ib];
-              accU[slot + i][0] += d, accU[slot + i][1] += d * a, accU[slot + i][2] += d * bb;
-              accU[slot + i][3] += d * a * bb;
-              ga[j] = d * (cf.y + cf.w * bb);
-              gb[j] = d * (cf.z + cf.w * a);
-            }
-            for (int j = 0; j < CPW; j++) act[j * BACT + dou + sa] = ga[j], act[j * BACT + dou + sb] = gb[j];
+            push_gate(act, w, cf, g, G, ao, din, dou, RO, accU[slot + i]);
           }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
