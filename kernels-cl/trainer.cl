@@ -247,6 +247,22 @@ __constant int PUSH_OFF[NU + 1] = {PUSH_OFFS};
 #ifndef BWD_TAIL
 #define BWD_TAIL 0
 #endif
+/* BWD_MAXNREG (0: none): on devices whose binaries are PTX (NVIDIA), the
+ * most registers ptxas may give dlca_backward, written into the PTX as
+ * ".maxnreg" (lib/cl/ptx.c), since the driver ignores -cl-nv-maxrregcount.
+ * At 168 registers 3 of its 128-thread groups fit an SM's 64 K; at 128, 4
+ * (doc/performance.md, v28). Other devices ignore it. */
+// @tunable BWD_MAXNREG 0 128 144
+// @ptx-maxnreg dlca_backward BWD_MAXNREG
+#ifndef BWD_MAXNREG
+#define BWD_MAXNREG 0
+#endif
+/* PERC_MAXNREG: the same for dlca_backward_perc */
+// @tunable PERC_MAXNREG 0 128 96
+// @ptx-maxnreg dlca_backward_perc PERC_MAXNREG
+#ifndef PERC_MAXNREG
+#define PERC_MAXNREG 0
+#endif
 #if !defined(TAIL_L) || !PUSH
 #undef TAIL_L
 #define TAIL_L NU

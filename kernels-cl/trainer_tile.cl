@@ -85,6 +85,16 @@
 #ifndef TFWD_STAGE
 #define TFWD_STAGE 1
 #endif
+/* TFWD_MAXNREG (0: none): on devices whose binaries are PTX (NVIDIA), the
+ * most registers ptxas may give dlca_forward_tile (".maxnreg", written by
+ * lib/cl/ptx.c); the staged kernel takes 98-128, so one 256-thread group
+ * short of what local memory allows fits an SM (doc/performance.md, v28).
+ * Other devices ignore it. */
+// @tunable TFWD_MAXNREG 0 64 80
+// @ptx-maxnreg dlca_forward_tile TFWD_MAXNREG
+#ifndef TFWD_MAXNREG
+#define TFWD_MAXNREG 0
+#endif
 /* gates of a layer a thread stages, and the entries of each half of the
  * staging buffer: a layer's tables, or the perception coefficients */
 #define TSL ((GMAX + TWG - 1) / TWG)

@@ -67,8 +67,56 @@ static int check_options(const char *file, const char *src, const char *opts) {
   return DLCA_OK;
 }
 
+static int binary_of(cl_program p, unsigned char **bin, size_t *len);
+
+/* The source's @ptx-maxnreg caps (ptx.c), on a device whose binaries are
+ * PTX: *p is replaced by the program built again from its PTX with the caps
+ * written in. Where the driver refuses that, or an entry is missing, *p
+ * stays as it is, with a warning. */
+static int apply_caps(dlca_context *ctx, const char *path, const dlca__ptx_cap *caps, int ncaps,
+                      const char *opts, cl_program *p) {
+  int any = 0;
+  for (int i = 0; i < ncaps; i++) any |= caps[i].maxnreg > 0;
+  unsigned char *bin;
+  size_t len;
+  if (!any || binary_of(*p, &bin, &len)) return DLCA_OK;
+  if (!dlca__ptx_is(bin, len)) {
+    free(bin);
+    return DLCA_OK;
+  }
+  char *cur = (char *)bin;
+  for (int i = 0; i < ncaps; i++) {
+    char *o;
+    size_t ol;
+    if (caps[i].maxnreg <= 0) continue;
+    int r = dlca__ptx_maxnreg(cur, len, caps[i].kernel, caps[i].maxnreg, &o, &ol);
+    if (r < 0) {
+      free(cur);
+      return dlca__fail(DLCA_ENOMEM, "%s: out of memory", path);
+    }
+    if (r) {
+      dlca__warn(ctx, "%s: @ptx-maxnreg %s: %s in the PTX of %s; built without that cap", path,
+                 caps[i].kernel, r == 1 ? "no such entry" : "its entry is not well formed", ctx->info.name);
+      continue;
+    }
+    free(cur);
+    cur = o;
+    len = ol;
+  }
+  cl_program q = from_binary(ctx, (const unsigned char *)cur, len, opts);
+  free(cur);
+  if (!q) {
+    dlca__warn(ctx, "%s: %s refused the PTX with @ptx-maxnreg caps; built without them", path,
+               ctx->info.name);
+    return DLCA_OK;
+  }
+  clReleaseProgram(*p);
+  *p = q;
+  return DLCA_OK;
+}
+
 static int compile(dlca_context *ctx, const char *path, const char *src, size_t len, const char *opts,
-                   cl_program *out) {
+                   const dlca__ptx_cap *caps, int ncaps, cl_program *out) {
   cl_int err;
   cl_program p = clCreateProgramWithSource(ctx->cl, 1, &src, &len, &err);
   if (!p)
@@ -76,6 +124,11 @@ static int compile(dlca_context *ctx, const char *path, const char *src, size_t 
                          dlca__cl_error_name(err));
   err = clBuildProgram(p, 1, &ctx->device, opts, NULL, NULL);
   if (err == CL_SUCCESS) {
+    int rc = apply_caps(ctx, path, caps, ncaps, opts, &p);
+    if (rc) {
+      clReleaseProgram(p);
+      return rc;
+    }
     /* with DLCA_CL_BUILD_OPTIONS set, keep the log (register counts, spills) as a warning */
     size_t n = 0;
     char *log;
@@ -180,8 +233,11 @@ static int program_get(dlca_context *ctx, const char *file, const char *opts, cl
   char *src = NULL;
   size_t len = 0;
   /* Before build_lock: it reads the overrides under ctx->lock. */
+  dlca__ptx_cap caps[8];
+  int ncaps = 0;
   int rc = dlca__kernel_source(ctx, file, &src, &len, bi.source_file, sizeof bi.source_file);
   if (!rc) rc = check_options(bi.source_file, src, opts);
+  if (!rc) rc = dlca__ptx_caps(bi.source_file, src, caps, 8, &ncaps);
   if (rc) {
     free(src);
     return rc;
@@ -215,7 +271,7 @@ static int program_get(dlca_context *ctx, const char *file, const char *opts, cl
     else unlink(bi.cache_file);
   }
   if (!prog) {
-    if ((rc = compile(ctx, bi.source_file, src, len, opts, &prog))) {
+    if ((rc = compile(ctx, bi.source_file, src, len, opts, caps, ncaps, &prog))) {
       pthread_mutex_unlock(&ctx->build_lock);
       free(src);
       return rc;

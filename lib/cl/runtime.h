@@ -180,6 +180,25 @@ int dlca__program_get(dlca_context *ctx, const char *file, const char *options, 
 /* A kernel of prog; the caller releases it. DLCA_ECL naming the kernel. */
 int dlca__kernel_create(dlca_context *ctx, cl_program prog, const char *name, cl_kernel *out);
 
+/* ---- register caps in PTX (ptx.c) ---- */
+
+/* One `// @ptx-maxnreg <kernel> <TUNABLE>` annotation of a kernel file, with
+ * the tunable's value in the tuned source (0: no cap). */
+typedef struct dlca__ptx_cap {
+  char kernel[64];
+  int maxnreg;
+} dlca__ptx_cap;
+/* The annotations of a tuned source (at most max); DLCA_EBUILD naming
+ * `where` for a malformed one or one whose tunable the file lacks. */
+int dlca__ptx_caps(const char *where, const char *src, dlca__ptx_cap *caps, int max, int *n);
+/* Whether a program binary is PTX text. */
+int dlca__ptx_is(const unsigned char *bin, size_t len);
+/* A copy of ptx with ".maxnreg maxnreg" on entry `kernel` (replacing one it
+ * has): 0, or 1 where there is no such entry, 2 where its parameter list or
+ * body is not found, -1 out of memory. *out is malloc'ed. */
+int dlca__ptx_maxnreg(const char *ptx, size_t len, const char *kernel, int maxnreg, char **out,
+                      size_t *outlen);
+
 /* ---- launches, buffers, profiling (launch.c) ---- */
 
 /* clEnqueueNDRangeKernel; lws may be NULL. With profiling on, the event is

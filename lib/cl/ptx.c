@@ -1,0 +1,145 @@
+/* Register caps for devices whose program binaries are PTX (NVIDIA).
+ *
+ * NVIDIA's OpenCL ignores -cl-nv-maxrregcount (doc/performance.md v13), so
+ * ptxas gives a kernel every register it wants, and one register too many
+ * can cost a third of the groups an SM holds. PTX has its own directive for
+ * it: `.maxnreg N` between an entry's parameter list and its body. A kernel
+ * file asks for one with
+ *
+ *     // @ptx-maxnreg <kernel> <TUNABLE>
+ *
+ * and the tuned value of TUNABLE (0: no cap) is written into the PTX that
+ * the driver compiled from the source, which is then built again from that
+ * binary (program.c). Devices whose binaries are not PTX are untouched. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cl/runtime.h"
+
+static const char *line_end(const char *p, const char *end) {
+  const char *nl = memchr(p, '\n', (size_t)(end - p));
+  return nl ? nl : end;
+}
+
+static int ident_char(int c) { return isalnum(c) || c == '_'; }
+
+/* The value of "#define NAME v" in the tuned preamble (before the first
+ * #line), or -1. */
+static int preamble_value(const char *src, const char *name, size_t nl) {
+  for (const char *p = src; p && *p && strncmp(p, "#line", 5) != 0;) {
+    const char *e = strchr(p, '\n');
+    if (!strncmp(p, "#define ", 8) && !strncmp(p + 8, name, nl) && p[8 + nl] == ' ') {
+      char *x;
+      long v = strtol(p + 9 + nl, &x, 10);
+      return (x != p + 9 + nl && v >= 0 && v < 1000000) ? (int)v : -1;
+    }
+    p = e ? e + 1 : NULL;
+  }
+  return -1;
+}
+
+int dlca__ptx_caps(const char *where, const char *src, dlca__ptx_cap *caps, int max, int *n) {
+  *n = 0;
+  const char *end = src + strlen(src);
+  for (const char *p = src; p < end;) {
+    const char *e = line_end(p, end), *q = p;
+    while (q < e && (*q == ' ' || *q == '\t')) q++;
+    if (e - q > 2 && q[0] == '/' && q[1] == '/') {
+      q += 2;
+      while (q < e && (*q == ' ' || *q == '\t')) q++;
+      if (e - q > 13 && !strncmp(q, "@ptx-maxnreg", 12) && (q[12] == ' ' || q[12] == '\t')) {
+        char kname[64], macro[64], extra[2];
+        char buf[256];
+        size_t l = (size_t)(e - q - 12);
+        if (l >= sizeof buf) l = sizeof buf - 1;
+        memcpy(buf, q + 12, l);
+        buf[l] = 0;
+        if (sscanf(buf, "%63s %63s %1s", kname, macro, extra) != 2)
+          return dlca__fail(DLCA_EBUILD, "%s: malformed annotation \"@ptx-maxnreg%s\": expected a kernel "
+                            "and a tunable", where, buf);
+        int v = preamble_value(src, macro, strlen(macro));
+        if (v < 0)
+          return dlca__fail(DLCA_EBUILD, "%s: @ptx-maxnreg %s names %s, which is not a tunable of the file",
+                            where, kname, macro);
+        if (*n == max)
+          return dlca__fail(DLCA_EBUILD, "%s: more than %d @ptx-maxnreg annotations", where, max);
+        snprintf(caps[*n].kernel, sizeof caps[*n].kernel, "%s", kname);
+        caps[*n].maxnreg = v;
+        (*n)++;
+      }
+    }
+    p = e + 1;
+  }
+  return DLCA_OK;
+}
+
+int dlca__ptx_is(const unsigned char *bin, size_t len) {
+  /* NVVM's PTX: text with a .version and a .target line */
+  const char *s = (const char *)bin;
+  if (len < 16 || memchr(bin, 0, len - 1)) return 0;
+  int version = 0, target = 0;
+  for (const char *p = s, *end = s + len; p < end;) {
+    const char *e = line_end(p, end);
+    version |= e - p >= 9 && !strncmp(p, ".version ", 9);
+    target |= e - p >= 8 && !strncmp(p, ".target ", 8);
+    p = e + 1;
+  }
+  return version && target;
+}
+
+int dlca__ptx_maxnreg(const char *ptx, size_t len, const char *kernel, int maxnreg, char **out,
+                      size_t *outlen) {
+  size_t kl = strlen(kernel);
+  const char *end = ptx + len, *open = NULL;
+  /* ".entry NAME(" or ".entry NAME (", at the start of a line after optional
+   * .visible: NAME must end there (dlca_backward is not dlca_backward_perc) */
+  for (const char *p = ptx; p < end && !open;) {
+    const char *e = line_end(p, end), *q = p;
+    while (q < e && (*q == ' ' || *q == '\t')) q++;
+    if (e - q > 8 && !strncmp(q, ".visible", 8)) {
+      q += 8;
+      while (q < e && (*q == ' ' || *q == '\t')) q++;
+    }
+    if ((size_t)(e - q) > 7 + kl && !strncmp(q, ".entry", 6) && (q[6] == ' ' || q[6] == '\t')) {
+      q += 7;
+      while (q < e && (*q == ' ' || *q == '\t')) q++;
+      if ((size_t)(e - q) >= kl && !strncmp(q, kernel, kl) && (q + kl == e || !ident_char((unsigned char)q[kl])))
+        open = q + kl;
+    }
+    p = e + 1;
+  }
+  if (!open) return 1;
+  const char *paren = open;
+  while (paren < end && (*paren == ' ' || *paren == '\t')) paren++;
+  if (paren == end || *paren != '(') return 2;
+  const char *close = memchr(paren, ')', (size_t)(end - paren));
+  if (!close) return 2;
+  /* The directives between ')' and '{': one .maxnreg there already is
+   * replaced. */
+  const char *body = memchr(close, '{', (size_t)(end - close));
+  if (!body) return 2;
+  const char *old = NULL, *old_end = NULL;
+  for (const char *p = close + 1; p < body; p++)
+    if (!strncmp(p, ".maxnreg", 8) && p + 8 <= body) {
+      old = p;
+      old_end = line_end(p, body);
+      break;
+    }
+  char dir[32];
+  int dl = snprintf(dir, sizeof dir, "\n.maxnreg %d", maxnreg);
+  size_t cut_from = old ? (size_t)(old - ptx) : (size_t)(close + 1 - ptx);
+  size_t cut_to = old ? (size_t)(old_end - ptx) : cut_from;
+  const char *ins = old ? dir + 1 : dir;
+  size_t il = old ? (size_t)dl - 1 : (size_t)dl;
+  size_t n = len - (cut_to - cut_from) + il;
+  char *o = malloc(n + 1);
+  if (!o) return -1;
+  memcpy(o, ptx, cut_from);
+  memcpy(o + cut_from, ins, il);
+  memcpy(o + cut_from + il, ptx + cut_to, len - cut_to);
+  o[n] = 0;
+  *out = o;
+  *outlen = n;
+  return 0;
+}
