@@ -479,6 +479,11 @@ static const char ptx_two[] =
 
 START_TEST(test_ptx_caps) {
   ck_assert(dlca__ptx_is((const unsigned char *)ptx_two, sizeof ptx_two));
+  char ptx_nuls[sizeof ptx_two + 1] = {0}; /* as the NVIDIA driver gives it: two NULs at the end */
+  memcpy(ptx_nuls, ptx_two, sizeof ptx_two);
+  ck_assert(dlca__ptx_is((const unsigned char *)ptx_nuls, sizeof ptx_nuls));
+  ptx_nuls[20] = 0;
+  ck_assert(!dlca__ptx_is((const unsigned char *)ptx_nuls, sizeof ptx_nuls));
   ck_assert(!dlca__ptx_is((const unsigned char *)"\x7f" "ELF binary .version 1\n", 22));
   char *o, *o2;
   size_t ol, ol2;

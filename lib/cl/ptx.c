@@ -75,9 +75,11 @@ int dlca__ptx_caps(const char *where, const char *src, dlca__ptx_cap *caps, int 
 }
 
 int dlca__ptx_is(const unsigned char *bin, size_t len) {
-  /* NVVM's PTX: text with a .version and a .target line */
+  /* NVVM's PTX: text with a .version and a .target line, then NULs (the
+   * 580 driver's binaries end in two) */
   const char *s = (const char *)bin;
-  if (len < 16 || memchr(bin, 0, len - 1)) return 0;
+  while (len && !bin[len - 1]) len--;
+  if (len < 16 || memchr(bin, 0, len)) return 0;
   int version = 0, target = 0;
   for (const char *p = s, *end = s + len; p < end;) {
     const char *e = line_end(p, end);
