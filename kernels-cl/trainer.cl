@@ -167,6 +167,13 @@ typedef float real_t;
 #ifndef PERC_SPLIT_UNIT_CELLS
 #define PERC_SPLIT_UNIT_CELLS 0
 #endif
+/* dlca_backward_perc's own groups per compute unit under PSPLIT (times
+ * WG / WG_NARROW, as PERC_SPLIT_GROUPS_PER_CU; 0: dlca_backward's groups):
+ * host only (lib/cl/cl_trainer.c: nwg_perc) */
+// @tunable PERC_GROUPS_PER_CU 0 3 2 4
+#ifndef PERC_GROUPS_PER_CU
+#define PERC_GROUPS_PER_CU 0
+#endif
 #ifndef CPWP
 #define CPWP CPW
 #endif
@@ -248,12 +255,14 @@ __constant int PUSH_OFF[NU + 1] = {PUSH_OFFS};
 #define BWD_TAIL 0
 #endif
 /* BWD_MAXNREG (0: none): on devices whose binaries are PTX (NVIDIA), the
- * most registers ptxas may give dlca_backward, written into the PTX as
- * ".maxnreg" (lib/cl/ptx.c), since the driver ignores -cl-nv-maxrregcount.
- * At 168 registers 3 of its 128-thread groups fit an SM's 64 K; at 128, 4
- * (doc/performance.md, v28). Other devices ignore it. */
+ * most registers ptxas may give dlca_backward under PSPLIT, written into the
+ * PTX as ".maxnreg" (lib/cl/ptx.c), since the driver ignores
+ * -cl-nv-maxrregcount. There it takes 168, and 3 of its 128-thread groups
+ * fit an SM's 64 K registers; at 128, 4 (doc/performance.md, v28). Without
+ * the split it holds the perception sums too (250), so the host passes
+ * BWD_NREG = BWD_MAXNREG under PSPLIT, else 0. Other devices ignore it. */
 // @tunable BWD_MAXNREG 0 128 144
-// @ptx-maxnreg dlca_backward BWD_MAXNREG
+// @ptx-maxnreg dlca_backward BWD_NREG
 #ifndef BWD_MAXNREG
 #define BWD_MAXNREG 0
 #endif

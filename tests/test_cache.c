@@ -504,17 +504,24 @@ START_TEST(test_ptx_caps) {
   dlca__ptx_cap caps[2];
   int n;
   ck_assert_int_eq(dlca__ptx_caps("x.cl", "#define A 128\n#define B 0\n#line 1 \"x.cl\"\n"
-                                          "// @ptx-maxnreg k1 A\n  //  @ptx-maxnreg k2 B\n", caps, 2, &n),
+                                          "// @ptx-maxnreg k1 A\n  //  @ptx-maxnreg k2 B\n", NULL, caps, 2, &n),
                    DLCA_OK);
   ck_assert_int_eq(n, 2);
   ck_assert_str_eq(caps[0].kernel, "k1");
   ck_assert_int_eq(caps[0].maxnreg, 128);
   ck_assert_int_eq(caps[1].maxnreg, 0);
+  /* a -D option wins over the tuned #define, the last one over earlier ones */
+  ck_assert_int_eq(dlca__ptx_caps("x.cl", "#define A 128\n#line 1\n// @ptx-maxnreg k1 A\n// @ptx-maxnreg k2 N\n",
+                                  "-DAB=3 -DA=96 -DN=1 -DN=80 -DX=1", caps, 2, &n),
+                   DLCA_OK);
+  ck_assert_int_eq(n, 2);
+  ck_assert_int_eq(caps[0].maxnreg, 96);
+  ck_assert_int_eq(caps[1].maxnreg, 80);
   static const char *bad[] = {"#define A 1\n#line 1\n// @ptx-maxnreg k\n",
                               "#define A 1\n#line 1\n// @ptx-maxnreg k A B\n",
                               "#define A 1\n#line 1\n// @ptx-maxnreg k AB\n"};
   for (int i = 0; i < 3; i++) {
-    ck_assert_int_eq(dlca__ptx_caps("bad.cl", bad[i], caps, 2, &n), DLCA_EBUILD);
+    ck_assert_int_eq(dlca__ptx_caps("bad.cl", bad[i], "-DAB=x -DB=1", caps, 2, &n), DLCA_EBUILD);
     ck_assert_msg(strstr(dlca_last_error(), "bad.cl") && strstr(dlca_last_error(), "@ptx-maxnreg"), "%s",
                   dlca_last_error());
   }

@@ -136,6 +136,10 @@ START_TEST(test_cl_random) {
     ck_assert(dlca__tuning_override(ctx, "trainer.cl", "BWD_PERSIST", 0) == DLCA_OK);
     /* the split's own groups per compute unit: the groups are planned again */
     ck_assert(dlca__tuning_override(ctx, "trainer.cl", "PERC_SPLIT_GROUPS_PER_CU", 2 + _i % 3) == DLCA_OK);
+    /* and dlca_backward_perc's own groups: more than dlca_backward's (5 a
+     * compute unit against 2: slots that only it writes), the same (0), fewer
+     * (1 against 4: slots that only dlca_backward writes) */
+    ck_assert(dlca__tuning_override(ctx, "trainer.cl", "PERC_GROUPS_PER_CU", (int[]){5, 0, 1}[_i % 3]) == DLCA_OK);
     /* and its own cells per unit: 5, 7 or 64 (60 cells: partial units; 64:
      * more than the cells, lowered to what local memory holds) */
     ck_assert(dlca__tuning_override(ctx, "trainer.cl", "PERC_SPLIT_UNIT_CELLS", _i % 3 == 2 ? 64 : 5 + 2 * (_i % 3)) ==
@@ -167,6 +171,9 @@ START_TEST(test_cl_random) {
     ck_assert_int_eq(dlca__cl_trainer_push(t), _i % 3 != 1);
     if (_i % 3 < 2) ck_assert_int_eq(dlca__cl_trainer_perc_unit(t), 5 + 2 * (_i % 3));
     else ck_assert(dlca__cl_trainer_perc_unit(t) >= 1 && dlca__cl_trainer_perc_unit(t) <= 64);
+    int nwg_perc, nwg = dlca__cl_trainer_groups(t, &nwg_perc);
+    ck_assert_msg(_i % 3 == 1 ? nwg_perc == nwg : _i % 3 == 0 ? nwg_perc > nwg : nwg_perc < nwg,
+                  "dlca_backward %d groups, dlca_backward_perc %d", nwg, nwg_perc);
     dlca_trainer_free(t);
   }
   char what[32];

@@ -302,7 +302,9 @@ START_TEST(test_bad_trainer_value) {
       {"{\"trainer\":{\"BWD_PUSH\":2}}", "BWD_PUSH = 2"},
       {"{\"trainer\":{\"BWD_BANKS\":-1}}", "BWD_BANKS = -1"},
       {"{\"trainer\":{\"KERNELS\":2},\"trainer_tile\":{\"TFWD_STAGE\":2}}", "TFWD_STAGE = 2"},
-      {"{\"trainer\":{\"BWD_TAIL\":2}}", "BWD_TAIL = 2"}};
+      {"{\"trainer\":{\"BWD_TAIL\":2}}", "BWD_TAIL = 2"},
+      {"{\"trainer\":{\"PERC_GROUPS_PER_CU\":-1}}", "PERC_GROUPS_PER_CU = -1"},
+      {"{\"trainer\":{\"BWD_MAXNREG\":16}}", "BWD_MAXNREG = 16"}};
   const char *dir = tcl_fresh_env("tune-bad-value");
   char table[512];
   snprintf(table, sizeof table,
@@ -337,7 +339,7 @@ Suite *suite_tuning(void) {
   tcase_add_test(tc, test_malformed_tables);
   tcase_add_test(tc, test_other_device_table);
   tcase_add_test(tc, test_overrides);
-  tcase_add_loop_test(tc, test_bad_trainer_value, 0, 16);
+  tcase_add_loop_test(tc, test_bad_trainer_value, 0, 18);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -31,6 +31,9 @@ typedef struct cl_shape {
   int persist;                 /* 1: the whole backward pass in one launch (BWD_PERSIST) */
   int psplit;                  /* 1: the perception stacks' backward in a launch of its own (PERC_SPLIT_CELLS) */
   int cpwp;                    /* cells side by side in a unit of that launch (PERC_SPLIT_UNIT_CELLS, CPWP) */
+  int nwg_perc;                /* that launch's work-groups (PERC_GROUPS_PER_CU; nwg without the split) */
+  int nslots;                  /* slots of the gate and loss sums: max(nwg, nwg_perc); a slot no group
+                                * writes stays zero */
   int uin;                     /* the update input's width, C + C S K */
   size_t units;                /* backward tasks per step: ceil(cells / cpw) */
   int kernels;                 /* 0: forward/backward of trainer.cl; 1: of trainer_cpu.cl; 2: of trainer_tile.cl */
@@ -42,6 +45,7 @@ typedef struct cl_shape {
   size_t scratch_floats;       /* trainer_cpu.cl, trainer_tile.cl: floats of one group's scratch (0 for trainer.cl) */
   int push;                    /* 1: dlca_backward's update layers push their input gradients (BWD_PUSH) */
   int bwd_tail;                /* BWD_TAIL: the last update layers run in warp 0 (with the push, WG >= 32) */
+  int bwd_maxnreg;             /* BWD_MAXNREG: dlca_backward's register cap under PSPLIT (PTX devices; 0: none) */
   int push_off[DLCA_MAX_LAYERS + 1]; /* BWD_PUSH: where layer l's gradient slots start in a cell's act row */
   size_t pact;                 /* floats of a cell's act row in dlca_backward (PACT): act_floats, or with
                                 * BWD_PUSH the planned row of activations and gradient slots */
@@ -341,6 +345,10 @@ static int build(dlca_trainer *t, cl_state *st, cl_program *prog, cl_program *st
   }
   if (s->push) append_list(opts, OPTS, "PUSH_OFFS", s->push_off, s->NU + 1);
   append_list(opts, OPTS, "LOSS_CH", t->cfg.loss_channels, t->cfg.n_loss_channels);
+  { /* BWD_NREG: dlca_backward's @ptx-maxnreg, only under the split (trainer.cl) */
+    size_t len = strlen(opts);
+    snprintf(opts + len, OPTS - len, " -DBWD_NREG=%d", s->psplit ? s->bwd_maxnreg : 0);
+  }
   /* perception wires, baked in so that each stack unrolls into registers */
   int pw[2 * 1024], n = 0;
   for (int l = 0; l < m->n_perceive && n + 2 * m->perceive[l].n_gates <= 2 * 1024; l++) {
@@ -591,7 +599,7 @@ static int cl_init(dlca_trainer *t) {
   cl_shape *s = &st->sh;
   shape_of(m, s);
   int per_cu = 2, fwd_per_cu = 8, cpw = 1, cpw_min = 1, wg_narrow = 0, persist = 0, tile_cells = 0, rc;
-  int perc_split = 0, split_per_cu = 0, split_unit = 0, push = 0, banks = 0;
+  int perc_split = 0, split_per_cu = 0, split_unit = 0, perc_per_cu = 0, push = 0, banks = 0;
   if (s->PG1 > 1024)
     return dlca__fail(DLCA_ECONFIG, "a perception stack of %d gates is too large for the device trainer (at most 1024)",
                       s->PG1);
@@ -607,6 +615,7 @@ static int cl_init(dlca_trainer *t) {
   if ((rc = dlca__tunable(ctx, KFILE, "PERC_SPLIT_CELLS", &perc_split))) return rc;
   if ((rc = dlca__tunable(ctx, KFILE, "PERC_SPLIT_GROUPS_PER_CU", &split_per_cu))) return rc;
   if ((rc = dlca__tunable(ctx, KFILE, "PERC_SPLIT_UNIT_CELLS", &split_unit))) return rc;
+  if ((rc = dlca__tunable(ctx, KFILE, "PERC_GROUPS_PER_CU", &perc_per_cu))) return rc;
   if ((rc = dlca__tunable(ctx, KFILE, "BWD_PUSH", &push))) return rc;
   if (push != 0 && push != 1)
     return dlca__fail(DLCA_ECONFIG, "%s: tuned BWD_PUSH = %d is not 0 or 1", KFILE, push);
@@ -614,6 +623,10 @@ static int cl_init(dlca_trainer *t) {
   if (s->bwd_tail != 0 && s->bwd_tail != 1)
     return dlca__fail(DLCA_ECONFIG, "%s: tuned BWD_TAIL = %d is not 0 or 1", KFILE, s->bwd_tail);
   if ((rc = dlca__tunable(ctx, KFILE, "BWD_BANKS", &banks))) return rc;
+  if ((rc = dlca__tunable(ctx, KFILE, "BWD_MAXNREG", &s->bwd_maxnreg))) return rc;
+  if (s->bwd_maxnreg != 0 && (s->bwd_maxnreg < 24 || s->bwd_maxnreg > 255))
+    return dlca__fail(DLCA_ECONFIG, "%s: tuned BWD_MAXNREG = %d is not 0 (no cap) or in [24, 255] (registers)",
+                      KFILE, s->bwd_maxnreg);
   if (banks != 0 && banks != 1)
     return dlca__fail(DLCA_ECONFIG, "%s: tuned BWD_BANKS = %d is not 0 or 1", KFILE, banks);
   if (split_unit < 0 || split_unit > 64)
@@ -624,6 +637,9 @@ static int cl_init(dlca_trainer *t) {
   if (split_per_cu < 0)
     return dlca__fail(DLCA_ECONFIG, "%s: tuned PERC_SPLIT_GROUPS_PER_CU = %d is negative (0: BWD_GROUPS_PER_CU)",
                       KFILE, split_per_cu);
+  if (perc_per_cu < 0)
+    return dlca__fail(DLCA_ECONFIG, "%s: tuned PERC_GROUPS_PER_CU = %d is negative (0: dlca_backward's groups)",
+                      KFILE, perc_per_cu);
   if (tile_cells < 0)
     return dlca__fail(DLCA_ECONFIG, "%s: tuned TILE_CELLS = %d is negative (0: never)", KFILE, tile_cells);
   if (persist < 0 || persist > 1024)
@@ -709,6 +725,17 @@ static int cl_init(dlca_trainer *t) {
            perc_local_floats(s, s->cpwp, t->cfg.relax.straight_through) * sizeof(float) > ctx->info.local_mem)
       s->cpwp--;
   }
+  /* PERC_GROUPS_PER_CU: that launch's own groups per compute unit (times
+   * WG / WG_NARROW, as PERC_SPLIT_GROUPS_PER_CU), so that a register cap
+   * (BWD_MAXNREG) can give dlca_backward 4 groups an SM while
+   * dlca_backward_perc keeps its 6 (doc/performance.md, v28). Its group g
+   * adds to slot g of the sums; slots past either launch's groups stay zero. */
+  s->nwg_perc = 0; /* below: nwg */
+  if (s->psplit && perc_per_cu > 0) {
+    size_t n = backward_groups(&t->cfg, ctx->info.compute_units, perc_per_cu * (per_cu / tuned_per_cu)),
+           pu = (cells + (size_t)s->cpwp - 1) / (size_t)s->cpwp;
+    s->nwg_perc = (int)(n < pu ? n : pu);
+  }
   /* TILE_CELLS: from that many cells per step on, the forward steps of the
    * GPU-shaped set are trainer_tile.cl's where its tile fits in local memory
    * (H100, doc/performance.md v9: 2.3x faster than dlca_forward at batch
@@ -730,7 +757,9 @@ static int cl_init(dlca_trainer *t) {
     return dlca__fail(DLCA_ECONFIG,
                       "model needs %zu KiB of local memory per work-group for one cell's circuit; %s has %llu KiB",
                       local / 1024, ctx->info.name, (unsigned long long)ctx->info.local_mem / 1024);
-  size_t need = footprint(m, &t->cfg, s, (size_t)s->nwg);
+  if (!s->nwg_perc) s->nwg_perc = s->nwg;
+  s->nslots = s->nwg > s->nwg_perc ? s->nwg : s->nwg_perc;
+  size_t need = footprint(m, &t->cfg, s, (size_t)s->nslots);
   if (need > ctx->info.global_mem) {
     size_t fit = 0;
     dlca_train_config c = t->cfg;
@@ -777,8 +806,8 @@ static int cl_init(dlca_trainer *t) {
       (rc = dlca__buffer(ctx, grid, "state gradients", &st->g[1])) ||
       (rc = dlca__buffer(ctx, 9 * grid, "patch gradients", &st->dP[0])) ||
       (rc = dlca__buffer(ctx, 9 * grid, "patch gradients", &st->dP[1])) ||
-      (rc = dlca__buffer(ctx, (size_t)s->nwg * s->acc_stride * 4, "gate gradient sums", &st->partial)) ||
-      (rc = dlca__buffer(ctx, (size_t)s->nwg * 4, "loss sums", &st->loss_partial)) ||
+      (rc = dlca__buffer(ctx, (size_t)s->nslots * s->acc_stride * 4, "gate gradient sums", &st->partial)) ||
+      (rc = dlca__buffer(ctx, (size_t)s->nslots * 4, "loss sums", &st->loss_partial)) ||
       (rc = dlca__buffer(ctx, 8, "loss", &st->loss)) || (rc = dlca__buffer(ctx, 8, "evaluation", &st->eval_out)) ||
       (rc = dlca__buffer(ctx, grid, "target", &st->target)) || (rc = dlca__buffer(ctx, grid, "start grids", &st->input)) ||
       (t->cfg.async && (rc = dlca__buffer(ctx, (size_t)t->cfg.steps * cells, "fire masks", &st->masks))) ||
@@ -818,6 +847,8 @@ static int cl_init(dlca_trainer *t) {
   if (!err) err = clEnqueueFillBuffer(ctx->queue, st->rcoef, &zero, 4, 0, s->n_rev * 8 + 8, 0, NULL, NULL);
   cl_int izero = 0; /* the flags and the status word */
   if (!err) err = clEnqueueFillBuffer(ctx->queue, st->flags, &izero, 4, 0, (s->units + 1) * 4, 0, NULL, NULL);
+  /* loss slots past the backward's groups (PERC_GROUPS_PER_CU) are never written */
+  if (!err) err = clEnqueueFillBuffer(ctx->queue, st->loss_partial, &zero, 4, 0, (size_t)s->nslots * 4, 0, NULL, NULL);
   if (err)
     return dlca__fail_cl(err, "OpenCL trainer: clearing the Adam moments, reverse coefficients and step flags: %s",
                          dlca__cl_error_name(err));
@@ -998,6 +1029,7 @@ static int enqueue_backward(dlca_trainer *t, int step) {
   LOCAL(&b, cpwp * (size_t)s->C * (size_t)s->K * 9), LOCAL(&b, cpwp * 9 * (size_t)s->C), LOCAL(&b, cpwp * (size_t)s->uin);
   LOCAL(&b, (size_t)s->wg), LOCAL(&b, 4 * (size_t)s->NGP), LOCAL(&b, st->coef_st ? 4 * (size_t)s->NGP : 4);
   rc = arg_done(&b, "dlca_backward_perc");
+  gws = (size_t)s->nwg_perc * lws;
   return rc ? rc : dlca__launch(t->ctx, st->k_perc, "backward_perc", 1, &gws, &lws);
 }
 
@@ -1005,7 +1037,7 @@ static int enqueue_adamw(dlca_trainer *t) {
   cl_state *st = t->impl;
   const dlca_optim *o = &t->cfg.optim;
   int step = (int)t->epoch + 1;
-  cl_int nwg = st->sh.nwg, units = st->sh.persist ? (cl_int)st->sh.units : 0;
+  cl_int nwg = st->sh.nslots, units = st->sh.persist ? (cl_int)st->sh.units : 0;
   cl_float lr = o->lr, b1 = o->beta1, b2 = o->beta2, eps = o->eps, wd = o->weight_decay, clip = o->clip;
   cl_float bc1 = (float)(1.0 - pow(o->beta1, step)), bc2 = (float)(1.0 - pow(o->beta2, step));
   cl_float gn_sigma = dlca__grad_noise_sigma(t->cfg.relax.grad_noise, (uint64_t)step);
@@ -1033,7 +1065,7 @@ static int cl_step(dlca_trainer *t) {
   if (!rc) {
     float zero = 0.0f;
     cl_int err = clEnqueueFillBuffer(t->ctx->queue, st->partial, &zero, 4, 0,
-                                     (size_t)st->sh.nwg * st->sh.acc_stride * 4, 0, NULL, NULL);
+                                     (size_t)st->sh.nslots * st->sh.acc_stride * 4, 0, NULL, NULL);
     if (err) rc = dlca__fail_cl(err, "clearing the gradient sums: %s", dlca__cl_error_name(err));
   }
   /* one launch for every step with BWD_PERSIST (its step flags start at
@@ -1147,6 +1179,12 @@ int dlca__cl_trainer_banks(const dlca_trainer *t) {
 int dlca__cl_trainer_perc_unit(const dlca_trainer *t) {
   const cl_state *st = t && t->ops == &dlca__cl_trainer_ops ? t->impl : NULL;
   return st && st->sh.psplit ? st->sh.cpwp : 0;
+}
+
+int dlca__cl_trainer_groups(const dlca_trainer *t, int *nwg_perc) {
+  const cl_state *st = t && t->ops == &dlca__cl_trainer_ops ? t->impl : NULL;
+  if (nwg_perc) *nwg_perc = st && st->sh.psplit ? st->sh.nwg_perc : 0;
+  return st && st->sh.psplit ? st->sh.nwg : 0;
 }
 
 int dlca__cl_trainer_persist(const dlca_trainer *t) {

@@ -237,7 +237,7 @@ static int program_get(dlca_context *ctx, const char *file, const char *opts, cl
   int ncaps = 0;
   int rc = dlca__kernel_source(ctx, file, &src, &len, bi.source_file, sizeof bi.source_file);
   if (!rc) rc = check_options(bi.source_file, src, opts);
-  if (!rc) rc = dlca__ptx_caps(bi.source_file, src, caps, 8, &ncaps);
+  if (!rc) rc = dlca__ptx_caps(bi.source_file, src, opts, caps, 8, &ncaps);
   if (rc) {
     free(src);
     return rc;

@@ -6,9 +6,10 @@
  * it: `.maxnreg N` between an entry's parameter list and its body. A kernel
  * file asks for one with
  *
- *     // @ptx-maxnreg <kernel> <TUNABLE>
+ *     // @ptx-maxnreg <kernel> <MACRO>
  *
- * and the tuned value of TUNABLE (0: no cap) is written into the PTX that
+ * and the value of MACRO (0: no cap; a -DMACRO=v build option, else the
+ * tuned #define of a tunable) is written into the PTX that
  * the driver compiled from the source, which is then built again from that
  * binary (program.c). Devices whose binaries are not PTX are untouched. */
 #include <ctype.h>
@@ -24,9 +25,17 @@ static const char *line_end(const char *p, const char *end) {
 
 static int ident_char(int c) { return isalnum(c) || c == '_'; }
 
-/* The value of "#define NAME v" in the tuned preamble (before the first
- * #line), or -1. */
-static int preamble_value(const char *src, const char *name, size_t nl) {
+/* The value of the last "-DNAME=v" of opts, else of "#define NAME v" in
+ * the tuned preamble (before the first #line), or -1. */
+static int macro_value(const char *src, const char *opts, const char *name, size_t nl) {
+  long v = -1;
+  for (const char *o = opts ? strstr(opts, "-D") : NULL; o; o = strstr(o + 2, "-D"))
+    if ((o == opts || o[-1] == ' ') && !strncmp(o + 2, name, nl) && o[2 + nl] == '=') {
+      char *x;
+      long w = strtol(o + 3 + nl, &x, 10);
+      v = (x != o + 3 + nl && (*x == 0 || *x == ' ') && w >= 0 && w < 1000000) ? w : -2;
+    }
+  if (v != -1) return v < 0 ? -1 : (int)v;
   for (const char *p = src; p && *p && strncmp(p, "#line", 5) != 0;) {
     const char *e = strchr(p, '\n');
     if (!strncmp(p, "#define ", 8) && !strncmp(p + 8, name, nl) && p[8 + nl] == ' ') {
@@ -39,7 +48,7 @@ static int preamble_value(const char *src, const char *name, size_t nl) {
   return -1;
 }
 
-int dlca__ptx_caps(const char *where, const char *src, dlca__ptx_cap *caps, int max, int *n) {
+int dlca__ptx_caps(const char *where, const char *src, const char *opts, dlca__ptx_cap *caps, int max, int *n) {
   *n = 0;
   const char *end = src + strlen(src);
   for (const char *p = src; p < end;) {
@@ -58,10 +67,11 @@ int dlca__ptx_caps(const char *where, const char *src, dlca__ptx_cap *caps, int 
         if (sscanf(buf, "%63s %63s %1s", kname, macro, extra) != 2)
           return dlca__fail(DLCA_EBUILD, "%s: malformed annotation \"@ptx-maxnreg%s\": expected a kernel "
                             "and a tunable", where, buf);
-        int v = preamble_value(src, macro, strlen(macro));
+        int v = macro_value(src, opts, macro, strlen(macro));
         if (v < 0)
-          return dlca__fail(DLCA_EBUILD, "%s: @ptx-maxnreg %s names %s, which is not a tunable of the file",
-                            where, kname, macro);
+          return dlca__fail(DLCA_EBUILD, "%s: @ptx-maxnreg %s names %s, which is neither a tunable of the file "
+                            "nor a -D%s=<registers> option",
+                            where, kname, macro, macro);
         if (*n == max)
           return dlca__fail(DLCA_EBUILD, "%s: more than %d @ptx-maxnreg annotations", where, max);
         snprintf(caps[*n].kernel, sizeof caps[*n].kernel, "%s", kname);

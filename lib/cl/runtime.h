@@ -182,15 +182,16 @@ int dlca__kernel_create(dlca_context *ctx, cl_program prog, const char *name, cl
 
 /* ---- register caps in PTX (ptx.c) ---- */
 
-/* One `// @ptx-maxnreg <kernel> <TUNABLE>` annotation of a kernel file, with
- * the tunable's value in the tuned source (0: no cap). */
+/* One `// @ptx-maxnreg <kernel> <MACRO>` annotation of a kernel file, with
+ * the macro's value (0: no cap): the last -DMACRO=v of the build options,
+ * else the tuned #define of a tunable of that name. */
 typedef struct dlca__ptx_cap {
   char kernel[64];
   int maxnreg;
 } dlca__ptx_cap;
 /* The annotations of a tuned source (at most max); DLCA_EBUILD naming
  * `where` for a malformed one or one whose tunable the file lacks. */
-int dlca__ptx_caps(const char *where, const char *src, dlca__ptx_cap *caps, int max, int *n);
+int dlca__ptx_caps(const char *where, const char *src, const char *opts, dlca__ptx_cap *caps, int max, int *n);
 /* Whether a program binary is PTX text. */
 int dlca__ptx_is(const unsigned char *bin, size_t len);
 /* A copy of ptx with ".maxnreg maxnreg" on entry `kernel` (replacing one it

@@ -53,6 +53,9 @@ int dlca__cl_trainer_push(const dlca_trainer *t);
 int dlca__cl_trainer_banks(const dlca_trainer *t);
 /* Cells per unit of dlca_backward_perc under the split (PERC_SPLIT_UNIT_CELLS), else 0. For tests. */
 int dlca__cl_trainer_perc_unit(const dlca_trainer *t);
+/* Under PSPLIT: dlca_backward's work-groups, and dlca_backward_perc's
+ * (PERC_GROUPS_PER_CU); 0 otherwise. */
+int dlca__cl_trainer_groups(const dlca_trainer *t, int *nwg_perc);
 /* 1 when the OpenCL trainer runs its backward pass in one launch (BWD_PERSIST), else 0 */
 int dlca__cl_trainer_persist(const dlca_trainer *t);
 
