@@ -171,9 +171,13 @@ START_TEST(test_cl_random) {
     ck_assert_int_eq(dlca__cl_trainer_push(t), _i % 3 != 1);
     if (_i % 3 < 2) ck_assert_int_eq(dlca__cl_trainer_perc_unit(t), 5 + 2 * (_i % 3));
     else ck_assert(dlca__cl_trainer_perc_unit(t) >= 1 && dlca__cl_trainer_perc_unit(t) <= 64);
+    /* (on a device of a few compute units, such as PoCL's on the CI
+     * machine: on a GPU's 132 both launches have fewer units than groups) */
     int nwg_perc, nwg = dlca__cl_trainer_groups(t, &nwg_perc);
-    ck_assert_msg(_i % 3 == 1 ? nwg_perc == nwg : _i % 3 == 0 ? nwg_perc > nwg : nwg_perc < nwg,
-                  "dlca_backward %d groups, dlca_backward_perc %d", nwg, nwg_perc);
+    if (ctx->info.compute_units <= 4)
+      ck_assert_msg(_i % 3 == 1 ? nwg_perc == nwg : _i % 3 == 0 ? nwg_perc > nwg : nwg_perc < nwg,
+                    "dlca_backward %d groups, dlca_backward_perc %d", nwg, nwg_perc);
+    else ck_assert(nwg_perc >= 1 && nwg >= 1 && (_i % 3 != 1 || nwg_perc == nwg));
     dlca_trainer_free(t);
   }
   char what[32];
