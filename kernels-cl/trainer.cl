@@ -261,7 +261,7 @@ __constant int PUSH_OFF[NU + 1] = {PUSH_OFFS};
  * fit an SM's 64 K registers; at 128, 4 (doc/performance.md, v28). Without
  * the split it holds the perception sums too (250), so the host passes
  * BWD_NREG = BWD_MAXNREG under PSPLIT, else 0. Other devices ignore it. */
-// @tunable BWD_MAXNREG 0 128 144
+// @tunable BWD_MAXNREG 0 128 96
 // @ptx-maxnreg dlca_backward BWD_NREG
 #ifndef BWD_MAXNREG
 #define BWD_MAXNREG 0
