@@ -499,6 +499,12 @@ START_TEST(test_ptx_caps) {
   free(o2);
   free(o);
   ck_assert_int_eq(dlca__ptx_maxnreg(ptx_two, sizeof ptx_two, "dlca_back", 64, &o, &ol), 1);
+  /* the parameter list on the entry's next line; no body: not well formed */
+  static const char ptx_nl[] = ".version 8.5\n.target sm_90\n.entry k\n(\n.param .u32 p\n)\n{\nret;\n}\n";
+  ck_assert_int_eq(dlca__ptx_maxnreg(ptx_nl, sizeof ptx_nl - 1, "k", 32, &o, &ol), 0);
+  ck_assert_msg(strstr(o, "p\n)\n.maxnreg 32\n{") != NULL, "%s", o);
+  free(o);
+  ck_assert_int_eq(dlca__ptx_maxnreg(ptx_nl, 40, "k", 32, &o, &ol), 2);
   ck_assert_int_eq(dlca__ptx_maxnreg(ptx_two, sizeof ptx_two, "dlca_forward", 64, &o, &ol), 1);
 
   dlca__ptx_cap caps[2];

@@ -113,7 +113,7 @@ int dlca__ptx_maxnreg(const char *ptx, size_t len, const char *kernel, int maxnr
       q += 8;
       while (q < e && (*q == ' ' || *q == '\t')) q++;
     }
-    if ((size_t)(e - q) > 7 + kl && !strncmp(q, ".entry", 6) && (q[6] == ' ' || q[6] == '\t')) {
+    if ((size_t)(e - q) >= 7 + kl && !strncmp(q, ".entry", 6) && (q[6] == ' ' || q[6] == '\t')) {
       q += 7;
       while (q < e && (*q == ' ' || *q == '\t')) q++;
       if ((size_t)(e - q) >= kl && !strncmp(q, kernel, kl) && (q + kl == e || !ident_char((unsigned char)q[kl])))
@@ -123,7 +123,7 @@ int dlca__ptx_maxnreg(const char *ptx, size_t len, const char *kernel, int maxnr
   }
   if (!open) return 1;
   const char *paren = open;
-  while (paren < end && (*paren == ' ' || *paren == '\t')) paren++;
+  while (paren < end && isspace((unsigned char)*paren)) paren++;
   if (paren == end || *paren != '(') return 2;
   const char *close = memchr(paren, ')', (size_t)(end - paren));
   if (!close) return 2;
@@ -132,8 +132,8 @@ int dlca__ptx_maxnreg(const char *ptx, size_t len, const char *kernel, int maxnr
   const char *body = memchr(close, '{', (size_t)(end - close));
   if (!body) return 2;
   const char *old = NULL, *old_end = NULL;
-  for (const char *p = close + 1; p < body; p++)
-    if (!strncmp(p, ".maxnreg", 8) && p + 8 <= body) {
+  for (const char *p = close + 1; p + 8 <= body; p++)
+    if (!memcmp(p, ".maxnreg", 8)) {
       old = p;
       old_end = line_end(p, body);
       break;
