@@ -543,6 +543,15 @@ START_TEST(test_ptx_caps) {
   dlca_context *ctx = tcl_context();
   dlca_build_info bi;
   ck_assert_msg(dlca_context_build(ctx, "capped.cl", NULL, &bi) == DLCA_OK, "%s", dlca_last_error());
+  /* PoCL's binaries are not PTX: the cap is ignored, with a warning */
+  const char *w = dlca_context_warnings(ctx);
+  if (!strstr(ctx->info.vendor, "NVIDIA"))
+    ck_assert_msg(w && strstr(w, "capped.cl") && strstr(w, "not PTX"), "%s", w ? w : "(no warnings)");
+  /* a cap of 0 asks for nothing: no warning */
+  tu_write(kdir, "uncapped.cl", "// @ptx-maxnreg k N\n__kernel void k(__global int *x) { x[0] = 2; }\n");
+  ck_assert_msg(dlca_context_build(ctx, "uncapped.cl", "-DN=0", &bi) == DLCA_OK, "%s", dlca_last_error());
+  w = dlca_context_warnings(ctx);
+  ck_assert_msg(!w || !strstr(w, "uncapped.cl"), "%s", w);
   ck_assert_int_eq(dlca_context_build(ctx, "badcap.cl", NULL, &bi), DLCA_EBUILD);
   ck_assert_msg(strstr(dlca_last_error(), "badcap.cl") && strstr(dlca_last_error(), "NOPE"), "%s",
                 dlca_last_error());

@@ -80,7 +80,8 @@ DLCA_API DLCA_WUR int dlca_cache_clear(void);
 
 /* Warnings recorded by ctx, one per line ("" if none): a user tuning table
  * tuned on another device and therefore ignored, an unusable cache
- * directory. The library never prints them. Valid until ctx next warns. */
+ * directory, a kernel's register cap (@ptx-maxnreg) that could not be
+ * applied. The library never prints them. Valid until ctx next warns. */
 DLCA_API const char *dlca_context_warnings(const dlca_context *ctx);
 
 /* Per-kernel device time. With profiling on, every launch keeps its event;

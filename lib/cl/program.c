@@ -71,8 +71,8 @@ static int binary_of(cl_program p, unsigned char **bin, size_t *len);
 
 /* The source's @ptx-maxnreg caps (ptx.c), on a device whose binaries are
  * PTX: *p is replaced by the program built again from its PTX with the caps
- * written in. Where the driver refuses that, or an entry is missing, *p
- * stays as it is, with a warning. */
+ * written in. Where the binary is not PTX, the driver refuses the capped
+ * one, or an entry is missing, *p stays as it is, with a warning. */
 static int apply_caps(dlca_context *ctx, const char *path, const dlca__ptx_cap *caps, int ncaps,
                       const char *opts, cl_program *p) {
   int any = 0;
@@ -82,6 +82,7 @@ static int apply_caps(dlca_context *ctx, const char *path, const dlca__ptx_cap *
   if (!any || binary_of(*p, &bin, &len)) return DLCA_OK;
   if (!dlca__ptx_is(bin, len)) {
     free(bin);
+    dlca__warn(ctx, "%s: @ptx-maxnreg caps ignored: the program binary of %s is not PTX", path, ctx->info.name);
     return DLCA_OK;
   }
   char *cur = (char *)bin;
