@@ -525,8 +525,10 @@ START_TEST(test_ptx_caps) {
   ck_assert_int_eq(caps[1].maxnreg, 80);
   static const char *bad[] = {"#define A 1\n#line 1\n// @ptx-maxnreg k\n",
                               "#define A 1\n#line 1\n// @ptx-maxnreg k A B\n",
-                              "#define A 1\n#line 1\n// @ptx-maxnreg k AB\n"};
-  for (int i = 0; i < 3; i++) {
+                              "#define A 1\n#line 1\n// @ptx-maxnreg k AB\n",
+                              "#define A 16\n#line 1\n// @ptx-maxnreg k A\n// @ptx-maxnreg k B\n",
+                              "#define A 256\n#line 1\n// @ptx-maxnreg k A\n"};
+  for (int i = 0; i < 5; i++) {
     ck_assert_int_eq(dlca__ptx_caps("bad.cl", bad[i], "-DAB=x -DB=1", caps, 2, &n), DLCA_EBUILD);
     ck_assert_msg(strstr(dlca_last_error(), "bad.cl") && strstr(dlca_last_error(), "@ptx-maxnreg"), "%s",
                   dlca_last_error());

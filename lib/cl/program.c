@@ -86,6 +86,7 @@ static int apply_caps(dlca_context *ctx, const char *path, const dlca__ptx_cap *
     return DLCA_OK;
   }
   char *cur = (char *)bin;
+  int applied = 0;
   for (int i = 0; i < ncaps; i++) {
     char *o;
     size_t ol;
@@ -103,6 +104,11 @@ static int apply_caps(dlca_context *ctx, const char *path, const dlca__ptx_cap *
     free(cur);
     cur = o;
     len = ol;
+    applied++;
+  }
+  if (!applied) {
+    free(cur);
+    return DLCA_OK;
   }
   cl_program q = from_binary(ctx, (const unsigned char *)cur, len, opts);
   free(cur);

@@ -72,6 +72,9 @@ int dlca__ptx_caps(const char *where, const char *src, const char *opts, dlca__p
           return dlca__fail(DLCA_EBUILD, "%s: @ptx-maxnreg %s names %s, which is neither a tunable of the file "
                             "nor a -D%s=<registers> option",
                             where, kname, macro, macro);
+        if (v != 0 && (v < 16 || v > 255))
+          return dlca__fail(DLCA_EBUILD, "%s: @ptx-maxnreg %s: %s = %d is not 0 (no cap) or in [16, 255] (registers)",
+                            where, kname, macro, v);
         if (*n == max)
           return dlca__fail(DLCA_EBUILD, "%s: more than %d @ptx-maxnreg annotations", where, max);
         snprintf(caps[*n].kernel, sizeof caps[*n].kernel, "%s", kname);
