@@ -725,17 +725,6 @@ static int cl_init(dlca_trainer *t) {
            perc_local_floats(s, s->cpwp, t->cfg.relax.straight_through) * sizeof(float) > ctx->info.local_mem)
       s->cpwp--;
   }
-  /* PERC_GROUPS_PER_CU: that launch's own groups per compute unit (times
-   * WG / WG_NARROW, as PERC_SPLIT_GROUPS_PER_CU), so that a register cap
-   * (BWD_MAXNREG) can give dlca_backward 4 groups an SM while
-   * dlca_backward_perc keeps its 6 (doc/performance.md, v28). Its group g
-   * adds to slot g of the sums; slots past either launch's groups stay zero. */
-  s->nwg_perc = 0; /* below: nwg */
-  if (s->psplit && perc_per_cu > 0) {
-    size_t n = backward_groups(&t->cfg, ctx->info.compute_units, perc_per_cu * (per_cu / tuned_per_cu)),
-           pu = (cells + (size_t)s->cpwp - 1) / (size_t)s->cpwp;
-    s->nwg_perc = (int)(n < pu ? n : pu);
-  }
   /* TILE_CELLS: from that many cells per step on, the forward steps of the
    * GPU-shaped set are trainer_tile.cl's where its tile fits in local memory
    * (H100, doc/performance.md v9: 2.3x faster than dlca_forward at batch
@@ -757,7 +746,17 @@ static int cl_init(dlca_trainer *t) {
     return dlca__fail(DLCA_ECONFIG,
                       "model needs %zu KiB of local memory per work-group for one cell's circuit; %s has %llu KiB",
                       local / 1024, ctx->info.name, (unsigned long long)ctx->info.local_mem / 1024);
-  if (!s->nwg_perc) s->nwg_perc = s->nwg;
+  /* PERC_GROUPS_PER_CU: that launch's own groups per compute unit (times
+   * WG / WG_NARROW, as PERC_SPLIT_GROUPS_PER_CU), so that a register cap
+   * (BWD_MAXNREG) can give dlca_backward 4 groups an SM while
+   * dlca_backward_perc keeps its 6 (doc/performance.md, v28). Its group g
+   * adds to slot g of the sums; slots past either launch's groups stay zero. */
+  s->nwg_perc = s->nwg;
+  if (s->psplit && perc_per_cu > 0) {
+    size_t n = backward_groups(&t->cfg, ctx->info.compute_units, perc_per_cu * (per_cu / tuned_per_cu)),
+           pu = (cells + (size_t)s->cpwp - 1) / (size_t)s->cpwp;
+    s->nwg_perc = (int)(n < pu ? n : pu);
+  }
   s->nslots = s->nwg > s->nwg_perc ? s->nwg : s->nwg_perc;
   size_t need = footprint(m, &t->cfg, s, (size_t)s->nslots);
   if (need > ctx->info.global_mem) {

@@ -235,35 +235,40 @@ static int parse_one(const char *where, const char *ln, size_t l, dlca_tunable *
   return DLCA_OK;
 }
 
+const char *dlca__annotation(const char *p, const char *end, const char *word) {
+  const size_t wl = strlen(word);
+  while (p < end && (*p == ' ' || *p == '\t')) p++;
+  if (end - p <= 2 || p[0] != '/' || p[1] != '/') return NULL;
+  p += 2;
+  while (p < end && (*p == ' ' || *p == '\t')) p++;
+  if ((size_t)(end - p) < wl + 1 || strncmp(p, word, wl) != 0 || (p[wl] != ' ' && p[wl] != '\t')) return NULL;
+  return p + wl;
+}
+
 int dlca__tunables_parse(const char *where, const char *src, dlca_tunable **out, size_t *n) {
   dlca_tunable *ts = NULL;
   size_t nt = 0;
   for (const char *p = src; p && *p;) {
     const char *nl = strchr(p, '\n');
     size_t l = nl ? (size_t)(nl - p) : strlen(p);
-    const char *q = p, *end = p + l;
-    while (q < end && (*q == ' ' || *q == '\t')) q++;
-    if (end - q > 2 && q[0] == '/' && q[1] == '/') {
-      q += 2;
-      while (q < end && (*q == ' ' || *q == '\t')) q++;
-      if (end - q >= 9 && !strncmp(q, "@tunable", 8) && (q[8] == ' ' || q[8] == '\t')) {
-        dlca_tunable t;
-        int rc = parse_one(where, q + 8, (size_t)(end - q - 8), &t);
-        if (rc) {
+    const char *end = p + l, *args = dlca__annotation(p, end, "@tunable");
+    if (args) {
+      dlca_tunable t;
+      int rc = parse_one(where, args, (size_t)(end - args), &t);
+      if (rc) {
+        free(ts);
+        return rc;
+      }
+      int dup = 0;
+      for (size_t i = 0; i < nt; i++) dup |= !strcmp(ts[i].name, t.name);
+      if (!dup) { /* a file included twice declares its tunables twice */
+        dlca_tunable *nts = realloc(ts, (nt + 1) * sizeof *ts);
+        if (!nts) {
           free(ts);
-          return rc;
+          return dlca__fail(DLCA_ENOMEM, "out of memory");
         }
-        int dup = 0;
-        for (size_t i = 0; i < nt; i++) dup |= !strcmp(ts[i].name, t.name);
-        if (!dup) { /* a file included twice declares its tunables twice */
-          dlca_tunable *nts = realloc(ts, (nt + 1) * sizeof *ts);
-          if (!nts) {
-            free(ts);
-            return dlca__fail(DLCA_ENOMEM, "out of memory");
-          }
-          ts = nts;
-          ts[nt++] = t;
-        }
+        ts = nts;
+        ts[nt++] = t;
       }
     }
     p = nl ? nl + 1 : NULL;

@@ -67,7 +67,20 @@ static int check_options(const char *file, const char *src, const char *opts) {
   return DLCA_OK;
 }
 
-static int binary_of(cl_program p, unsigned char **bin, size_t *len);
+static int binary_of(cl_program p, unsigned char **bin, size_t *len) {
+  size_t n = 0;
+  if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof n, &n, NULL) != CL_SUCCESS || n == 0)
+    return 1;
+  unsigned char *b = malloc(n);
+  if (!b) return 1;
+  if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof b, &b, NULL) != CL_SUCCESS) {
+    free(b);
+    return 1;
+  }
+  *bin = b;
+  *len = n;
+  return 0;
+}
 
 /* The source's @ptx-maxnreg caps (ptx.c), on a device whose binaries are
  * PTX: *p is replaced by the program built again from its PTX with the caps
@@ -173,21 +186,6 @@ static int compile(dlca_context *ctx, const char *path, const char *src, size_t 
   dlca__append_error(log && *log ? log : "(the driver gave no log)");
   free(log);
   return rc;
-}
-
-static int binary_of(cl_program p, unsigned char **bin, size_t *len) {
-  size_t n = 0;
-  if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof n, &n, NULL) != CL_SUCCESS || n == 0)
-    return 1;
-  unsigned char *b = malloc(n);
-  if (!b) return 1;
-  if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof b, &b, NULL) != CL_SUCCESS) {
-    free(b);
-    return 1;
-  }
-  *bin = b;
-  *len = n;
-  return 0;
 }
 
 static int remember(dlca_context *ctx, uint64_t key, const char *opts, char *src, size_t len,

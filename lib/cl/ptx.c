@@ -52,35 +52,30 @@ int dlca__ptx_caps(const char *where, const char *src, const char *opts, dlca__p
   *n = 0;
   const char *end = src + strlen(src);
   for (const char *p = src; p < end;) {
-    const char *e = line_end(p, end), *q = p;
-    while (q < e && (*q == ' ' || *q == '\t')) q++;
-    if (e - q > 2 && q[0] == '/' && q[1] == '/') {
-      q += 2;
-      while (q < e && (*q == ' ' || *q == '\t')) q++;
-      if (e - q > 13 && !strncmp(q, "@ptx-maxnreg", 12) && (q[12] == ' ' || q[12] == '\t')) {
-        char kname[64], macro[64], extra[2];
-        char buf[256];
-        size_t l = (size_t)(e - q - 12);
-        if (l >= sizeof buf) l = sizeof buf - 1;
-        memcpy(buf, q + 12, l);
-        buf[l] = 0;
-        if (sscanf(buf, "%63s %63s %1s", kname, macro, extra) != 2)
-          return dlca__fail(DLCA_EBUILD, "%s: malformed annotation \"@ptx-maxnreg%s\": expected a kernel "
-                            "and a tunable", where, buf);
-        int v = macro_value(src, opts, macro, strlen(macro));
-        if (v < 0)
-          return dlca__fail(DLCA_EBUILD, "%s: @ptx-maxnreg %s names %s, which is neither a tunable of the file "
-                            "nor a -D%s=<registers> option",
-                            where, kname, macro, macro);
-        if (v != 0 && (v < 16 || v > 255))
-          return dlca__fail(DLCA_EBUILD, "%s: @ptx-maxnreg %s: %s = %d is not 0 (no cap) or in [16, 255] (registers)",
-                            where, kname, macro, v);
-        if (*n == max)
-          return dlca__fail(DLCA_EBUILD, "%s: more than %d @ptx-maxnreg annotations", where, max);
-        snprintf(caps[*n].kernel, sizeof caps[*n].kernel, "%s", kname);
-        caps[*n].maxnreg = v;
-        (*n)++;
-      }
+    const char *e = line_end(p, end), *args = dlca__annotation(p, e, "@ptx-maxnreg");
+    if (args) {
+      char kname[64], macro[64], extra[2];
+      char buf[256];
+      size_t l = (size_t)(e - args);
+      if (l >= sizeof buf) l = sizeof buf - 1;
+      memcpy(buf, args, l);
+      buf[l] = 0;
+      if (sscanf(buf, "%63s %63s %1s", kname, macro, extra) != 2)
+        return dlca__fail(DLCA_EBUILD, "%s: malformed annotation \"@ptx-maxnreg%s\": expected a kernel "
+                          "and a tunable", where, buf);
+      int v = macro_value(src, opts, macro, strlen(macro));
+      if (v < 0)
+        return dlca__fail(DLCA_EBUILD, "%s: @ptx-maxnreg %s names %s, which is neither a tunable of the file "
+                          "nor a -D%s=<registers> option",
+                          where, kname, macro, macro);
+      if (v != 0 && (v < 16 || v > 255))
+        return dlca__fail(DLCA_EBUILD, "%s: @ptx-maxnreg %s: %s = %d is not 0 (no cap) or in [16, 255] (registers)",
+                          where, kname, macro, v);
+      if (*n == max)
+        return dlca__fail(DLCA_EBUILD, "%s: more than %d @ptx-maxnreg annotations", where, max);
+      snprintf(caps[*n].kernel, sizeof caps[*n].kernel, "%s", kname);
+      caps[*n].maxnreg = v;
+      (*n)++;
     }
     p = e + 1;
   }
