@@ -234,6 +234,13 @@ __constant int UF[NU + 1] = {U_FANOUT, 0};
 #ifndef BWD_BANKS
 #define BWD_BANKS 0
 #endif
+/* BWD_BANKS_EFFORT (host only): the order's search proposes this many swaps
+ * a hidden unit (the checkerboard: 150, 1.86 cycles a gather; 1200, 1.2 and
+ * about a second of host time; lib/cl/bank_order.c) */
+// @tunable BWD_BANKS_EFFORT 1200 150 600 2400 4800
+#ifndef BWD_BANKS_EFFORT
+#define BWD_BANKS_EFFORT 1200
+#endif
 #ifndef PUSH
 #define PUSH 0
 #endif

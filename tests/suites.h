@@ -3,6 +3,7 @@
   X(vectors) \
   X(device) \
   X(cache) \
+  X(banks) \
   X(tuning) \
   X(wiring) \
   X(model) \

@@ -19,7 +19,7 @@ static void usage(FILE *f) {
           "  --build FILE      build a kernel file (\"selftest.cl\") on that device and report\n"
           "                    where it came from and how long it took\n"
           "  --cache-dir       print the binary cache directory\n"
-          "  --clear-cache     delete the cached program binaries\n"
+          "  --clear-cache     delete the cached program binaries and gate orders\n"
           "  --help            show this help\n"
           "  --version         show the library version\n"
           "\n"

@@ -74,8 +74,8 @@ DLCA_API DLCA_WUR int dlca_context_build(dlca_context *ctx, const char *file, co
  * $XDG_CACHE_HOME/dlca_cl, ~/.cache/dlca_cl, a temp dir), whether or not
  * DLCA_CL_CACHE=0 turns the cache off. A context reads it when created. */
 DLCA_API DLCA_WUR int dlca_cache_dir(char *buf, size_t n);
-/* Deletes every cached program binary under dlca_cache_dir(). The user
- * tuning table (tuning.json) there is kept. */
+/* Deletes every cached program binary and bank-aware gate order under
+ * dlca_cache_dir(). The user tuning table (tuning.json) there is kept. */
 DLCA_API DLCA_WUR int dlca_cache_clear(void);
 
 /* Warnings recorded by ctx, one per line ("" if none): a user tuning table

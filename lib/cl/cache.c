@@ -73,6 +73,10 @@ void dlca__cache_entry_path(const char *dir, uint64_t key, char *buf, size_t n) 
   snprintf(buf, n, "%s/programs/%016llx.clbin", dir, (unsigned long long)key);
 }
 
+void dlca__cache_order_path(const char *dir, uint64_t key, char *buf, size_t n) {
+  snprintf(buf, n, "%s/orders/%016llx.order", dir, (unsigned long long)key);
+}
+
 int dlca__mkdirs(const char *dir) {
   char p[1100];
   if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p)
@@ -166,30 +170,36 @@ int dlca__cache_store(const char *path, uint64_t key, const unsigned char *bin, 
   return rc;
 }
 
-int dlca_cache_clear(void) {
-  char dir[1024], progs[1100];
-  int rc = dlca__cache_dir(dir, sizeof dir, NULL);
-  if (rc) return rc;
-  snprintf(progs, sizeof progs, "%s/programs", dir);
-  DIR *d = opendir(progs);
+/* Deletes <dir>/<sub>'s files whose names hold suffix (entries and the
+ * temp files of interrupted writes; nothing else), then the folder if empty. */
+static int clear_entries(const char *dir, const char *sub, const char *suffix) {
+  char folder[1100];
+  snprintf(folder, sizeof folder, "%s/%s", dir, sub);
+  DIR *d = opendir(folder);
   if (!d) {
     if (errno == ENOENT) return DLCA_OK;
-    return dlca__fail(DLCA_EIO, "%s: cannot open the cache directory: %s", progs, strerror(errno));
+    return dlca__fail(DLCA_EIO, "%s: cannot open the cache directory: %s", folder, strerror(errno));
   }
   struct dirent *e;
   int failed = 0;
   char path[1400], bad[1400] = "";
   while ((e = readdir(d))) {
-    /* Entries and the temp files of interrupted writes; nothing else. */
-    if (!strstr(e->d_name, ".clbin")) continue;
-    snprintf(path, sizeof path, "%s/%s", progs, e->d_name);
+    if (!strstr(e->d_name, suffix)) continue;
+    snprintf(path, sizeof path, "%s/%s", folder, e->d_name);
     if (unlink(path) != 0 && errno != ENOENT) {
       failed = errno;
       snprintf(bad, sizeof bad, "%s", path);
     }
   }
   closedir(d);
-  rmdir(progs); /* fails, harmlessly, if someone else put files there */
+  rmdir(folder); /* fails, harmlessly, if someone else put files there */
   if (failed) return dlca__fail(DLCA_EIO, "%s: cannot delete: %s", bad, strerror(failed));
   return DLCA_OK;
+}
+
+int dlca_cache_clear(void) {
+  char dir[1024];
+  int rc = dlca__cache_dir(dir, sizeof dir, NULL);
+  if (rc || (rc = clear_entries(dir, "programs", ".clbin"))) return rc;
+  return clear_entries(dir, "orders", ".order");
 }

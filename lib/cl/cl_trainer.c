@@ -599,7 +599,7 @@ static int cl_init(dlca_trainer *t) {
   cl_shape *s = &st->sh;
   shape_of(m, s);
   int per_cu = 2, fwd_per_cu = 8, cpw = 1, cpw_min = 1, wg_narrow = 0, persist = 0, tile_cells = 0, rc;
-  int perc_split = 0, split_per_cu = 0, split_unit = 0, perc_per_cu = 0, push = 0, banks = 0;
+  int perc_split = 0, split_per_cu = 0, split_unit = 0, perc_per_cu = 0, push = 0, banks = 0, bank_effort = 1200;
   if (s->PG1 > 1024)
     return dlca__fail(DLCA_ECONFIG, "a perception stack of %d gates is too large for the device trainer (at most 1024)",
                       s->PG1);
@@ -623,6 +623,10 @@ static int cl_init(dlca_trainer *t) {
   if (s->bwd_tail != 0 && s->bwd_tail != 1)
     return dlca__fail(DLCA_ECONFIG, "%s: tuned BWD_TAIL = %d is not 0 or 1", KFILE, s->bwd_tail);
   if ((rc = dlca__tunable(ctx, KFILE, "BWD_BANKS", &banks))) return rc;
+  if ((rc = dlca__tunable(ctx, KFILE, "BWD_BANKS_EFFORT", &bank_effort))) return rc;
+  if (bank_effort < 1 || bank_effort > 100000)
+    return dlca__fail(DLCA_ECONFIG, "%s: tuned BWD_BANKS_EFFORT = %d is not in [1, 100000] (proposals a unit)", KFILE,
+                      bank_effort);
   if ((rc = dlca__tunable(ctx, KFILE, "BWD_MAXNREG", &s->bwd_maxnreg))) return rc;
   if (s->bwd_maxnreg != 0 && (s->bwd_maxnreg < 24 || s->bwd_maxnreg > 255))
     return dlca__fail(DLCA_ECONFIG, "%s: tuned BWD_MAXNREG = %d is not 0 (no cap) or in [24, 255] (registers)",
@@ -714,7 +718,9 @@ static int cl_init(dlca_trainer *t) {
    * update layer's gates in a bank-aware order (bank_order.c); the noise
    * counters stay keyed by the model's gate indices (gkey) */
   if (s->push && banks) {
-    if ((rc = dlca__bank_order(m, st->row)) || (rc = reorder_model(t, st))) return rc;
+    int cached;
+    if ((rc = dlca__bank_order_cached(ctx, m, bank_effort, st->row, &cached)) || (rc = reorder_model(t, st)))
+      return rc;
   }
   /* PERC_SPLIT_UNIT_CELLS: the perception launch's own cells per unit (more
    * of them share its barriers and global-load round trips; 0: CPW),

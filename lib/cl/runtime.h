@@ -66,6 +66,9 @@ int dlca__cache_dir(char *buf, size_t n, int *enabled);
 uint64_t dlca__cache_key(const dlca_device_info *dev, const char *src, size_t len, const char *options);
 /* <dir>/programs/<key>.clbin */
 void dlca__cache_entry_path(const char *dir, uint64_t key, char *buf, size_t n);
+/* <dir>/orders/<key>.order: a bank-aware order (bank_order.c), in the same
+ * entry format */
+void dlca__cache_order_path(const char *dir, uint64_t key, char *buf, size_t n);
 /* The binary stored under path; 0 and *bin with a valid entry. A missing
  * entry returns 1; a corrupt one is deleted and returns 1 as well. */
 int dlca__cache_load(const char *path, uint64_t key, unsigned char **bin, size_t *len);
