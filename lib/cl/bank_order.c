@@ -192,6 +192,9 @@ int dlca__bank_order(const dlca_model *m, int proposals, int **rows) {
       const double p = (double)(dlca__splitmix64(&rng) >> 11) * (1.0 / 9007199254740992.0);
       if (kind && !aim(&S, &rng, kind, lvl, &u, &v)) continue;
       if (u == v) continue;
+      /* (a unit read by more than about 250 gates would overflow keys:
+       * the gathers left out keep a stale cost, which costs the search
+       * quality, never the order's validity) */
       const int nk = touched(&S, lvl, u, v, keys, CAP - 4);
       const int before = cost_of(&S, keys, nk, 1);
       for (int k = 0; k < nk; k++) old[k] = S.cost[key_index(&S, keys[k])];
