@@ -1,8 +1,10 @@
 /* Helpers for the OpenCL suites: see cl_util.h. */
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cl_util.h"
 
 int tcl_platform(void) {
@@ -161,4 +163,14 @@ int tcl_count_files(const char *dir, const char *part) {
     if (e->d_name[0] != '.' && strstr(e->d_name, part)) n++;
   closedir(d);
   return n;
+}
+
+void tcl_flip_byte(const char *path, long at) {
+  int fd = open(path, O_RDWR);
+  ck_assert_msg(fd >= 0, "%s", path);
+  unsigned char byte;
+  ck_assert(pread(fd, &byte, 1, (off_t)at) == 1);
+  byte ^= 0x10;
+  ck_assert(pwrite(fd, &byte, 1, (off_t)at) == 1);
+  close(fd);
 }

@@ -32,4 +32,7 @@ size_t tcl_rng_mismatches(dlca_context *ctx, const char *options, uint64_t key, 
 void tcl_step_kernels(dlca_context *ctx, int kernels, int vec, int groups);
 /* Number of files in dir whose name contains `part`. */
 int tcl_count_files(const char *dir, const char *part);
+/* Flips bit 4 of the byte at offset `at` of the file at path (a damaged
+ * cache entry). */
+void tcl_flip_byte(const char *path, long at);
 #endif

@@ -4,11 +4,9 @@
  * reaches its measured cycles a gather, and the disk cache returns the
  * order it stored and recomputes a bad entry. */
 #include <dirent.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "cl/bank_order.h"
 #include "cl_util.h"
 
@@ -86,16 +84,6 @@ START_TEST(test_order_rows) {
 }
 END_TEST
 
-static void flip_byte(const char *path, off_t at) {
-  int fd = open(path, O_RDWR);
-  ck_assert(fd >= 0);
-  unsigned char byte;
-  ck_assert(pread(fd, &byte, 1, at) == 1);
-  byte ^= 0x10;
-  ck_assert(pwrite(fd, &byte, 1, at) == 1);
-  close(fd);
-}
-
 /* spec: doc/kernel-cache.md, "Bank-aware orders" */
 START_TEST(test_order_cache) {
   if (!tcl_platform()) return;
@@ -135,7 +123,7 @@ START_TEST(test_order_cache) {
       if (strstr(e->d_name, ".order")) snprintf(path, sizeof path, "%s/%s", orders, e->d_name);
     closedir(d);
     key = strtoull(strrchr(path, '/') + 1, NULL, 16);
-    if (how == 0) flip_byte(path, 100);
+    if (how == 0) tcl_flip_byte(path, 100);
     else {
       size_t n = 0;
       for (int l = 0; l <= m->n_update; l++) n += (size_t)m->shape.update_layers[l];

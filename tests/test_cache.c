@@ -1,7 +1,6 @@
 /* The kernel loader and the binary cache: rng.cl against its CPU twin,
  * memory and disk hits, misses on changed source or options, corrupt
  * entries, two processes at once, build errors and include handling. */
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,14 +136,7 @@ static void damage_and_rebuild(const char *how) {
   } else if (!strcmp(how, "empty")) {
     ck_assert(truncate(a.cache_file, 0) == 0);
   } else {
-    int fd = open(a.cache_file, O_RDWR);
-    ck_assert(fd >= 0);
-    off_t at = !strcmp(how, "flip-header") ? 2 : size / 2;
-    unsigned char byte;
-    ck_assert(pread(fd, &byte, 1, at) == 1);
-    byte ^= 0x10;
-    ck_assert(pwrite(fd, &byte, 1, at) == 1);
-    close(fd);
+    tcl_flip_byte(a.cache_file, !strcmp(how, "flip-header") ? 2 : (long)(size / 2));
   }
   dlca_context *ctx = tcl_context();
   int rc = dlca_context_build(ctx, "selftest.cl", NULL, &b);

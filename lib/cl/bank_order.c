@@ -237,13 +237,20 @@ static uint64_t order_key(const dlca_model *m, int proposals) {
   return k;
 }
 
+/* The rows of an order: one a unit of every level. */
+static size_t order_units(const dlca_model *m) {
+  size_t n = 0;
+  for (int l = 0; l <= m->n_update; l++) n += (size_t)m->shape.update_layers[l];
+  return n;
+}
+
 /* rows from a cache payload: every level's rows, a permutation each. 0 if
  * the payload is one. */
 static int rows_from(const dlca_model *m, const unsigned char *p, size_t len, int **rows) {
   const int *U = m->shape.update_layers;
-  size_t need = 0, widest = 1;
-  for (int l = 0; l <= m->n_update; l++) need += (size_t)U[l], widest = (size_t)U[l] > widest ? (size_t)U[l] : widest;
-  if (len != need * sizeof(int32_t)) return 1;
+  size_t widest = 1;
+  for (int l = 0; l <= m->n_update; l++) widest = (size_t)U[l] > widest ? (size_t)U[l] : widest;
+  if (len != order_units(m) * sizeof(int32_t)) return 1;
   unsigned char *seen = malloc(widest);
   if (!seen) return 1;
   int bad = 0;
@@ -268,24 +275,25 @@ int dlca__bank_order_cached(dlca_context *ctx, const dlca_model *m, int proposal
   const uint64_t key = order_key(m, proposals);
   unsigned char *p;
   size_t len;
-  *from_cache = 0;
+  if (from_cache) *from_cache = 0;
   for (int l = 0; l <= m->n_update; l++) rows[l] = NULL;
   if (ctx->cache_on && key) {
     dlca__cache_order_path(ctx->cache_dir, key, path, sizeof path);
     if (dlca__cache_load(path, key, &p, &len) == 0) {
       const int bad = rows_from(m, p, len, rows);
       free(p);
-      if (!bad) return *from_cache = 1, DLCA_OK;
+      if (!bad) {
+        if (from_cache) *from_cache = 1;
+        return DLCA_OK;
+      }
       unlink(path); /* well formed, but not this model's: computed again */
     }
   }
   int rc = dlca__bank_order(m, proposals, rows);
   if (rc || !ctx->cache_on || !key) return rc;
-  size_t n = 0;
-  for (int l = 0; l <= m->n_update; l++) n += (size_t)m->shape.update_layers[l];
-  int32_t *out = malloc(sizeof(int32_t) * n);
+  int32_t *out = malloc(sizeof(int32_t) * order_units(m));
   if (!out) return DLCA_OK; /* the order stands; only its entry is lost */
-  n = 0;
+  size_t n = 0;
   for (int l = 0; l <= m->n_update; l++)
     for (int u = 0; u < m->shape.update_layers[l]; u++) out[n++] = rows[l][u];
   if (dlca__cache_store(path, key, (const unsigned char *)out, sizeof(int32_t) * n) != DLCA_OK)

@@ -12,8 +12,8 @@
 int dlca__bank_order(const dlca_model *m, int proposals, int **rows);
 /* The same order through ctx's disk cache (<dir>/orders/<key>.order, keyed
  * by the search's version, proposals and the update wiring): a valid entry
- * is read (*from_cache = 1); a missing or bad one is computed and stored (a
- * store that fails is a context warning). */
+ * is read (*from_cache = 1, where from_cache is not NULL); a missing or bad
+ * one is computed and stored (a store that fails is a context warning). */
 int dlca__bank_order_cached(dlca_context *ctx, const dlca_model *m, int proposals, int **rows, int *from_cache);
 
 #endif

@@ -718,9 +718,7 @@ static int cl_init(dlca_trainer *t) {
    * update layer's gates in a bank-aware order (bank_order.c); the noise
    * counters stay keyed by the model's gate indices (gkey) */
   if (s->push && banks) {
-    int cached;
-    if ((rc = dlca__bank_order_cached(ctx, m, bank_effort, st->row, &cached)) || (rc = reorder_model(t, st)))
-      return rc;
+    if ((rc = dlca__bank_order_cached(ctx, m, bank_effort, st->row, NULL)) || (rc = reorder_model(t, st))) return rc;
   }
   /* PERC_SPLIT_UNIT_CELLS: the perception launch's own cells per unit (more
    * of them share its barriers and global-load round trips; 0: CPW),
