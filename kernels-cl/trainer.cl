@@ -291,6 +291,13 @@ __constant int PUSH_OFF[NU + 1] = {PUSH_OFFS};
 #else
 #define TAIL_SYNC() barrier(CLK_LOCAL_MEM_FENCE)
 #endif
+/* A thread's accumulator slots (accU) of the group layers 0 .. TAIL_L - 1:
+ * ceil(gates / WG) a layer. The tail's slot is the one past them. */
+inline int group_slots(void) {
+  int n = 0;
+  for (int l = 0; l < TAIL_L; l++) n += (US[l + 1] + WG - 1) / WG;
+  return n;
+}
 /* The lane's tail gate: its layer (NU if none), its gate index and its
  * layer's gate offset in coef/pwire (go) and wire offset (wo). */
 inline int tail_gate(int lane, int *g, int *go, int *wo) {
@@ -989,8 +996,7 @@ DLCA_UNROLL
      * the coefficients of slot 0's gate are loaded one layer ahead, slot 1's
      * at the start of the phase (BWD_EARLY). */
     {
-      int ao = UTOTAL - C, go = NGU, slot = 0;
-      for (int l = 0; l < TAIL_L; l++) slot += (US[l + 1] + WG - 1) / WG;
+      int ao = UTOTAL - C, go = NGU, slot = group_slots();
       int4 pw = (int4)(0);
       float4 pc = (float4)(0.0f);
 #if TAIL
@@ -1247,9 +1253,8 @@ DLCA_UNROLL
     {
       /* BWD_TAIL: the lane's tail gate, its sums in the slot past the group
        * layers' */
-      int tg, tgo, two, ts = 0;
-      const int lt = tail_gate(tid, &tg, &tgo, &two);
-      for (int l = 0; l < TAIL_L; l++) ts += (US[l + 1] + WG - 1) / WG;
+      int tg, tgo, two;
+      const int lt = tail_gate(tid, &tg, &tgo, &two), ts = group_slots();
       if (lt < NU) m4[tgo - NGP + tg] += (float4)(accU[ts][0], accU[ts][1], accU[ts][2], accU[ts][3]);
     }
 #endif
