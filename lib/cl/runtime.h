@@ -41,10 +41,10 @@ typedef struct dlca_tunable {
 int dlca__kernel_find(const char *file, char *path, size_t n);
 /* The file's source with every #include "x.cl" resolved textually. */
 int dlca__kernel_resolve(const char *file, char **src, size_t *len, char *path, size_t pathn);
-/* The `// @tunable NAME v1 v2 ...` annotations of a source. */
 /* Where the arguments of the annotation `// @word args` on line [p, end)
  * start (at the blank after the word), or NULL if the line is not one. */
 const char *dlca__annotation(const char *p, const char *end, const char *word);
+/* The `// @tunable NAME v1 v2 ...` annotations of a source. */
 int dlca__tunables_parse(const char *where, const char *src, dlca_tunable **out, size_t *n);
 /* The tunables that file (after includes) declares. Free *out with free(). */
 int dlca__kernel_tunables(dlca_context *ctx, const char *file, dlca_tunable **out, size_t *n);
