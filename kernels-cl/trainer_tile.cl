@@ -60,12 +60,45 @@
 #endif
 
 #define NSL (TWG / TL)
+/* Cells a lane of tile_forward (the forward step and the recompute of
+ * KERNELS 2): with 2, a slice of tile_forward is TL / 2 lanes, each
+ * evaluating a gate for two adjacent cells of the tile from one read of the
+ * gate's tables and 8-byte reads of its rows, so that the tables' local
+ * reads are shared by two cells (doc/performance.md, v31). The tile, its
+ * rows and every other step keep TL cells and a lane each. */
+// @tunable TV 1 2
+#ifndef TV
+#define TV 1
+#endif
+#define TLF (TL / TV)
+#define NSF (TWG / TLF)
+#ifndef TV_SCALAR
+#define TV_SCALAR 0
+#endif
+#if TV == 2 && TV_SCALAR
+typedef float2 tvec;
+#define TV_LOAD(rows, i) ((float2)((rows)[(i) * TL + 2 * lane], (rows)[(i) * TL + 2 * lane + 1]))
+#define TV_STORE(v, rows, i) ((rows)[(i) * TL + 2 * lane] = (v).x, (rows)[(i) * TL + 2 * lane + 1] = (v).y)
+#define TV_GSTORE(v, p, i) vstore2((v), 0, (p) + (size_t)(i) * TL + 2 * lane)
+#elif TV == 2
+typedef float2 tvec;
+#define TV_LOAD(rows, i) (((__local const float2 *)(rows))[(i) * (TL / 2) + lane])
+#define TV_STORE(v, rows, i) (((__local float2 *)(rows))[(i) * (TL / 2) + lane] = (v))
+#define TV_GSTORE(v, p, i) vstore2((v), 0, (p) + (size_t)(i) * TL + 2 * lane)
+#elif TV == 1
+typedef float tvec;
+#define TV_LOAD(rows, i) ((rows)[(i) * TL + lane])
+#define TV_STORE(v, rows, i) ((rows)[(i) * TL + lane] = (v))
+#define TV_GSTORE(v, p, i) ((p)[(size_t)(i) * TL + lane] = (v))
+#else
+#error "TV must be 1 or 2"
+#endif
 /* 1: tile_forward's layers read and evaluate a slice's gates (at most TG)
  * before they store them; 0: gate by gate */
 #ifndef TFWD_LOADS_FIRST
 #define TFWD_LOADS_FIRST 1
 #endif
-#define TG ((GMAX + NSL - 1) / NSL)
+#define TG ((GMAX + NSF - 1) / NSF)
 /* ... in chunks of TFWD_CHUNK gates: a chunk's stores come before the next
  * chunk's loads (0: all TG at once). H100, checkerboard b512, staged, TL 16
  * and TWG 256: dlca_forward_tile 10.26 ms with 0, 10.02 with 4, 9.85 with 2
@@ -129,6 +162,7 @@ __constant int PXA[PG1] = {P_XA}, PXB[PG1] = {P_XB}, PCO[PG1] = {P_CO}, PCG[PG1]
 #define USLOTS (NGU / TWG + NU)
 
 inline float gate_t(float4 c, float a, float b) { return c.x + c.y * a + c.z * b + c.w * a * b; }
+inline tvec gate_tv(float4 c, tvec a, tvec b) { return c.x + c.y * a + c.z * b + c.w * a * b; }
 
 /* patch[(f C + c) TL + lane] = channel c of neighbour f = 3 dr + dq of cell
  * base + lane (spec section 3.1); 0 outside a zero-padded grid and past the
@@ -206,11 +240,12 @@ T_UNROLL
  * of DW TL floats), so the last layer's output ends in row NU & 1. With
  * store, every layer's input (the update input and every layer's outputs
  * but the last) also goes to act[i TL + lane], i as in dlca_backward's
- * act. Ends with a barrier. */
+ * act. A slice is TLF lanes, lane `lane` evaluating cells TV lane ..
+ * TV lane + TV - 1 of each row. Ends with a barrier. */
 inline void tile_forward(__global const float4 *coef, __global const int *wires, __local const float *patch,
                          __local float *buf, __global float *act, const int store, __local float4 *tc,
                          __local uint *tw, const int stage) {
-  const int tid = get_local_id(0), lane = tid % TL, sl = tid / TL;
+  const int tid = get_local_id(0), lane = tid % TLF, sl = tid / TLF;
   /* stage: layer 0's tables into buffer 0 (its stores after the perception
    * stacks, which read their coefficients from buffer 1) */
   float4 nc[TSL];
@@ -221,18 +256,22 @@ inline void tile_forward(__global const float4 *coef, __global const int *wires,
     buf[i] = v;
     if (store) act[i] = v;
   }
-  for (int p = sl; p < C * K; p += NSL) {
+  for (int p = sl; p < C * K; p += NSF) {
     const int c = p / K, k = p - c * K;
-    float x[PTOT];
-    if (stage)
-      perceive_tl(tc + TABN, patch, c, k, lane, x);
-    else
-      perceive_t(coef, patch, c, k, lane, x);
-    /* spec section 3.2: output s of kernel k on channel c at C + c*(S*K) + s*K + k */
-    for (int s = 0; s < S; s++) {
-      const int o = (C + c * S * K + s * K + k) * TL + lane;
-      buf[o] = x[PTOT - S + s];
-      if (store) act[o] = x[PTOT - S + s];
+T_UNROLL
+    for (int j = 0; j < TV; j++) {
+      const int cl = TV * lane + j;
+      float x[PTOT];
+      if (stage)
+        perceive_tl(tc + TABN, patch, c, k, cl, x);
+      else
+        perceive_t(coef, patch, c, k, cl, x);
+      /* spec section 3.2: output s of kernel k on channel c at C + c*(S*K) + s*K + k */
+      for (int s = 0; s < S; s++) {
+        const int o = (C + c * S * K + s * K + k) * TL + cl;
+        buf[o] = x[PTOT - S + s];
+        if (store) act[o] = x[PTOT - S + s];
+      }
     }
   }
   if (stage) tables_store(tc, tw, US[1], nc, nw);
@@ -257,25 +296,25 @@ T_UNROLL
      * keeps the compiler from hoisting the next gate's loads above it. The
      * gate-by-gate form below reads the tables from global memory, staged
      * or not. */
-    float v[TG];
+    tvec v[TG];
 T_UNROLL
     for (int q0 = 0; q0 < TG; q0 += TCH) {
 T_UNROLL
       for (int q = q0; q < q0 + TCH && q < TG; q++) {
-        const int g = sl + q * NSL;
+        const int g = sl + q * NSF;
         if (g < G && stage) {
           const uint w = lw[g];
-          v[q] = gate_t(lc[g], in[(w & 0xffff) * TL + lane], in[(w >> 16) * TL + lane]);
+          v[q] = gate_tv(lc[g], TV_LOAD(in, w & 0xffff), TV_LOAD(in, w >> 16));
         } else if (g < G) {
-          v[q] = gate_t(coef[go + g], in[wires[wo + g] * TL + lane], in[wires[wo + G + g] * TL + lane]);
+          v[q] = gate_tv(coef[go + g], TV_LOAD(in, wires[wo + g]), TV_LOAD(in, wires[wo + G + g]));
         }
       }
 T_UNROLL
       for (int q = q0; q < q0 + TCH && q < TG; q++) {
-        const int g = sl + q * NSL;
+        const int g = sl + q * NSF;
         if (g < G) {
-          out[g * TL + lane] = v[q];
-          if (keep) act[(ao + n + g) * TL + lane] = v[q];
+          TV_STORE(v[q], out, g);
+          if (keep) TV_GSTORE(v[q], act, ao + n + g);
         }
       }
     }
@@ -283,10 +322,10 @@ T_UNROLL
 #if TFWD_UNROLL == 2
 T_UNROLL
 #endif
-    for (int g = sl; g < G; g += NSL) {
-      const float v = gate_t(coef[go + g], in[wires[wo + g] * TL + lane], in[wires[wo + G + g] * TL + lane]);
-      out[g * TL + lane] = v;
-      if (keep) act[(ao + n + g) * TL + lane] = v;
+    for (int g = sl; g < G; g += NSF) {
+      const tvec v = gate_tv(coef[go + g], TV_LOAD(in, wires[wo + g]), TV_LOAD(in, wires[wo + G + g]));
+      TV_STORE(v, out, g);
+      if (keep) TV_GSTORE(v, act, ao + n + g);
     }
 #endif
     if (stage && l + 1 < NU) tables_store(tc + ((l + 1) & 1) * TABN, tw + ((l + 1) & 1) * TABN, US[l + 2], nc, nw);
@@ -300,8 +339,11 @@ T_UNROLL
 __kernel __attribute__((reqd_work_group_size(TWG, 1, 1))) void dlca_forward_tile(
     __global const float *cur_base, ulong cur_off, __global float *nxt_base, ulong nxt_off,
     __global const float4 *coef, __global const int *wires, __global const uchar *masks, int use_masks,
-    ulong mask_key, float rate, int t, int B, int H, int W, __local float *buf, __local float *patch,
+    ulong mask_key, float rate, int t, int B, int H, int W, __local float4 *buf4, __local float *patch,
     __local float4 *tab) {
+  /* buf is declared float4 so that its base is aligned for TV 2's 8-byte
+   * row accesses (a local argument is aligned to its pointee type) */
+  __local float *buf = (__local float *)buf4;
   const int tid = get_local_id(0), grp = get_group_id(0), ngr = get_num_groups(0), cells = B * H * W;
   const int tiles = (cells + TL - 1) / TL;
   /* TFWD_STAGE: tab holds 2 TABN float4 (two layers' coefficients), then 2
@@ -349,8 +391,9 @@ __kernel __attribute__((reqd_work_group_size(TWG, 1, 1))) void dlca_backward_til
     __global const float *g_next, __global float *g_cur, __global const float *dP_next, __global float *dP_cur,
     __global const float4 *coef, __global const float4 *dcoef, __global const int *wires, __global const int2 *rev,
     __global float *partial, __global float *loss_partial, __global const uchar *masks, int use_masks,
-    ulong mask_key, float rate, int t, int top, int B, int H, int W, __global float *scratch, __local float *dbuf,
+    ulong mask_key, float rate, int t, int top, int B, int H, int W, __global float *scratch, __local float4 *dbuf4,
     __local float *xin, __local float *patch, __local float *dout) {
+  __local float *dbuf = (__local float *)dbuf4; /* aligned for TV 2, as dlca_forward_tile's buf */
   const int tid = get_local_id(0), lane = tid % TL, sl = tid / TL;
   const int grp = get_group_id(0), ngr = get_num_groups(0), cells = B * H * W, tiles = (cells + TL - 1) / TL;
   __global const float *state_t = states + t_off, *state_T = states + T_off;

@@ -113,6 +113,8 @@ START_TEST(test_cl_random) {
   int kernels = mode == 3 ? 2 : mode == 4 ? 0 : mode;
   int async = sh[0], periodic = sh[1], one = sh[2];
   tcl_step_kernels(ctx, kernels, kernels ? sh[2 * kernels + 1] : 0, kernels ? sh[2 * kernels + 2] : 0);
+  /* KERNELS 2's recompute with two cells a lane of tile_forward in shape 0 */
+  if (mode == 2 && _i % 3 == 0) ck_assert(dlca__tuning_override(ctx, "trainer_tile.cl", "TV", 2) == DLCA_OK);
   if (mode == 3) {
     ck_assert(dlca__tuning_override(ctx, "trainer.cl", "KERNELS", 0) == DLCA_OK);
     ck_assert(dlca__tuning_override(ctx, "trainer.cl", "TILE_CELLS", 1) == DLCA_OK);
@@ -125,6 +127,8 @@ START_TEST(test_cl_random) {
     /* and in shape 2 (TG 6 gates a thread) its gates in chunks of 4: a full
      * chunk and a partial one */
     ck_assert(dlca__tuning_override(ctx, "trainer_tile.cl", "TFWD_CHUNK", _i % 3 == 2 ? 4 : 0) == DLCA_OK);
+    /* two cells a lane (TV 2) where staged, a cell a lane where not */
+    ck_assert(dlca__tuning_override(ctx, "trainer_tile.cl", "TV", _i % 3 != 1 ? 2 : 1) == DLCA_OK);
     kernels = 0;
   }
   /* trainer.cl's backward with slot 1's table loads where they are used
@@ -153,10 +157,10 @@ START_TEST(test_cl_random) {
     }
   }
   if (kernels == 1) fprintf(stderr, "KERNELS 1 (VEC %d, %d groups per unit): ", sh[3], sh[4]);
-  else if (kernels == 2) fprintf(stderr, "KERNELS 2 (TL %d, TWG %d): ", sh[5], sh[6]);
+  else if (kernels == 2) fprintf(stderr, "KERNELS 2 (TL %d, TWG %d, TV %d): ", sh[5], sh[6], _i % 3 == 0 ? 2 : 1);
   else if (mode == 3)
-    fprintf(stderr, "KERNELS 0, TILE_CELLS 1 (TL %d, TWG %d, TFWD_UNROLL %d, TFWD_STAGE %d, TFWD_CHUNK %d): ", sh[5],
-            sh[6], _i % 3, _i % 3 != 1, _i % 3 == 2 ? 4 : 0);
+    fprintf(stderr, "KERNELS 0, TILE_CELLS 1 (TL %d, TWG %d, TFWD_UNROLL %d, TFWD_STAGE %d, TFWD_CHUNK %d, TV %d): ",
+            sh[5], sh[6], _i % 3, _i % 3 != 1, _i % 3 == 2 ? 4 : 0, _i % 3 != 1 ? 2 : 1);
   else if (mode == 4)
     fprintf(stderr, "KERNELS 0, PERC_SPLIT_CELLS 1, PERC_SPLIT_UNIT_CELLS %d, BWD_PUSH %d, BWD_TAIL %d: ",
             _i % 3 == 2 ? 64 : 5 + 2 * (_i % 3), _i % 3 != 1, _i % 3 == 2);
