@@ -72,15 +72,7 @@
 #endif
 #define TLF (TL / TV)
 #define NSF (TWG / TLF)
-#ifndef TV_SCALAR
-#define TV_SCALAR 0
-#endif
-#if TV == 2 && TV_SCALAR
-typedef float2 tvec;
-#define TV_LOAD(rows, i) ((float2)((rows)[(i) * TL + 2 * lane], (rows)[(i) * TL + 2 * lane + 1]))
-#define TV_STORE(v, rows, i) ((rows)[(i) * TL + 2 * lane] = (v).x, (rows)[(i) * TL + 2 * lane + 1] = (v).y)
-#define TV_GSTORE(v, p, i) vstore2((v), 0, (p) + (size_t)(i) * TL + 2 * lane)
-#elif TV == 2
+#if TV == 2
 typedef float2 tvec;
 #define TV_LOAD(rows, i) (((__local const float2 *)(rows))[(i) * (TL / 2) + lane])
 #define TV_STORE(v, rows, i) (((__local float2 *)(rows))[(i) * (TL / 2) + lane] = (v))

@@ -305,7 +305,8 @@ START_TEST(test_bad_trainer_value) {
       {"{\"trainer\":{\"BWD_TAIL\":2}}", "BWD_TAIL = 2"},
       {"{\"trainer\":{\"PERC_GROUPS_PER_CU\":-1}}", "PERC_GROUPS_PER_CU = -1"},
       {"{\"trainer\":{\"BWD_MAXNREG\":16}}", "BWD_MAXNREG = 16"},
-      {"{\"trainer\":{\"BWD_BANKS_EFFORT\":0}}", "BWD_BANKS_EFFORT = 0"}};
+      {"{\"trainer\":{\"BWD_BANKS_EFFORT\":0}}", "BWD_BANKS_EFFORT = 0"},
+      {"{\"trainer\":{\"KERNELS\":2},\"trainer_tile\":{\"TV\":3}}", "TV = 3"}};
   const char *dir = tcl_fresh_env("tune-bad-value");
   char table[512];
   snprintf(table, sizeof table,
@@ -340,7 +341,7 @@ Suite *suite_tuning(void) {
   tcase_add_test(tc, test_malformed_tables);
   tcase_add_test(tc, test_other_device_table);
   tcase_add_test(tc, test_overrides);
-  tcase_add_loop_test(tc, test_bad_trainer_value, 0, 19);
+  tcase_add_loop_test(tc, test_bad_trainer_value, 0, 20);
   suite_add_tcase(s, tc);
   return s;
 }
