@@ -61,18 +61,23 @@
 
 #define NSL (TWG / TL)
 /* Cells a lane of tile_forward (the forward step and the recompute of
- * KERNELS 2): with 2, a slice of tile_forward is TL / 2 lanes, each
- * evaluating a gate for two adjacent cells of the tile from one read of the
- * gate's tables and 8-byte reads of its rows, so that the tables' local
- * reads are shared by two cells (doc/performance.md, v31). The tile, its
+ * KERNELS 2): with 2 or 4, a slice of tile_forward is TL / TV lanes, each
+ * evaluating a gate for TV adjacent cells of the tile from one read of the
+ * gate's tables and 8- or 16-byte reads of its rows, so that the tables'
+ * local reads are shared by TV cells (doc/performance.md, v31). The tile, its
  * rows and every other step keep TL cells and a lane each. */
-// @tunable TV 1 2
+// @tunable TV 1 2 4
 #ifndef TV
 #define TV 1
 #endif
 #define TLF (TL / TV)
 #define NSF (TWG / TLF)
-#if TV == 2
+#if TV == 4
+typedef float4 tvec;
+#define TV_LOAD(rows, i) (((__local const float4 *)(rows))[(i) * (TL / 4) + lane])
+#define TV_STORE(v, rows, i) (((__local float4 *)(rows))[(i) * (TL / 4) + lane] = (v))
+#define TV_GSTORE(v, p, i) vstore4((v), 0, (p) + (size_t)(i) * TL + 4 * lane)
+#elif TV == 2
 typedef float2 tvec;
 #define TV_LOAD(rows, i) (((__local const float2 *)(rows))[(i) * (TL / 2) + lane])
 #define TV_STORE(v, rows, i) (((__local float2 *)(rows))[(i) * (TL / 2) + lane] = (v))
@@ -83,7 +88,7 @@ typedef float tvec;
 #define TV_STORE(v, rows, i) ((rows)[(i) * TL + lane] = (v))
 #define TV_GSTORE(v, p, i) ((p)[(size_t)(i) * TL + lane] = (v))
 #else
-#error "TV must be 1 or 2"
+#error "TV must be 1, 2 or 4"
 #endif
 /* 1: tile_forward's layers read and evaluate a slice's gates (at most TG)
  * before they store them; 0: gate by gate */
@@ -333,8 +338,9 @@ __kernel __attribute__((reqd_work_group_size(TWG, 1, 1))) void dlca_forward_tile
     __global const float4 *coef, __global const int *wires, __global const uchar *masks, int use_masks,
     ulong mask_key, float rate, int t, int B, int H, int W, __local float4 *buf4, __local float *patch,
     __local float4 *tab) {
-  /* buf is declared float4 so that its base is aligned for TV 2's 8-byte
-   * row accesses (a local argument is aligned to its pointee type) */
+  /* buf is declared float4 so that its base is aligned for the 8- and
+   * 16-byte row accesses of TV 2 and 4 (NVIDIA aligns a local argument only
+   * to its pointee type, and a misaligned access faults) */
   __local float *buf = (__local float *)buf4;
   const int tid = get_local_id(0), grp = get_group_id(0), ngr = get_num_groups(0), cells = B * H * W;
   const int tiles = (cells + TL - 1) / TL;
@@ -385,7 +391,7 @@ __kernel __attribute__((reqd_work_group_size(TWG, 1, 1))) void dlca_backward_til
     __global float *partial, __global float *loss_partial, __global const uchar *masks, int use_masks,
     ulong mask_key, float rate, int t, int top, int B, int H, int W, __global float *scratch, __local float4 *dbuf4,
     __local float *xin, __local float *patch, __local float *dout) {
-  __local float *dbuf = (__local float *)dbuf4; /* aligned for TV 2, as dlca_forward_tile's buf */
+  __local float *dbuf = (__local float *)dbuf4; /* aligned for TV 2 and 4, as dlca_forward_tile's buf */
   const int tid = get_local_id(0), lane = tid % TL, sl = tid / TL;
   const int grp = get_group_id(0), ngr = get_num_groups(0), cells = B * H * W, tiles = (cells + TL - 1) / TL;
   __global const float *state_t = states + t_off, *state_T = states + T_off;

@@ -500,9 +500,9 @@ static int tile_configure(const dlca_context *ctx, cl_shape *s, int backward, in
     return dlca__fail(DLCA_ECONFIG, "%s: tuned TFWD_STAGE = %d is not 0 or 1", TILE_KFILE, s->tfwd_stage);
   int tv;
   if ((rc = dlca__tunable((dlca_context *)ctx, TILE_KFILE, "TV", &tv))) return rc;
-  if (tv != 1 && tv != 2)
-    return dlca__fail(DLCA_ECONFIG, "%s: tuned TV = %d is not 1 or 2 (cells a lane of the forward step)", TILE_KFILE,
-                      tv);
+  if (tv != 1 && tv != 2 && tv != 4)
+    return dlca__fail(DLCA_ECONFIG, "%s: tuned TV = %d is not 1, 2 or 4 (cells a lane of the forward step)",
+                      TILE_KFILE, tv);
   if (s->tl < 4 || s->tl > 64 || s->tl % 4)
     return dlca__fail(DLCA_ECONFIG, "%s: tuned TL = %d is not a multiple of 4 in [4, 64]", TILE_KFILE, s->tl);
   if (s->twg < s->tl || s->twg % s->tl || (s->twg & (s->twg - 1)) || (size_t)s->twg > ctx->info.max_work_group)
