@@ -129,6 +129,18 @@ typedef float tvec;
  * staging buffer: a layer's tables, or the perception coefficients */
 #define TSL ((GMAX + TWG - 1) / TWG)
 #define TABN (GMAX > NGP ? GMAX : NGP)
+/* 1: the staged wires of a slice's gates q and q + 1 (q even) lie side by
+ * side, and one 8-byte local read gets both (doc/performance.md, v31);
+ * where a slice's gates are odd in number, or chunks would split a pair,
+ * or the pairs' places would pass TABN (or TABN is odd), it is 0. */
+// @tunable TFWD_WPAIR 0 1
+#ifndef TFWD_WPAIR
+#define TFWD_WPAIR 0
+#endif
+#define TWPAIR (TFWD_WPAIR && TG % 2 == 0 && TCH % 2 == 0 && TG * NSF <= TABN && TABN % 2 == 0)
+/* where gate g's packed wires are staged: slot (q / 2) NSF + slice of
+ * uint2s, half q % 2, for g = slice + q NSF; else entry g */
+#define TWPOS(g) (TWPAIR ? (((g) / NSF / 2) * NSF + (g) % NSF) * 2 + ((g) / NSF) % 2 : (g))
 /* The reverse pass of the backward step runs 4 lanes per thread (a float4 of
  * 4 cells): thread tid is quad tid % (TL / 4) of quad-slice tid / (TL / 4),
  * NSQ of them, so that the work every lane shares (reverse entries,
@@ -228,7 +240,7 @@ inline void tables_store(__local float4 *tc, __local uint *tw, int G, const floa
 T_UNROLL
   for (int i = 0; i < TSL; i++) {
     const int g = tid + i * TWG;
-    if (g < G) tc[g] = c[i], tw[g] = w[i];
+    if (g < G) tc[g] = c[i], tw[TWPOS(g)] = w[i];
   }
 }
 
@@ -294,13 +306,15 @@ T_UNROLL
      * gate-by-gate form below reads the tables from global memory, staged
      * or not. */
     tvec v[TG];
+    uint2 wp = (uint2)(0u, 0u); /* TWPAIR: the wires of gates q and q + 1 (q even) */
 T_UNROLL
     for (int q0 = 0; q0 < TG; q0 += TCH) {
 T_UNROLL
       for (int q = q0; q < q0 + TCH && q < TG; q++) {
         const int g = sl + q * NSF;
         if (g < G && stage) {
-          const uint w = lw[g];
+          if (TWPAIR && q % 2 == 0) wp = ((__local const uint2 *)lw)[(q / 2) * NSF + sl];
+          const uint w = TWPAIR ? (q % 2 ? wp.y : wp.x) : lw[g];
           v[q] = gate_tv(lc[g], TV_LOAD(in, w & 0xffff), TV_LOAD(in, w >> 16));
         } else if (g < G) {
           v[q] = gate_tv(coef[go + g], TV_LOAD(in, wires[wo + g]), TV_LOAD(in, wires[wo + G + g]));

@@ -129,6 +129,9 @@ START_TEST(test_cl_random) {
     ck_assert(dlca__tuning_override(ctx, "trainer_tile.cl", "TFWD_CHUNK", _i % 3 == 2 ? 4 : 0) == DLCA_OK);
     /* two and four cells a lane (TV 2, 4) where staged, a cell a lane where not */
     ck_assert(dlca__tuning_override(ctx, "trainer_tile.cl", "TV", (int[]){2, 1, 4}[_i % 3]) == DLCA_OK);
+    /* and in shape 2 (2 gates a slice, one chunk) each pair of a slice's
+     * gates' wires read at once (TFWD_WPAIR 1) */
+    ck_assert(dlca__tuning_override(ctx, "trainer_tile.cl", "TFWD_WPAIR", _i % 3 == 2) == DLCA_OK);
     kernels = 0;
   }
   /* trainer.cl's backward with slot 1's table loads where they are used
@@ -159,8 +162,9 @@ START_TEST(test_cl_random) {
   if (kernels == 1) fprintf(stderr, "KERNELS 1 (VEC %d, %d groups per unit): ", sh[3], sh[4]);
   else if (kernels == 2) fprintf(stderr, "KERNELS 2 (TL %d, TWG %d, TV %d): ", sh[5], sh[6], _i % 3 == 0 ? 2 : 1);
   else if (mode == 3)
-    fprintf(stderr, "KERNELS 0, TILE_CELLS 1 (TL %d, TWG %d, TFWD_UNROLL %d, TFWD_STAGE %d, TFWD_CHUNK %d, TV %d): ",
-            sh[5], sh[6], _i % 3, _i % 3 != 1, _i % 3 == 2 ? 4 : 0, (int[]){2, 1, 4}[_i % 3]);
+    fprintf(stderr,
+            "KERNELS 0, TILE_CELLS 1 (TL %d, TWG %d, TFWD_UNROLL %d, TFWD_STAGE %d, TFWD_CHUNK %d, TV %d, TFWD_WPAIR %d): ",
+            sh[5], sh[6], _i % 3, _i % 3 != 1, _i % 3 == 2 ? 4 : 0, (int[]){2, 1, 4}[_i % 3], _i % 3 == 2);
   else if (mode == 4)
     fprintf(stderr, "KERNELS 0, PERC_SPLIT_CELLS 1, PERC_SPLIT_UNIT_CELLS %d, BWD_PUSH %d, BWD_TAIL %d: ",
             _i % 3 == 2 ? 64 : 5 + 2 * (_i % 3), _i % 3 != 1, _i % 3 == 2);
