@@ -72,24 +72,21 @@
 #endif
 #define TLF (TL / TV)
 #define NSF (TWG / TLF)
-#if TV == 4
-typedef float4 tvec;
-#define TV_LOAD(rows, i) (((__local const float4 *)(rows))[(i) * (TL / 4) + lane])
-#define TV_STORE(v, rows, i) (((__local float4 *)(rows))[(i) * (TL / 4) + lane] = (v))
-#define TV_GSTORE(v, p, i) vstore4((v), 0, (p) + (size_t)(i) * TL + 4 * lane)
-#elif TV == 2
-typedef float2 tvec;
-#define TV_LOAD(rows, i) (((__local const float2 *)(rows))[(i) * (TL / 2) + lane])
-#define TV_STORE(v, rows, i) (((__local float2 *)(rows))[(i) * (TL / 2) + lane] = (v))
-#define TV_GSTORE(v, p, i) vstore2((v), 0, (p) + (size_t)(i) * TL + 2 * lane)
-#elif TV == 1
-typedef float tvec;
-#define TV_LOAD(rows, i) ((rows)[(i) * TL + lane])
-#define TV_STORE(v, rows, i) ((rows)[(i) * TL + lane] = (v))
-#define TV_GSTORE(v, p, i) ((p)[(size_t)(i) * TL + lane] = (v))
-#else
+#if TV != 1 && TV != 2 && TV != 4
 #error "TV must be 1, 2 or 4"
 #endif
+/* a lane's TV cells of row i: tvec is float, float2 or float4 */
+#define TV_PASTE_(a, b) a##b
+#define TV_PASTE(a, b) TV_PASTE_(a, b)
+#if TV == 1
+typedef float tvec;
+#define TV_GSTORE(v, p, i) ((p)[(size_t)(i) * TL + lane] = (v))
+#else
+typedef TV_PASTE(float, TV) tvec;
+#define TV_GSTORE(v, p, i) TV_PASTE(vstore, TV)((v), 0, (p) + (size_t)(i) * TL + TV * lane)
+#endif
+#define TV_LOAD(rows, i) (((__local const tvec *)(rows))[(i) * TLF + lane])
+#define TV_STORE(v, rows, i) (((__local tvec *)(rows))[(i) * TLF + lane] = (v))
 /* 1: tile_forward's layers read and evaluate a slice's gates (at most TG)
  * before they store them; 0: gate by gate */
 #ifndef TFWD_LOADS_FIRST

@@ -89,15 +89,11 @@ static int touched(const search *S, int lvl, int u, int v, int *keys, int cap) {
   return m;
 }
 
-/* The summed costs of the gathers keys, as they stand (stored into cost) or
- * as last stored (cached). */
-static int cost_of(search *S, const int *keys, int n, int cached) {
+/* The summed costs of the gathers keys as they stand, each stored into cost. */
+static int cost_of(search *S, const int *keys, int n) {
   int c = 0;
-  for (int k = 0; k < n; k++) {
-    int *slot = &S->cost[key_index(S, keys[k])];
-    if (!cached) *slot = gather_cost(S, keys[k] >> 24, (keys[k] & 0xFFFFFF) >> 1, keys[k] & 1);
-    c += *slot;
-  }
+  for (int k = 0; k < n; k++)
+    c += S->cost[key_index(S, keys[k])] = gather_cost(S, keys[k] >> 24, (keys[k] & 0xFFFFFF) >> 1, keys[k] & 1);
   return c;
 }
 
@@ -196,12 +192,13 @@ int dlca__bank_order(const dlca_model *m, int proposals, int **rows) {
        * the gathers left out keep a stale cost, which costs the search
        * quality, never the order's validity) */
       const int nk = touched(&S, lvl, u, v, keys, CAP - 4);
-      const int before = cost_of(&S, keys, nk, 1);
-      for (int k = 0; k < nk; k++) old[k] = S.cost[key_index(&S, keys[k])];
+      /* their costs before the swap, as last stored */
+      int before = 0;
+      for (int k = 0; k < nk; k++) before += old[k] = S.cost[key_index(&S, keys[k])];
       swap_units(&S, lvl, u, v);
       /* the keys of the warps u and v moved to were taken before the swap;
        * the new ones are the same pair of warps */
-      const int after = cost_of(&S, keys, nk, 0);
+      const int after = cost_of(&S, keys, nk);
       const double temp = 0.2 * (1.0 - (double)it / (double)iters);
       if (!(after <= before || (temp > 0 && p < exp((double)(before - after) / temp)))) {
         swap_units(&S, lvl, u, v);
