@@ -14,7 +14,7 @@ run() {  # label, then dlca-train options
   local t0=$(date +%s.%N)
   tools/dlca-train --preset checkerboard --reference-protocol --seed 23 "$@" > $R/$label.out 2> $R/$label.err
   local rc=$? t1=$(date +%s.%N)
-  echo "$label rc=$rc wall $(echo "$t1 - $t0" | bc) s; $(grep -iE 'epoch +500|final|hard' $R/$label.out | tail -2 | tr '\n' ' ')"
+  echo "$label rc=$rc wall $(awk "BEGIN{printf \"%.2f\", $t1 - $t0}") s; $(grep -iE 'epoch +500|final|hard' $R/$label.out | tail -2 | tr '\n' ' ')"
 }
 export DLCA_CL_CACHE_DIR=$(mktemp -d)
 CUDA_CACHE_DISABLE=1 run cold-eval10 --log $R/cold-eval10.csv
