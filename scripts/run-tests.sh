@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The tests: builds, runs `make check` (on PoCL's CPU device and the CPU
 # reference, with the JAX vectors from ../shared when present), then
-# `make distcheck` to prove the dist tarball is complete.
+# `make distcheck` to prove the dist tarball is complete, then the tests
+# again under the sanitizers (scripts/run-sanitizers.sh; DLCA_SANITIZE=0
+# skips that).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/build.sh"
@@ -12,3 +14,7 @@ if ! make -j"$(nproc)" check; then
 fi
 make -j"$(nproc)" distcheck >/dev/null
 echo "run-tests: make check and make distcheck passed"
+# the same tests under ASan, UBSan and LSan, in build-asan/
+if [ "${DLCA_SANITIZE:-1}" != 0 ]; then
+  "$top/scripts/run-sanitizers.sh"
+fi

@@ -22,7 +22,7 @@ AM_TESTS_ENVIRONMENT = DLCA_TESTDATA='$(abs_top_srcdir)/../shared/testdata/refer
 TEST_EXTENSIONS = .sh
 SH_LOG_COMPILER = $(SHELL)
 TESTS += tests/dlca-train.sh
-EXTRA_DIST += tests/dlca-train.sh tests/shell-lib.sh
+EXTRA_DIST += tests/dlca-train.sh tests/shell-lib.sh tests/lsan.supp
 # Per-test scratch directories (tu_tmpdir) and the test cache; distcheck wants them gone.
 clean-local: ; -rm -rf tests/tmp-* tests/cache
 # Smoke test of bench/dlca-bench on the CPU reference.

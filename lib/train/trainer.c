@@ -102,6 +102,9 @@ int dlca_trainer_new(dlca_context *ctx, const dlca_model *m, const dlca_train_co
   }
   t->grid = (size_t)cfg->batch * cfg->height * cfg->width * m->shape.channels;
   if ((rc = t->ops->init(t))) {
+    /* init leaves what it made before the failure in t->impl (host memory,
+     * and on a device its kernels and buffers): destroy releases it */
+    t->ops->destroy(t);
     dlca_model_free(t->model);
     free(t);
     return rc;
