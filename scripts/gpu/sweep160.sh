@@ -8,19 +8,13 @@
 set -u
 source scripts/gpu/setup.sh || exit 1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-run() {  # label, then dlca-train options
-  local label=$1; shift
-  local t0=$(date +%s.%N)
-  tools/dlca-train --preset checkerboard --reference-protocol --seed 23 "$@" > $R/$label.out 2> $R/$label.err
-  local rc=$? t1=$(date +%s.%N)
-  echo "$label rc=$rc wall $(awk "BEGIN{printf \"%.2f\", $t1 - $t0}") s; $(grep -E 'wall time|hard loss' $R/$label.out | tr '\n' ' ')"
-}
+source scripts/gpu/train_run.sh
 export DLCA_CL_CACHE_DIR=$(mktemp -d)
 export CUDA_CACHE_PATH=$(mktemp -d)
-CUDA_CACHE_DISABLE=1 run both-cold --log $R/both-cold.csv
-CUDA_CACHE_DISABLE=1 run ours-warm-driver-off --log $R/ours-warm.csv
-run ours-warm-driver-cold --log $R/driver-cold.csv
-run both-warm-1 --log $R/both-warm-1.csv
-run both-warm-2 --log $R/both-warm-2.csv
+CUDA_CACHE_DISABLE=1 train_run both-cold --log $R/both-cold.csv
+CUDA_CACHE_DISABLE=1 train_run ours-warm-driver-off --log $R/ours-warm.csv
+train_run ours-warm-driver-cold --log $R/driver-cold.csv
+train_run both-warm-1 --log $R/both-warm-1.csv
+train_run both-warm-2 --log $R/both-warm-2.csv
 du -sh $DLCA_CL_CACHE_DIR $CUDA_CACHE_PATH
 cd $OUT && tar czf r.tgz r && rm -rf r

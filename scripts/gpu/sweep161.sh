@@ -5,18 +5,12 @@
 set -u
 source scripts/gpu/setup.sh || exit 1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-run() {  # label, then dlca-train options
-  local label=$1; shift
-  local t0=$(date +%s.%N)
-  tools/dlca-train --preset checkerboard --reference-protocol --seed 23 "$@" > $R/$label.out 2> $R/$label.err
-  local rc=$? t1=$(date +%s.%N)
-  echo "$label rc=$rc wall $(awk "BEGIN{printf \"%.2f\", $t1 - $t0}") s; $(grep -E 'wall time|hard loss' $R/$label.out | tr '\n' ' ')"
-}
+source scripts/gpu/train_run.sh
 for round in 1 2; do
   export DLCA_CL_CACHE_DIR=$(mktemp -d)
   export CUDA_CACHE_PATH=$(mktemp -d)
   unset CUDA_CACHE_DISABLE
-  run first-$round --log $R/first-$round.csv
-  run warm-$round --log $R/warm-$round.csv
+  train_run first-$round --log $R/first-$round.csv
+  train_run warm-$round --log $R/warm-$round.csv
 done
 cd $OUT && tar czf r.tgz r && rm -rf r
