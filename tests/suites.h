@@ -15,4 +15,5 @@
   X(iwp) \
   X(bits) \
   X(export) \
-  X(jobs)
+  X(jobs) \
+  X(mutations)

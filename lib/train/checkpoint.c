@@ -2,6 +2,7 @@
  * the epoch and the seed, behind a header with a checksum; the model hash
  * covers the shape, the parametrisation (IWP) and the wires. Written
  * atomically, so a kill during a save leaves the previous file in place. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,17 @@ static uint64_t model_hash(const dlca_model *m) {
   return h;
 }
 
+/* A checksum-valid file can still hold NaN or infinity (a diverged run, or
+ * a file made by hand); resuming from it would train on garbage. */
+static int check_finite(const char *path, const float *p, size_t P) {
+  static const char *what[3] = {"logit", "Adam first moment", "Adam second moment"};
+  for (size_t i = 0; i < 3 * P; i++)
+    if (!isfinite(p[i]) || (i >= 2 * P && p[i] < 0.0f))
+      return dlca__fail(DLCA_ECHECKPOINT, "%s: %s %zu is %g: the checkpoint holds no usable state", path,
+                        what[i / P], i % P, (double)p[i]);
+  return DLCA_OK;
+}
+
 int dlca_trainer_save_checkpoint(dlca_trainer *t, const char *path) {
   if (!t || !path) return dlca__fail(DLCA_EINVAL, "dlca_trainer_save_checkpoint: NULL argument");
   size_t P = t->model->n_params, payload = sizeof(ckpt_meta) + 3 * P * sizeof(float);
@@ -90,14 +102,22 @@ int dlca_trainer_load_checkpoint(dlca_trainer *t, const char *path) {
   else if (h->version != CKPT_VERSION)
     rc = dlca__fail(DLCA_ECHECKPOINT, "%s: checkpoint format version %u, this library reads %u", path, h->version,
                     CKPT_VERSION);
+  else if (h->reserved != 0)
+    rc = dlca__fail(DLCA_ECHECKPOINT, "%s: reserved header field is %u, not 0: the file is corrupt", path,
+                    h->reserved);
   else if (len - sizeof *h != h->payload_bytes)
     rc = dlca__fail(DLCA_ECHECKPOINT, "%s: truncated or padded: %zu payload bytes, header says %llu", path,
                     len - sizeof *h, (unsigned long long)h->payload_bytes);
   else if (XXH64(meta, h->payload_bytes, 0) != h->checksum)
     rc = dlca__fail(DLCA_ECHECKPOINT, "%s: checksum mismatch: the file is corrupt", path);
+  else if (h->payload_bytes < sizeof *meta)
+    rc = dlca__fail(DLCA_ECHECKPOINT, "%s: payload of %llu bytes has no room for its %zu-byte metadata", path,
+                    (unsigned long long)h->payload_bytes, sizeof *meta);
   else if (meta->n_params != P || h->payload_bytes != payload || meta->model_hash != model_hash(t->model))
     rc = dlca__fail(DLCA_ECHECKPOINT, "%s: written for another model (%llu logits; this one has %zu, or other wires)",
                     path, (unsigned long long)meta->n_params, P);
+  else
+    rc = check_finite(path, (const float *)(meta + 1), P);
   if (!rc) {
     const float *p = (const float *)(meta + 1);
     if (!(rc = t->ops->set_params(t, p)) && !(rc = t->ops->set_moments(t, p + P, p + 2 * P))) {

@@ -1,0 +1,292 @@
+/* Mutation sweeps of the files a user hands the library: a checkpoint cut at
+ * every length and flipped byte by byte, and a model file cut at every
+ * length and with characters replaced. Every load must fail cleanly (a
+ * status, a message that names the file, the trainer untouched) or, for a
+ * model whose change is still valid JSON of the right shape, succeed; it
+ * must never crash. scripts/run-sanitizers.sh runs this suite under ASan and
+ * UBSan, which is where a read past a buffer would show. No device: the
+ * loaders are host code, so the CPU reference trainer is enough. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+#include "util.h"
+
+static unsigned char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  ck_assert_ptr_nonnull(f);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  ck_assert(n > 0);
+  rewind(f);
+  unsigned char *b = malloc((size_t)n);
+  ck_assert_ptr_nonnull(b);
+  ck_assert_uint_eq(fread(b, 1, (size_t)n, f), (size_t)n);
+  fclose(f);
+  *len = (size_t)n;
+  return b;
+}
+
+static void spit(const char *path, const void *b, size_t len) {
+  FILE *f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_uint_eq(fwrite(b, 1, len, f), len);
+  ck_assert_int_eq(fclose(f), 0);
+}
+
+static dlca_model *small_model(void) {
+  dlca_model_shape s = tu_small_shape(2, 2, 0, 1, 0, DLCA_WIRING_UNIQUE);
+  dlca_model *m;
+  ck_assert_msg(dlca_model_new(&s, 41, &m) == DLCA_OK, "%s", dlca_last_error());
+  return m;
+}
+
+static dlca_trainer *ref_trainer(const dlca_model *m) {
+  dlca_train_config cfg = tu_small_train_config();
+  dlca_trainer *t;
+  ck_assert_msg(dlca_trainer_new(NULL, m, &cfg, &t) == DLCA_OK, "%s", dlca_last_error());
+  return t;
+}
+
+/* ---- checkpoints ---- */
+
+typedef struct ckpt_fixture {
+  dlca_model *m;
+  dlca_trainer *t;         /* a fresh trainer: every refused load must leave it so */
+  float *fresh;            /* its logits */
+  size_t P;
+  unsigned char *good;     /* a checkpoint after 3 epochs */
+  size_t len;
+  const char *path;        /* where each mutation is written */
+  int refused;
+} ckpt_fixture;
+
+static void ckpt_setup(ckpt_fixture *f, const char *dir) {
+  memset(f, 0, sizeof *f);
+  f->m = small_model();
+  dlca_trainer *src = ref_trainer(f->m);
+  float y[6 * 6 * 2];
+  tu_random(y, sizeof y / sizeof *y, 0, 1, 8);
+  ck_assert_int_eq(dlca_trainer_set_target(src, y, 0), DLCA_OK);
+  for (int e = 0; e < 3; e++) ck_assert_msg(dlca_trainer_step(src) == DLCA_OK, "%s", dlca_last_error());
+  char good[1200];
+  snprintf(good, sizeof good, "%s/good.ckpt", dir);
+  ck_assert_msg(dlca_trainer_save_checkpoint(src, good) == DLCA_OK, "%s", dlca_last_error());
+  dlca_trainer_free(src);
+  f->good = slurp(good, &f->len);
+  f->t = ref_trainer(f->m);
+  f->P = dlca_trainer_n_params(f->t);
+  f->fresh = malloc(f->P * sizeof(float));
+  ck_assert_int_eq(dlca_trainer_get_params(f->t, f->fresh), DLCA_OK);
+  /* the good file loads (into a trainer of its own, so f->t stays fresh) */
+  dlca_trainer *u = ref_trainer(f->m);
+  ck_assert_msg(dlca_trainer_load_checkpoint(u, good) == DLCA_OK, "%s", dlca_last_error());
+  ck_assert_int_eq((int)dlca_trainer_epoch(u), 3);
+  dlca_trainer_free(u);
+  static char p[1200];
+  snprintf(p, sizeof p, "%s/mutant.ckpt", dir);
+  f->path = p;
+}
+
+static void ckpt_teardown(ckpt_fixture *f) {
+  free(f->good), free(f->fresh);
+  dlca_trainer_free(f->t);
+  dlca_model_free(f->m);
+}
+
+/* Writes b as the mutant and requires a clean refusal: DLCA_ECHECKPOINT,
+ * the file named, the trainer's epoch and logits unchanged. */
+static void expect_refused(ckpt_fixture *f, const void *b, size_t len, const char *what, size_t at) {
+  spit(f->path, b, len);
+  int rc = dlca_trainer_load_checkpoint(f->t, f->path);
+  ck_assert_msg(rc == DLCA_ECHECKPOINT, "%s at %zu: got %s (%s)", what, at, dlca_strerror_name(rc),
+                rc ? dlca_last_error() : "loaded");
+  ck_assert_msg(strstr(dlca_last_error(), "mutant.ckpt") != NULL, "%s at %zu: message does not name the file: %s",
+                what, at, dlca_last_error());
+  ck_assert_int_eq((int)dlca_trainer_epoch(f->t), 0);
+  float *now = malloc(f->P * sizeof(float));
+  ck_assert_int_eq(dlca_trainer_get_params(f->t, now), DLCA_OK);
+  ck_assert_msg(memcmp(now, f->fresh, f->P * sizeof(float)) == 0, "%s at %zu: a refused load changed the logits",
+                what, at);
+  free(now);
+  f->refused++;
+}
+
+/* The header and metadata (64 bytes) byte by byte; the payload at a stride
+ * that is prime to 4, so that every byte position of a float is hit. */
+static size_t next_offset(size_t i) { return i < 64 ? i + 1 : i + 13; }
+
+START_TEST(test_checkpoint_truncated) {
+  ckpt_fixture f;
+  ckpt_setup(&f, tu_tmpdir("mut-trunc"));
+  for (size_t n = 0; n < f.len; n = next_offset(n)) expect_refused(&f, f.good, n, "cut", n);
+  expect_refused(&f, f.good, f.len - 1, "cut", f.len - 1);
+  /* padded by one byte */
+  unsigned char *b = malloc(f.len + 1);
+  memcpy(b, f.good, f.len);
+  b[f.len] = 0;
+  expect_refused(&f, b, f.len + 1, "padded", f.len);
+  free(b);
+  ck_assert_int_gt(f.refused, 100);
+  ckpt_teardown(&f);
+}
+END_TEST
+
+START_TEST(test_checkpoint_flipped) {
+  ckpt_fixture f;
+  ckpt_setup(&f, tu_tmpdir("mut-flip"));
+  unsigned char *b = malloc(f.len);
+  for (size_t i = 0; i < f.len; i = next_offset(i)) {
+    for (int bit = 0; bit < 8; bit += i < 64 ? 1 : 7) {
+      memcpy(b, f.good, f.len);
+      b[i] ^= (unsigned char)(1u << bit);
+      expect_refused(&f, b, f.len, "bit flipped", i * 8 + (size_t)bit);
+    }
+  }
+  free(b);
+  ckpt_teardown(&f);
+}
+END_TEST
+
+/* Files with a valid checksum that are still wrong: made by hand, or by a
+ * run that diverged. The checksum is recomputed after each change. */
+static void reseal(unsigned char *b, size_t len) {
+  uint64_t payload = len - 32, sum = XXH64(b + 32, payload, 0);
+  memcpy(b + 16, &payload, 8);
+  memcpy(b + 24, &sum, 8);
+}
+
+START_TEST(test_checkpoint_crafted) {
+  ckpt_fixture f;
+  ckpt_setup(&f, tu_tmpdir("mut-craft"));
+  unsigned char *b = malloc(f.len);
+  /* a header with a payload too small for its metadata */
+  for (size_t n = 32; n < 64; n += 8) {
+    memcpy(b, f.good, n);
+    reseal(b, n);
+    expect_refused(&f, b, n, "sealed short payload", n);
+  }
+  /* another model's size */
+  memcpy(b, f.good, f.len);
+  uint64_t P1 = f.P + 1;
+  memcpy(b + 48, &P1, 8);
+  reseal(b, f.len);
+  expect_refused(&f, b, f.len, "sealed wrong P", 48);
+  /* a non-finite logit, first moment or second moment; a negative second moment */
+  const float bad[] = {NAN, INFINITY, -INFINITY};
+  for (int k = 0; k < 3; k++)
+    for (int q = 0; q < 3; q++) {
+      memcpy(b, f.good, f.len);
+      size_t at = 64 + ((size_t)q * f.P + f.P / 2) * sizeof(float);
+      memcpy(b + at, &bad[k], sizeof(float));
+      reseal(b, f.len);
+      expect_refused(&f, b, f.len, "sealed non-finite value", at);
+      ck_assert_msg(strstr(dlca_last_error(), q == 0 ? "logit" : "moment"), "%s", dlca_last_error());
+    }
+  memcpy(b, f.good, f.len);
+  const float neg = -1.0f;
+  memcpy(b + 64 + (2 * f.P + 1) * sizeof(float), &neg, sizeof neg);
+  reseal(b, f.len);
+  expect_refused(&f, b, f.len, "sealed negative second moment", 2 * f.P + 1);
+  /* and the same reseal of an unchanged file loads: the test's own sealing is right */
+  memcpy(b, f.good, f.len);
+  reseal(b, f.len);
+  ck_assert(memcmp(b, f.good, f.len) == 0);
+  free(b);
+  ckpt_teardown(&f);
+}
+END_TEST
+
+/* ---- model files ---- */
+
+/* Loads path; a failure must be a status whose message starts with the path,
+ * and a success a model that frees cleanly. Returns the status. */
+static int load_model_cleanly(const char *path, const char *what, size_t at) {
+  dlca_model *m = NULL;
+  int rc = dlca_model_load(path, &m);
+  if (rc == DLCA_OK) {
+    ck_assert_ptr_nonnull(m);
+    ck_assert_uint_gt(dlca_model_n_params(m), 0);
+    dlca_model_free(m);
+  } else {
+    ck_assert_msg(strncmp(dlca_last_error(), path, strlen(path)) == 0, "%s at %zu: message does not start with %s: %s",
+                  what, at, path, dlca_last_error());
+  }
+  return rc;
+}
+
+/* The small model saved in a fresh directory: its text, and in path (1200
+ * bytes) the name each mutation is written to. */
+static unsigned char *saved_model(const char *tag, char *path, size_t *len) {
+  const char *dir = tu_tmpdir(tag);
+  dlca_model *m = small_model();
+  char good[1200];
+  snprintf(good, sizeof good, "%s/good.json", dir);
+  snprintf(path, 1200, "%s/mutant.json", dir);
+  ck_assert_msg(dlca_model_save(m, good) == DLCA_OK, "%s", dlca_last_error());
+  dlca_model_free(m);
+  return slurp(good, len);
+}
+
+START_TEST(test_model_truncated) {
+  char path[1200];
+  size_t len;
+  unsigned char *text = saved_model("mut-model-trunc", path, &len);
+  size_t end = len; /* the text without its trailing white space */
+  while (end > 0 && (text[end - 1] == '\n' || text[end - 1] == ' ')) end--;
+  /* every length; at a stride of 3 past the first 2,000 bytes to keep the
+   * sanitizer run short (the shape fields come first) */
+  int n_refused = 0;
+  for (size_t n = 0; n < end; n += n < 2000 ? 1 : 3) {
+    spit(path, text, n);
+    int rc = load_model_cleanly(path, "cut", n);
+    ck_assert_msg(rc != DLCA_OK, "a model cut to %zu of %zu bytes loaded", n, len);
+    n_refused++;
+  }
+  spit(path, text, end);
+  ck_assert_int_eq(load_model_cleanly(path, "cut", end), DLCA_OK);
+  ck_assert_int_gt(n_refused, 100);
+  free(text);
+}
+END_TEST
+
+START_TEST(test_model_replaced) {
+  char path[1200];
+  size_t len;
+  unsigned char *text = saved_model("mut-model-repl", path, &len);
+  unsigned char *b = malloc(len);
+  /* characters that change a JSON value's type, sign, size or structure */
+  static const char subst[] = "x0-9.\"[]{},:e \x01\xff";
+  int n_ok = 0, n_refused = 0;
+  for (size_t i = 0; i < len; i += i < 1500 ? 1 : 5) {
+    for (size_t k = 0; k < sizeof subst - 1; k++) {
+      if (text[i] == (unsigned char)subst[k]) continue;
+      memcpy(b, text, len);
+      b[i] = (unsigned char)subst[k];
+      spit(path, b, len);
+      if (load_model_cleanly(path, "replaced", i) == DLCA_OK)
+        n_ok++;
+      else
+        n_refused++;
+    }
+  }
+  /* most changes break the file; some (a digit of a logit) leave it valid */
+  ck_assert_int_gt(n_refused, 1000);
+  ck_assert_int_gt(n_ok, 0);
+  free(b), free(text);
+}
+END_TEST
+
+Suite *suite_mutations(void) {
+  Suite *s = suite_create("mutations");
+  TCase *tc = tcase_create("files");
+  tcase_set_timeout(tc, 600);
+  tcase_add_test(tc, test_checkpoint_truncated);
+  tcase_add_test(tc, test_checkpoint_flipped);
+  tcase_add_test(tc, test_checkpoint_crafted);
+  tcase_add_test(tc, test_model_truncated);
+  tcase_add_test(tc, test_model_replaced);
+  suite_add_tcase(s, tc);
+  return s;
+}
