@@ -122,6 +122,9 @@ START_TEST(test_checkpoint_truncated) {
   ckpt_setup(&f, tu_tmpdir("mut-trunc"));
   for (size_t n = 0; n < f.len; n = next_offset(n)) expect_refused(&f, f.good, n, "cut", n);
   expect_refused(&f, f.good, f.len - 1, "cut", f.len - 1);
+  /* a cut through the header still says what it is */
+  expect_refused(&f, f.good, 12, "cut", 12);
+  ck_assert_msg(strstr(dlca_last_error(), "truncated"), "%s", dlca_last_error());
   /* padded by one byte */
   unsigned char *b = malloc(f.len + 1);
   memcpy(b, f.good, f.len);

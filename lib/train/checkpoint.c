@@ -97,7 +97,10 @@ int dlca_trainer_load_checkpoint(dlca_trainer *t, const char *path) {
   size_t P = t->model->n_params, payload = sizeof(ckpt_meta) + 3 * P * sizeof(float);
   const ckpt_header *h = (const ckpt_header *)buf;
   const ckpt_meta *meta = (const ckpt_meta *)(buf + sizeof *h);
-  if (len < sizeof *h || memcmp(h->magic, CKPT_MAGIC, 8) != 0)
+  if (len < sizeof *h && len >= 8 && memcmp(buf, CKPT_MAGIC, 8) == 0)
+    rc = dlca__fail(DLCA_ECHECKPOINT, "%s: truncated: %zu bytes, less than the %zu-byte header", path, len,
+                    sizeof *h);
+  else if (len < sizeof *h || memcmp(h->magic, CKPT_MAGIC, 8) != 0)
     rc = dlca__fail(DLCA_ECHECKPOINT, "%s: not a dlca checkpoint (bad magic)", path);
   else if (h->version != CKPT_VERSION)
     rc = dlca__fail(DLCA_ECHECKPOINT, "%s: checkpoint format version %u, this library reads %u", path, h->version,
