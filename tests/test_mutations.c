@@ -3,7 +3,8 @@
  * length and with characters replaced. Every load must fail cleanly (a
  * status, a message that names the file, the trainer untouched) or, for a
  * model whose change is still valid JSON of the right shape, succeed; it
- * must never crash. scripts/run-sanitizers.sh runs this suite under ASan and
+ * must never crash. The shipped tuning table gets the model file's sweeps.
+ * scripts/run-sanitizers.sh runs this suite under ASan and
  * UBSan, which is where a read past a buffer would show. No device: the
  * loaders are host code, so the CPU reference trainer is enough. */
 #include <math.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
+#include "cl/runtime.h"
 #include "util.h"
 
 static unsigned char *slurp(const char *path, size_t *len) {
@@ -201,21 +203,42 @@ START_TEST(test_checkpoint_crafted) {
 }
 END_TEST
 
-/* ---- model files ---- */
+/* ---- JSON files: models and tuning tables ---- */
 
-/* Loads path; a failure must be a status whose message starts with the path,
- * and a success a model that frees cleanly. Returns the status. */
-static int load_model_cleanly(const char *path, const char *what, size_t at) {
+/* A loader under test: loads path and frees what it loaded; returns the status. */
+typedef int (*json_loader)(const char *path);
+
+static int load_model(const char *path) {
   dlca_model *m = NULL;
   int rc = dlca_model_load(path, &m);
   if (rc == DLCA_OK) {
     ck_assert_ptr_nonnull(m);
     ck_assert_uint_gt(dlca_model_n_params(m), 0);
     dlca_model_free(m);
+  }
+  return rc;
+}
+
+static int load_tuning(const char *path) {
+  dlca__tuning_table t;
+  int rc = dlca__tuning_load(path, &t);
+  if (rc == DLCA_OK) {
+    ck_assert_uint_gt(t.n_entries, 0);
+    dlca__tuning_free(&t);
   } else {
+    ck_assert_int_eq(rc, DLCA_ETUNING);
+  }
+  return rc;
+}
+
+/* Writes len bytes of b to path and loads it; a failure must be a status
+ * whose message starts with the path. Returns the status. */
+static int load_cleanly(json_loader load, const char *path, const void *b, size_t len, const char *what, size_t at) {
+  spit(path, b, len);
+  int rc = load(path);
+  if (rc != DLCA_OK)
     ck_assert_msg(strncmp(dlca_last_error(), path, strlen(path)) == 0, "%s at %zu: message does not start with %s: %s",
                   what, at, path, dlca_last_error());
-  }
   return rc;
 }
 
@@ -232,24 +255,57 @@ static unsigned char *saved_model(const char *tag, char *path, size_t *len) {
   return slurp(good, len);
 }
 
+/* The shipped tuning table's text, and the mutant's name in path. */
+static unsigned char *shipped_table(const char *tag, char *path, size_t *len) {
+  snprintf(path, 1200, "%s/mutant.json", tu_tmpdir(tag));
+  return slurp(DLCA_SRCDIR "/tuning/default.json", len);
+}
+
+/* Every cut of text is refused (every length up to `dense` bytes, then at
+ * `stride`, to keep the sanitizer run short), and the whole text loads. */
+static void sweep_cuts(json_loader load, const char *path, const unsigned char *text, size_t len, size_t dense,
+                       size_t stride) {
+  size_t end = len; /* the text without its trailing white space */
+  while (end > 0 && (text[end - 1] == '\n' || text[end - 1] == ' ')) end--;
+  int n_refused = 0;
+  for (size_t n = 0; n < end; n += n < dense ? 1 : stride) {
+    ck_assert_msg(load_cleanly(load, path, text, n, "cut", n) != DLCA_OK, "%s cut to %zu of %zu bytes loaded", path,
+                  n, len);
+    n_refused++;
+  }
+  ck_assert_int_eq(load_cleanly(load, path, text, end, "cut", end), DLCA_OK);
+  ck_assert_int_gt(n_refused, 100);
+}
+
+/* Characters that change a JSON value's type, sign, size or structure, put
+ * at every position up to `dense` bytes, then at `stride`. Most changes
+ * break the file; some (a digit of a logit) leave it valid. */
+static void sweep_replacements(json_loader load, const char *path, const unsigned char *text, size_t len,
+                               size_t dense, size_t stride) {
+  static const char subst[] = "x0-9.\"[]{},:e \x01\xff";
+  unsigned char *b = malloc(len);
+  int n_ok = 0, n_refused = 0;
+  for (size_t i = 0; i < len; i += i < dense ? 1 : stride) {
+    for (size_t k = 0; k < sizeof subst - 1; k++) {
+      if (text[i] == (unsigned char)subst[k]) continue;
+      memcpy(b, text, len);
+      b[i] = (unsigned char)subst[k];
+      if (load_cleanly(load, path, b, len, "replaced", i) == DLCA_OK)
+        n_ok++;
+      else
+        n_refused++;
+    }
+  }
+  ck_assert_int_gt(n_refused, 1000);
+  ck_assert_int_gt(n_ok, 0);
+  free(b);
+}
+
 START_TEST(test_model_truncated) {
   char path[1200];
   size_t len;
   unsigned char *text = saved_model("mut-model-trunc", path, &len);
-  size_t end = len; /* the text without its trailing white space */
-  while (end > 0 && (text[end - 1] == '\n' || text[end - 1] == ' ')) end--;
-  /* every length; at a stride of 3 past the first 2,000 bytes to keep the
-   * sanitizer run short (the shape fields come first) */
-  int n_refused = 0;
-  for (size_t n = 0; n < end; n += n < 2000 ? 1 : 3) {
-    spit(path, text, n);
-    int rc = load_model_cleanly(path, "cut", n);
-    ck_assert_msg(rc != DLCA_OK, "a model cut to %zu of %zu bytes loaded", n, len);
-    n_refused++;
-  }
-  spit(path, text, end);
-  ck_assert_int_eq(load_model_cleanly(path, "cut", end), DLCA_OK);
-  ck_assert_int_gt(n_refused, 100);
+  sweep_cuts(load_model, path, text, len, 2000, 3); /* the shape fields come first */
   free(text);
 }
 END_TEST
@@ -258,26 +314,26 @@ START_TEST(test_model_replaced) {
   char path[1200];
   size_t len;
   unsigned char *text = saved_model("mut-model-repl", path, &len);
-  unsigned char *b = malloc(len);
-  /* characters that change a JSON value's type, sign, size or structure */
-  static const char subst[] = "x0-9.\"[]{},:e \x01\xff";
-  int n_ok = 0, n_refused = 0;
-  for (size_t i = 0; i < len; i += i < 1500 ? 1 : 5) {
-    for (size_t k = 0; k < sizeof subst - 1; k++) {
-      if (text[i] == (unsigned char)subst[k]) continue;
-      memcpy(b, text, len);
-      b[i] = (unsigned char)subst[k];
-      spit(path, b, len);
-      if (load_model_cleanly(path, "replaced", i) == DLCA_OK)
-        n_ok++;
-      else
-        n_refused++;
-    }
-  }
-  /* most changes break the file; some (a digit of a logit) leave it valid */
-  ck_assert_int_gt(n_refused, 1000);
-  ck_assert_int_gt(n_ok, 0);
-  free(b), free(text);
+  sweep_replacements(load_model, path, text, len, 1500, 5);
+  free(text);
+}
+END_TEST
+
+START_TEST(test_tuning_truncated) {
+  char path[1200];
+  size_t len;
+  unsigned char *text = shipped_table("mut-tune-trunc", path, &len);
+  sweep_cuts(load_tuning, path, text, len, 600, 11); /* 13 KB */
+  free(text);
+}
+END_TEST
+
+START_TEST(test_tuning_replaced) {
+  char path[1200];
+  size_t len;
+  unsigned char *text = shipped_table("mut-tune-repl", path, &len);
+  sweep_replacements(load_tuning, path, text, len, 400, 29);
+  free(text);
 }
 END_TEST
 
@@ -290,6 +346,8 @@ Suite *suite_mutations(void) {
   tcase_add_test(tc, test_checkpoint_crafted);
   tcase_add_test(tc, test_model_truncated);
   tcase_add_test(tc, test_model_replaced);
+  tcase_add_test(tc, test_tuning_truncated);
+  tcase_add_test(tc, test_tuning_replaced);
   suite_add_tcase(s, tc);
   return s;
 }
