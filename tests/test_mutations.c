@@ -301,38 +301,20 @@ static void sweep_replacements(json_loader load, const char *path, const unsigne
   free(b);
 }
 
-START_TEST(test_model_truncated) {
+/* _i: the model (0, 1) or the tuning table (2, 3); cuts (even) or
+ * replacements (odd). The model's shape fields come first, so its first
+ * 2 KB are swept densely; the 13 KB table is swept at wider strides. */
+START_TEST(test_json_sweeps) {
+  static const char *tags[] = {"mut-model-cut", "mut-model-repl", "mut-tune-cut", "mut-tune-repl"};
   char path[1200];
   size_t len;
-  unsigned char *text = saved_model("mut-model-trunc", path, &len);
-  sweep_cuts(load_model, path, text, len, 2000, 3); /* the shape fields come first */
-  free(text);
-}
-END_TEST
-
-START_TEST(test_model_replaced) {
-  char path[1200];
-  size_t len;
-  unsigned char *text = saved_model("mut-model-repl", path, &len);
-  sweep_replacements(load_model, path, text, len, 1500, 5);
-  free(text);
-}
-END_TEST
-
-START_TEST(test_tuning_truncated) {
-  char path[1200];
-  size_t len;
-  unsigned char *text = shipped_table("mut-tune-trunc", path, &len);
-  sweep_cuts(load_tuning, path, text, len, 600, 11); /* 13 KB */
-  free(text);
-}
-END_TEST
-
-START_TEST(test_tuning_replaced) {
-  char path[1200];
-  size_t len;
-  unsigned char *text = shipped_table("mut-tune-repl", path, &len);
-  sweep_replacements(load_tuning, path, text, len, 400, 29);
+  int table = _i >= 2;
+  unsigned char *text = table ? shipped_table(tags[_i], path, &len) : saved_model(tags[_i], path, &len);
+  json_loader load = table ? load_tuning : load_model;
+  if (_i % 2 == 0)
+    sweep_cuts(load, path, text, len, table ? 600 : 2000, table ? 11 : 3);
+  else
+    sweep_replacements(load, path, text, len, table ? 400 : 1500, table ? 29 : 5);
   free(text);
 }
 END_TEST
@@ -344,10 +326,7 @@ Suite *suite_mutations(void) {
   tcase_add_test(tc, test_checkpoint_truncated);
   tcase_add_test(tc, test_checkpoint_flipped);
   tcase_add_test(tc, test_checkpoint_crafted);
-  tcase_add_test(tc, test_model_truncated);
-  tcase_add_test(tc, test_model_replaced);
-  tcase_add_test(tc, test_tuning_truncated);
-  tcase_add_test(tc, test_tuning_replaced);
+  tcase_add_loop_test(tc, test_json_sweeps, 0, 4);
   suite_add_tcase(s, tc);
   return s;
 }
