@@ -36,6 +36,13 @@ losses r.csv | cmp -s - a.loss || {
   fail "resumed run differs from the straight run"
   diff a.loss r.csv
 }
+# A run that diverges (an absurd --lr) stops with exit 1 and says so, and the
+# good checkpoint it resumed from is not overwritten with NaN.
+cp r.ckpt div.ckpt
+expect 1 "diverging run" -- cb --seed 7 --epochs 30 --resume div.ckpt --checkpoint div.ckpt --lr 3e38
+grep -q 'diverged' err.txt || fail "diverging run: no message: $(cat err.txt)"
+cmp -s r.ckpt div.ckpt || fail "diverging run: the good checkpoint was overwritten"
+
 # The same for gol, whose boards are uploaded per epoch by the tool.
 gol() { "$prog" --backend ref --quiet --preset gol --seed 3 --eval-every 2 "$@"; }
 expect 0 "gol straight" -- gol --epochs 8 --log g1.csv

@@ -203,6 +203,41 @@ START_TEST(test_checkpoint_crafted) {
 }
 END_TEST
 
+/* A diverged run's state is not saved: the last good checkpoint at that
+ * path is kept, and the error says why. An absurd learning rate makes the
+ * CPU reference's logits overflow within a few epochs. */
+START_TEST(test_checkpoint_diverged) {
+  ckpt_fixture f;
+  const char *dir = tu_tmpdir("mut-diverged");
+  ckpt_setup(&f, dir);
+  char path[1200];
+  snprintf(path, sizeof path, "%s/good.ckpt", dir);
+  dlca_trainer *t = ref_trainer(f.m);
+  float y[6 * 6 * 2];
+  tu_random(y, sizeof y / sizeof *y, 0, 1, 8);
+  ck_assert_int_eq(dlca_trainer_set_target(t, y, 0), DLCA_OK);
+  ck_assert_int_eq(dlca_trainer_set_lr(t, 3e38f), DLCA_OK);
+  float *p = malloc(f.P * sizeof(float));
+  int finite = 1;
+  for (int e = 0; e < 20 && finite; e++) {
+    ck_assert_msg(dlca_trainer_step(t) == DLCA_OK, "%s", dlca_last_error());
+    ck_assert_int_eq(dlca_trainer_get_params(t, p), DLCA_OK);
+    for (size_t i = 0; i < f.P; i++) finite &= isfinite(p[i]) != 0;
+  }
+  ck_assert_msg(!finite, "the run did not diverge");
+  int rc = dlca_trainer_save_checkpoint(t, path);
+  ck_assert_int_eq(rc, DLCA_ECHECKPOINT);
+  ck_assert_msg(strstr(dlca_last_error(), "good.ckpt") && strstr(dlca_last_error(), "diverged"), "%s",
+                dlca_last_error());
+  size_t len;
+  unsigned char *after = slurp(path, &len);
+  ck_assert_msg(len == f.len && memcmp(after, f.good, len) == 0, "the good checkpoint changed");
+  free(after), free(p);
+  dlca_trainer_free(t);
+  ckpt_teardown(&f);
+}
+END_TEST
+
 /* ---- JSON files: models and tuning tables ---- */
 
 /* A loader under test: loads path and frees what it loaded; returns the status. */
@@ -326,6 +361,7 @@ Suite *suite_mutations(void) {
   tcase_add_test(tc, test_checkpoint_truncated);
   tcase_add_test(tc, test_checkpoint_flipped);
   tcase_add_test(tc, test_checkpoint_crafted);
+  tcase_add_test(tc, test_checkpoint_diverged);
   tcase_add_loop_test(tc, test_json_sweeps, 0, 4);
   suite_add_tcase(s, tc);
   return s;

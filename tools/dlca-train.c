@@ -408,6 +408,14 @@ static int train(run *r, outcome *out) {
     if ((rc = dlca_trainer_loss(r->t, &out->soft))) return fail_lib(CLI_FAIL, rc, "loss of epoch %llu",
                                                                     (unsigned long long)e + 1);
     e = dlca_trainer_epoch(r->t);
+    if (!isfinite(out->soft)) {
+      progress_break(&r->prog);
+      fprintf(stderr,
+              "%s: epoch %llu: the soft loss is %g: the run has diverged (a smaller --lr may help)%s\n",
+              TRAIN_PROG, (unsigned long long)e, out->soft,
+              o->checkpoint ? "; the last checkpoint written is kept" : "");
+      return CLI_FAIL;
+    }
     if (o->lr_schedule == TRAIN_LR_COOLDOWN) {
       out->window_sum += out->soft;
       if (++out->window_n == (uint64_t)o->plateau) {

@@ -51,14 +51,16 @@ static uint64_t model_hash(const dlca_model *m) {
   return h;
 }
 
-/* A checksum-valid file can still hold NaN or infinity (a diverged run, or
- * a file made by hand); resuming from it would train on garbage. */
-static int check_finite(const char *path, const float *p, size_t P) {
+/* The logits and moments p (3 P floats) must be finite, and the second
+ * moments not negative. A checksum-valid file can still break this (a file
+ * made by hand); resuming from it would train on garbage. A diverged run
+ * breaks it too: its state is not saved, so that the last good checkpoint
+ * at that path is kept. `why` ends the message. */
+static int check_finite(const char *path, const float *p, size_t P, const char *why) {
   static const char *what[3] = {"logit", "Adam first moment", "Adam second moment"};
   for (size_t i = 0; i < 3 * P; i++)
     if (!isfinite(p[i]) || (i >= 2 * P && p[i] < 0.0f))
-      return dlca__fail(DLCA_ECHECKPOINT, "%s: %s %zu is %g: the checkpoint holds no usable state", path,
-                        what[i / P], i % P, (double)p[i]);
+      return dlca__fail(DLCA_ECHECKPOINT, "%s: %s %zu is %g: %s", path, what[i / P], i % P, (double)p[i], why);
   return DLCA_OK;
 }
 
@@ -72,6 +74,7 @@ int dlca_trainer_save_checkpoint(dlca_trainer *t, const char *path) {
   float *p = (float *)(meta + 1), *m = p + P, *v = m + P;
   int rc = t->ops->get_params(t, p);
   if (!rc) rc = t->ops->get_moments(t, m, v);
+  if (!rc) rc = check_finite(path, p, P, "the run has diverged; not written, and the file there is kept");
   if (rc) {
     free(buf);
     return rc;
@@ -120,7 +123,7 @@ int dlca_trainer_load_checkpoint(dlca_trainer *t, const char *path) {
     rc = dlca__fail(DLCA_ECHECKPOINT, "%s: written for another model (%llu logits; this one has %zu, or other wires)",
                     path, (unsigned long long)meta->n_params, P);
   else
-    rc = check_finite(path, (const float *)(meta + 1), P);
+    rc = check_finite(path, (const float *)(meta + 1), P, "the checkpoint holds no usable state");
   if (!rc) {
     const float *p = (const float *)(meta + 1);
     if (!(rc = t->ops->set_params(t, p)) && !(rc = t->ops->set_moments(t, p + P, p + 2 * P))) {
