@@ -173,19 +173,6 @@ START_TEST(test_model) {
 }
 END_TEST
 
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  ck_assert_ptr_nonnull(f);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = malloc((size_t)n + 1);
-  ck_assert_uint_eq(fread(b, 1, (size_t)n, f), (size_t)n);
-  b[n] = 0;
-  fclose(f);
-  return b;
-}
-
 /* Save, load, save: the same bits and the same bytes; the file says "iwp",
  * a softmax-16 file does not mention the parametrisation. */
 START_TEST(test_json_round_trip) {
@@ -205,7 +192,7 @@ START_TEST(test_json_round_trip) {
   ck_assert(!memcmp(r->params, m->params, sizeof(float) * m->n_params));
   ck_assert(!memcmp(r->update[0].wb, m->update[0].wb, sizeof(int32_t) * (size_t)m->update[0].n_gates));
   ck_assert_int_eq(dlca_model_save(r, p2), DLCA_OK);
-  char *a = slurp(p1), *b = slurp(p2);
+  char *a = tu_read(p1, NULL), *b = tu_read(p2, NULL);
   ck_assert_str_eq(a, b);
   ck_assert_msg(strstr(a, "\"parametrisation\":\"iwp\""), "%.200s", a);
   free(a), free(b);
@@ -218,7 +205,7 @@ START_TEST(test_json_round_trip) {
   s.parametrisation = DLCA_PARAM_SOFTMAX16;
   ck_assert_int_eq(dlca_model_new(&s, 9, &m), DLCA_OK);
   ck_assert_int_eq(dlca_model_save(m, p3), DLCA_OK);
-  a = slurp(p3);
+  a = tu_read(p3, NULL);
   ck_assert_msg(!strstr(a, "parametrisation"), "a softmax-16 file names its parametrisation");
   free(a);
   dlca_model_free(m);

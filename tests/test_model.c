@@ -97,12 +97,6 @@ static int list_dir(const char *dir, char *out, size_t n) {
   return count;
 }
 
-static char *slurp(const char *path) {
-  char *t = NULL;
-  ck_assert_int_eq(dlca__read_file(path, &t, NULL), DLCA_OK);
-  return t;
-}
-
 /* ---- round trips -------------------------------------------------------- */
 
 START_TEST(test_round_trip) {
@@ -129,7 +123,7 @@ START_TEST(test_round_trip) {
     char path2[1100];
     snprintf(path2, sizeof path2, "%s/again-%s", dir, name);
     ck_assert_int_eq(dlca_model_save(r, path2), DLCA_OK);
-    char *t1 = slurp(path), *t2 = slurp(path2);
+    char *t1 = tu_read(path, NULL), *t2 = tu_read(path2, NULL);
     ck_assert_msg(!strcmp(t1, t2), "%s: a second save differs", name);
     /* the file says what it is */
     ck_assert_ptr_nonnull(strstr(t1, "\"format\":\"dlca-model\""));
@@ -198,11 +192,11 @@ START_TEST(test_save_atomic) {
   char old_link[1100];
   snprintf(old_link, sizeof old_link, "%s/old-link.json", dir);
   ck_assert_int_eq(link(path, old_link), 0);
-  char *old_text = slurp(path);
+  char *old_text = tu_read(path, NULL);
   tu_random(m->params, m->n_params, -5, 5, 3);
   ck_assert_int_eq(dlca_model_save(m, path), DLCA_OK);
   ck_assert_msg(list_dir(dir, names, sizeof names) == 2, "left behind: %s", names);
-  char *kept = slurp(old_link), *now = slurp(path);
+  char *kept = tu_read(old_link, NULL), *now = tu_read(path, NULL);
   ck_assert_msg(!strcmp(kept, old_text), "the old file was written in place");
   ck_assert(strcmp(now, old_text) != 0);
   struct stat st_old, st_new;
@@ -242,7 +236,7 @@ START_TEST(test_save_not_finite) {
   snprintf(path, sizeof path, "%s/model.json", dir);
   dlca_model *m = small_model(2, 3, 0, DLCA_WIRING_UNIQUE, 0, 1);
   ck_assert_int_eq(dlca_model_save(m, path), DLCA_OK);
-  char *before = slurp(path);
+  char *before = tu_read(path, NULL);
   static const struct { int update, layer, kernel, gate, logit; float value; const char *where; } cases[] = {
       {1, 1, 0, 3, 7, NAN, "update.logits[1][3][7]"},
       {0, 2, 2, 1, 15, INFINITY, "perceive.logits[2][2][1][15]"},
@@ -258,7 +252,7 @@ START_TEST(test_save_not_finite) {
     ck_assert_msg(rc == DLCA_EMODEL, "case %d: rc %d (%s)", c, rc, dlca_strerror_name(rc));
     ck_assert_msg(strstr(dlca_last_error(), path) && strstr(dlca_last_error(), cases[c].where), "case %d: %s", c,
                   dlca_last_error());
-    char *after = slurp(path);
+    char *after = tu_read(path, NULL);
     ck_assert_msg(!strcmp(before, after), "case %d: the old file changed", c);
     free(after);
     ck_assert_msg(list_dir(dir, names, sizeof names) == 1, "left behind: %s", names);

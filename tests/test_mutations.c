@@ -15,21 +15,6 @@
 #include "cl/runtime.h"
 #include "util.h"
 
-static unsigned char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  ck_assert_ptr_nonnull(f);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  ck_assert(n > 0);
-  rewind(f);
-  unsigned char *b = malloc((size_t)n);
-  ck_assert_ptr_nonnull(b);
-  ck_assert_uint_eq(fread(b, 1, (size_t)n, f), (size_t)n);
-  fclose(f);
-  *len = (size_t)n;
-  return b;
-}
-
 static void spit(const char *path, const void *b, size_t len) {
   FILE *f = fopen(path, "wb");
   ck_assert_ptr_nonnull(f);
@@ -76,7 +61,7 @@ static void ckpt_setup(ckpt_fixture *f, const char *dir) {
   snprintf(good, sizeof good, "%s/good.ckpt", dir);
   ck_assert_msg(dlca_trainer_save_checkpoint(src, good) == DLCA_OK, "%s", dlca_last_error());
   dlca_trainer_free(src);
-  f->good = slurp(good, &f->len);
+  f->good = (unsigned char *)tu_read(good, &f->len);
   f->t = ref_trainer(f->m);
   f->P = dlca_trainer_n_params(f->t);
   f->fresh = malloc(f->P * sizeof(float));
@@ -230,7 +215,7 @@ START_TEST(test_checkpoint_diverged) {
   ck_assert_msg(strstr(dlca_last_error(), "good.ckpt") && strstr(dlca_last_error(), "diverged"), "%s",
                 dlca_last_error());
   size_t len;
-  unsigned char *after = slurp(path, &len);
+  unsigned char *after = (unsigned char *)tu_read(path, &len);
   ck_assert_msg(len == f.len && memcmp(after, f.good, len) == 0, "the good checkpoint changed");
   free(after), free(p);
   dlca_trainer_free(t);
@@ -287,13 +272,13 @@ static unsigned char *saved_model(const char *tag, char *path, size_t *len) {
   snprintf(path, 1200, "%s/mutant.json", dir);
   ck_assert_msg(dlca_model_save(m, good) == DLCA_OK, "%s", dlca_last_error());
   dlca_model_free(m);
-  return slurp(good, len);
+  return (unsigned char *)tu_read(good, len);
 }
 
 /* The shipped tuning table's text, and the mutant's name in path. */
 static unsigned char *shipped_table(const char *tag, char *path, size_t *len) {
   snprintf(path, 1200, "%s/mutant.json", tu_tmpdir(tag));
-  return slurp(DLCA_SRCDIR "/tuning/default.json", len);
+  return (unsigned char *)tu_read(DLCA_SRCDIR "/tuning/default.json", len);
 }
 
 /* Every cut of text is refused (every length up to `dense` bytes, then at

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "core/internal.h"
 #include "util.h"
 
 const char *tu_vector_path(const char *name) {
@@ -35,6 +36,12 @@ const char *tu_tmpdir(const char *tag) {
   mkdir(t, 0755);
   mkdir(p, 0755);
   return p;
+}
+
+char *tu_read(const char *path, size_t *len) {
+  char *t = NULL;
+  ck_assert_msg(dlca__read_file(path, &t, len) == DLCA_OK, "%s", dlca_last_error());
+  return t;
 }
 
 const char *tu_write(const char *dir, const char *name, const char *text) {

@@ -9,6 +9,9 @@
 const char *tu_vector_path(const char *name);
 /* A fresh directory under the build tree for this test. */
 const char *tu_tmpdir(const char *tag);
+/* The whole file at path, NUL-terminated, its length in *len (len may be
+ * NULL); fails the test if it cannot be read. Free it. */
+char *tu_read(const char *path, size_t *len);
 /* Writes text to dir/name and returns the path (static buffer, rotates 8). */
 const char *tu_write(const char *dir, const char *name, const char *text);
 /* A small model shape: C channels, K kernels, perception [9,8,4,2] or
