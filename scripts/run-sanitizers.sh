@@ -27,8 +27,28 @@ fi
 export ASAN_OPTIONS="detect_leaks=$leaks:exitcode=99"
 export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=98"
-if ! make -j"$(nproc)" check; then
+# LeakSanitizer's tracer, which stops every thread to scan for leaks at
+# exit, can itself crash while PoCL's worker threads come and go ("Tracer
+# caught signal 11", then "LeakSanitizer has encountered a fatal error"; seen
+# once in four CI runs, in a test that had passed). That is no report of a
+# leak or a memory error. True when every failed test failed only so.
+tracer_crash_only() {
+  local any=0 trs log
+  for trs in $(grep -l '^:test-result: \(FAIL\|ERROR\)' tests/*.trs 2>/dev/null); do
+    log=${trs%.trs}.log
+    grep -q 'LeakSanitizer has encountered a fatal error' "$log" || return 1
+    grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer: detected)|runtime error:' "$log" && return 1
+    any=1
+  done
+  [ $any = 1 ]
+}
+fail() {
   cat tests/*.log test-suite.log 2>/dev/null | tail -200
   exit 1
+}
+if ! make -j"$(nproc)" check; then
+  [ $leaks = 1 ] && tracer_crash_only || fail
+  echo "run-sanitizers: LeakSanitizer's tracer crashed (no leak or memory error was reported); the failed tests once more"
+  make -j"$(nproc)" recheck || fail
 fi
 echo "run-sanitizers: make check passed under ASan, UBSan$([ $leaks = 1 ] && echo ' and LSan')"
