@@ -11,9 +11,18 @@
 #include <stdlib.h>
 #include <time.h>
 
-/* Exit codes: 2 means the user can fix the command line or the input files;
- * 1 means something failed while running (device, disk, memory). */
+/* Exit codes, the same in every tool: 0 success; 2 the user can fix the
+ * command line or the input files (a bad value, a corrupt file, a missing or
+ * unknown device); 1 something failed while running (device, disk, memory). */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_INTERRUPTED = 130 };
+
+/* Every tool takes -h/--help and -V/--version. --version prints one line,
+ * "PROG (libdlca_cl) X.Y.Z", the format help2man reads for the man pages. */
+#define CLI_VERSION_FMT "%s (libdlca_cl) %s\n"
+static inline int cli_print_version(const char *prog, const char *version) {
+  printf(CLI_VERSION_FMT, prog, version);
+  return CLI_OK;
+}
 
 /* Parses a whole decimal integer in [min, max]. On failure prints one line
  * "prog: --opt: 'text' is not an integer in [min, max]" and returns -1.
