@@ -1,6 +1,6 @@
 /* libdlca_cl: train and run Differentiable Logic Cellular Automata on any
  * OpenCL device. This is the whole public API; the topic headers below are
- * split only to keep each one readable. Semantics: spec/dlca.md. */
+ * split only to keep each one readable. Semantics: doc/semantics.md. */
 #ifndef DLCA_CL_H
 #define DLCA_CL_H
 

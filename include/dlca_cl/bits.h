@@ -30,7 +30,8 @@ DLCA_API void dlca_bits_free(dlca_bits *b);
 
 /* Gates in flat gate order (dlca_model_params order / params per gate). */
 DLCA_API size_t dlca_bits_n_gates(const dlca_bits *b);
-/* The op (0..15, spec section 1) of one gate; -1 when gate is out of range. */
+/* The op (0..15, doc/semantics.md section 1) of one gate; -1 when gate is out
+ * of range. */
 DLCA_API int dlca_bits_op(const dlca_bits *b, size_t gate);
 DLCA_API DLCA_WUR int dlca_bits_set_op(dlca_bits *b, size_t gate, int op);
 

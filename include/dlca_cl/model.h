@@ -1,5 +1,5 @@
 /* Models: shapes, the paper's presets, wiring generation, initialisation,
- * and the dlca-model JSON format (spec/dlca.md sections 2-5). */
+ * and the dlca-model JSON format (doc/semantics.md sections 2-5). */
 #ifndef DLCA_CL_MODEL_H
 #define DLCA_CL_MODEL_H
 
@@ -21,8 +21,8 @@ typedef enum dlca_wiring {
 } dlca_wiring;
 
 /* How a gate's parameters give its soft output (issue 6). A gate computes
- * c0 + c1 a + c2 b + c3 ab either way (spec/dlca.md section 1).
- *  - SOFTMAX16 (0, the spec's): 16 logits, one per op; p = softmax(logits / T),
+ * c0 + c1 a + c2 b + c3 ab either way (doc/semantics.md section 1).
+ *  - SOFTMAX16 (0, the paper's): 16 logits, one per op; p = softmax(logits / T),
  *    c = M^T p; the hard gate is the argmax (ties: the lowest op).
  *  - IWP (1, input-wise, Ruettgers et al. 2025): 4 logits w00, w01, w10, w11,
  *    one per input combination (a, b); s_ab = sigmoid(w_ab / T) is the
@@ -35,9 +35,9 @@ typedef enum dlca_parametrisation {
 } dlca_parametrisation;
 
 /* The pass-through initialisation: softmax-16 sets logit 3 (A) to 10 and the
- * others to 0 (spec section 1); IWP sets w = (-z, -z, +z, +z), gate A with
- * s = sigmoid(z) on each row. z = 3 measured best on the reduced
- * checkerboard (doc/training.md, "Input-wise parametrisation"). */
+ * others to 0 (doc/semantics.md section 1); IWP sets w = (-z, -z, +z, +z),
+ * gate A with s = sigmoid(z) on each row. z = 3 measured best on the reduced
+ * checkerboard (doc/training.md, "Input-wise gates"). */
 #define DLCA_SOFTMAX16_INIT 10.0f
 #define DLCA_IWP_INIT_DEFAULT 3.0f
 
@@ -64,7 +64,8 @@ typedef enum dlca_start {
   DLCA_START_UPLOAD = 3  /* given by the caller */
 } dlca_start;
 
-/* A preset of spec section 5: model shape and the paper's training protocol. */
+/* A preset of doc/semantics.md section 5: model shape and the paper's
+ * training protocol. */
 typedef struct dlca_preset {
   const char *name;
   dlca_model_shape shape;

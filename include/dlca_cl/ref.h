@@ -1,6 +1,6 @@
 /* The C CPU reference engine: the oracle every OpenCL kernel is checked
- * against (spec/dlca.md sections 3-4). Plain C, OpenMP across batch and cells,
- * float32 storage, double accumulation of losses and gradients. */
+ * against (doc/semantics.md sections 3-4). Plain C, OpenMP across batch and
+ * cells, float32 storage, double accumulation of losses and gradients. */
 #ifndef DLCA_CL_REF_H
 #define DLCA_CL_REF_H
 
@@ -22,7 +22,8 @@ typedef struct dlca_run {
   int loss_channels[DLCA_MAX_LOSS_CHANNELS];
 } dlca_run;
 
-/* Clip by value, then AdamW with optax semantics (spec section 4.5-4.6). */
+/* Clip by value, then AdamW with optax semantics (doc/semantics.md section
+ * 4, items 5-6). */
 typedef struct dlca_optim {
   float clip, lr, beta1, beta2, eps, weight_decay;
 } dlca_optim;

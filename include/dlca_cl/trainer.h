@@ -1,5 +1,5 @@
 /* Training: one API for the CPU reference (ctx == NULL) and any OpenCL
- * device. One step is one epoch of spec/dlca.md section 4. */
+ * device. One step is one epoch of doc/semantics.md section 4. */
 #ifndef DLCA_CL_TRAINER_H
 #define DLCA_CL_TRAINER_H
 
