@@ -2,6 +2,7 @@
 """Plots dlca-train CSV logs (soft and hard loss against epoch) to a PNG.
 
 usage: plot_curves.py OUT.png LOG.csv [LOG.csv ...]
+e.g.   plot_curves.py doc/figures/gol-recipe-5seeds.png doc/figures/gol-recipe-5seeds.csv
 A log may carry a leading `seed` column (several runs in one file): a number
 is labelled "seed N", any other text is used as the label."""
 import csv
@@ -11,6 +12,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+if len(sys.argv) < 3 or sys.argv[1] in ("-h", "--help"):
+    print(__doc__.strip())
+    sys.exit(0 if len(sys.argv) == 2 else 2)
 out, logs = sys.argv[1], sys.argv[2:]
 fig, (ax_soft, ax_hard) = plt.subplots(1, 2, figsize=(11, 4))
 for path in logs:
