@@ -349,7 +349,7 @@ static int timed_epoch(dlca_trainer *t, double *ms) {
   return rc;
 }
 
-/* A fixed target: the 2x2-square checkerboard of doc/semantics.md on every loss
+/* A fixed target: the 2x2-square checkerboard of the spec on every loss
  * channel, 0 elsewhere. Only the timing matters here, not what is learnt. */
 static float *make_target(const dlca_train_config *cfg, int C) {
   float *y = calloc((size_t)cfg->height * cfg->width * C, sizeof *y);

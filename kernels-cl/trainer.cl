@@ -1,4 +1,4 @@
-/* The device training epoch (doc/semantics.md sections 1-4): gate coefficients,
+/* The device training epoch (spec/dlca.md sections 1-4): gate coefficients,
  * start grids, one launch per forward step, one fused launch per backward
  * step, and one launch for gradient reduction + clip + AdamW.
  * CPU twin: lib/ref/ (forward.c, backward.c, optim.c, gates.c).
@@ -9,7 +9,7 @@
  *   UTOTAL (sum of U_SIZES), PG1 (gates of one perception stack),
  *   NGP (perception gates, K*PG1), NGU (update gates), DW (widest update
  *   vector), ST (1: straight-through forward, issue 6), NPG (logits per
- *   gate: 16 for the paper's softmax, 4 for the input-wise parametrisation
+ *   gate: 16 for the spec's softmax, 4 for the input-wise parametrisation
  *   of issue 6; only dlca_coef and dlca_adamw read it), PERSIST (1: the
  *   one-launch backward pass, BWD_PERSIST below), PSPLIT (1: the perception
  *   stacks' backward runs in dlca_backward_perc, a launch of its own after
@@ -400,7 +400,7 @@ inline __local const float4 *stage_perc_coefs(__global const float4 *coef, __glo
 #endif
 }
 
-/* The update input's width (doc/semantics.md section 3.3), US[0] */
+/* The update input's width (spec section 3.3), US[0] */
 #define UIN (C + C * S * K)
 /* Perception pairs (channel, kernel) per thread, and update gates per thread. */
 #define PAIR_SLOTS ((C * K + WG - 1) / WG)
@@ -415,7 +415,7 @@ inline __local const float4 *stage_perc_coefs(__global const float4 *coef, __glo
 #define ACC_PERC (K * PG1 * 4)
 #define ACC_STRIDE (ACC_PERC + NGU * 4)
 
-/* doc/semantics.md section 1: a gate is c0 + c1 a + c2 b + c3 ab (same order as the twin). */
+/* spec section 1: a gate is c0 + c1 a + c2 b + c3 ab (same order as the twin). */
 inline float gate_eval(float4 c, float a, float b) { return c.x + c.y * a + c.z * b + c.w * a * b; }
 
 /* The reverse wiring's coefficients (rcoef, parallel to rev): an update
@@ -509,7 +509,7 @@ inline void cell_forward(__global const float4 *coef, __local const float4 *pcoe
     for (int j = 0; j < ncell; j++) {
       float x[PTOT];
       perceive_forward(pcoef, patch + j * pstride, c, k, x);
-      /* doc/semantics.md section 3.2: output s of kernel k on channel c at C + c*(S*K) + s*K + k */
+      /* spec section 3.2: output s of kernel k on channel c at C + c*(S*K) + s*K + k */
       for (int s = 0; s < S; s++) act[j * astride + C + c * S * K + s * K + k] = x[PTOT - S + s];
     }
   }
@@ -646,7 +646,7 @@ __constant float4 GATE_M[16] = {
 
 #if NPG == 4
 /* IWP: the hard op is the truth table of the signs, bit 3 op(0,0) ... bit 0
- * op(1,1) (doc/semantics.md section 1's numbering); twin: dlca__hard_op. */
+ * op(1,1) (spec section 1's numbering); twin: dlca__hard_op. */
 inline int hard_op(const float *w) {
   return 8 * (w[0] > 0.0f) + 4 * (w[1] > 0.0f) + 2 * (w[2] > 0.0f) + (w[3] > 0.0f);
 }
@@ -708,7 +708,7 @@ __kernel void dlca_coef(__global const float *params, __global float4 *coef, __g
   for (int i = 0; i < 16; i++) s += (p[i] = exp((z[i] - z[bz]) * inv_tau));
   float inv = 1.0f / s;
   for (int i = 0; i < 16; i++) p[i] *= inv;
-  /* c = M^T p with M of doc/semantics.md section 1 (rows: FALSE, AND, A&~B, A, ~A&B, B, XOR, OR,
+  /* c = M^T p with M of spec section 1 (rows: FALSE, AND, A&~B, A, ~A&B, B, XOR, OR,
    * NOR, XNOR, ~B, A|~B, ~A, ~A|B, NAND, TRUE) */
   float c0 = p[8] + p[9] + p[10] + p[11] + p[12] + p[13] + p[14] + p[15];
   float c1 = p[2] + p[3] + p[6] + p[7] - p[8] - p[9] - p[12] - p[13];
@@ -755,7 +755,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_forward(
     load_patch(cur, cell, H, W, patch);
     barrier(CLK_LOCAL_MEM_FENCE);
     cell_forward(coef, pcoef, wires, patch, act, 1, 0, 0, 0);
-    /* an async cell that did not fire keeps its state (doc/semantics.md section 3) */
+    /* an async cell that did not fire keeps its state (spec section 3) */
     for (int c = tid; c < C; c += WG) nxt[(size_t)cell * C + c] = fired ? act[UTOTAL - C + c] : patch[4 * C + c];
     barrier(CLK_LOCAL_MEM_FENCE);
   }
@@ -1356,7 +1356,7 @@ DLCA_UNROLL
 
 /* Gradient reduction + clip + AdamW: one thread per gate. The 4 sums dL/dc
  * are summed over work-groups (and channels, for perception gates) in a fixed
- * order; then dL/dp = M dL/dc, dL/dlogit = p (dL/dp - p . dL/dp) (doc/semantics.md section 1). */
+ * order; then dL/dp = M dL/dc, dL/dlogit = p (dL/dp - p . dL/dp) (spec section 1). */
 __kernel void dlca_adamw(__global float *params, __global float *grad, __global float *m, __global float *v,
                          __global const float *partial, int nwg, __global const float *loss_partial,
                          __global float *loss_out, __global int *flags, int units, float lr, float b1, float b2,

@@ -9,7 +9,7 @@
  * Loops stay rolled, so that each model's program builds in seconds.
  *
  * Semantics are those of dlca_forward and dlca_backward in trainer.cl
- * (doc/semantics.md sections 1-4; doc/kernels.md), and the host (lib/cl/
+ * (spec/dlca.md sections 1-4; doc/kernels.md), and the host (lib/cl/
  * cl_trainer.c) passes them the same arguments, then the scratch buffer.
  * Same -D shape options as trainer.cl. CPU twin: lib/ref/forward.c and
  * lib/ref/backward.c (layer_backward, cell_backward). */
@@ -91,7 +91,7 @@ __constant int PXA[PG1] = {P_XA}, PXB[PG1] = {P_XB}, PCO[PG1] = {P_CO}, PCG[PG1]
 #define PUNROLL
 #endif
 
-/* doc/semantics.md section 1, in the order of gate_eval in trainer.cl */
+/* spec section 1, in the order of gate_eval in trainer.cl */
 inline floatV gate_v(float4 c, floatV a, floatV b) { return c.x + c.y * a + c.z * b + c.w * a * b; }
 
 /* (sum of the lanes of s0, of s1, of s2, of s3), in a fixed order. */
@@ -105,7 +105,7 @@ inline float4 lane_sums(floatA s0, floatA s1, floatA s2, floatA s3) {
   return (float4)(a.even + a.odd, b.even + b.odd);
 }
 
-/* Adds a gate's 4 sums d, d a, d b, d a b (doc/semantics.md section 1), lane by lane, to
+/* Adds a gate's 4 sums d, d a, d b, d a b (spec section 1), lane by lane, to
  * its accumulators acc[0..3]. */
 inline void add_sums(__global floatA *acc, floatV d, floatV a, floatV b) {
   const floatV da = d * a;
@@ -113,7 +113,7 @@ inline void add_sums(__global floatA *acc, floatV d, floatV a, floatV b) {
 }
 
 /* patch[f C + c], lane j = channel c of the neighbour f = 3 dr + dq of cell
- * base + j (doc/semantics.md section 3.1); lanes past the last cell read 0. */
+ * base + j (spec section 3.1); lanes past the last cell read 0. */
 inline void load_patch(__global const float *grid, int base, int cells, int H, int W, __global float *patch) {
   for (int j = 0; j < VEC; j++) {
     const int cell = base + j;
@@ -143,7 +143,7 @@ PUNROLL
 }
 
 /* The circuit of the chunk's cells: scratch patch -> act[UTOTAL] (the update
- * input, doc/semantics.md section 3.3, and every update layer's outputs). */
+ * input, spec section 3.3, and every update layer's outputs). */
 inline void cell_forward(__global const float4 *coef, __global const int *wires, __global floatV *s) {
   __global floatV *act = s + SCR_ACT;
 #if PPRIV
@@ -156,7 +156,7 @@ inline void cell_forward(__global const float4 *coef, __global const int *wires,
   for (int c = 0; c < C; c++)
     for (int k = 0; k < K; k++) {
       perceive(coef, patch, c, k, x);
-      /* doc/semantics.md section 3.2: output s of kernel k on channel c at C + c*(S*K) + s*K + k */
+      /* spec section 3.2: output s of kernel k on channel c at C + c*(S*K) + s*K + k */
 PUNROLL
       for (int o = 0; o < S; o++) act[C + c * S * K + o * K + k] = x[PTOT - S + o];
     }
@@ -189,7 +189,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void dlca_forward_cpu(
     load_patch(cur, base, cells, H, W, (__global float *)(s + SCR_PATCH));
     cell_forward(coef, wires, s);
     for (int j = 0; j < VEC && base + j < cells; j++) {
-      /* an async cell that did not fire keeps its state (doc/semantics.md section 3) */
+      /* an async cell that did not fire keeps its state (spec section 3) */
       const int fired = fires(masks, use_masks, mask_key, rate, t, cells, base + j);
       __global const float *src = fired ? y : centre;
       for (int c = 0; c < C; c++) nxt[(size_t)(base + j) * C + c] = src[c * VEC + j];

@@ -13,7 +13,7 @@
  * pass to read; two local rows ping-pong the forward pass and the gradients.
  *
  * Semantics are those of dlca_forward and dlca_backward in trainer.cl
- * (doc/semantics.md sections 1-4; doc/kernels.md); the host (lib/cl/
+ * (spec/dlca.md sections 1-4; doc/kernels.md); the host (lib/cl/
  * cl_trainer.c) passes the arguments of trainer_cpu.cl's steps, then local
  * memory (the forward step takes no scratch). Same -D shape options as trainer.cl (ACTF: the floats of one
  * lane's scratch). CPU twin: lib/ref/forward.c and lib/ref/backward.c. */
@@ -171,7 +171,7 @@ inline float gate_t(float4 c, float a, float b) { return c.x + c.y * a + c.z * b
 inline tvec gate_tv(float4 c, tvec a, tvec b) { return c.x + c.y * a + c.z * b + c.w * a * b; }
 
 /* patch[(f C + c) TL + lane] = channel c of neighbour f = 3 dr + dq of cell
- * base + lane (doc/semantics.md section 3.1); 0 outside a zero-padded grid and past the
+ * base + lane (spec section 3.1); 0 outside a zero-padded grid and past the
  * last cell. */
 /* A thread's TPN patch values, loaded TPATCH_BATCH at a time before they
  * are stored (by default all, at most 16: one round trip a tile instead of
@@ -272,7 +272,7 @@ T_UNROLL
         perceive_tl(tc + TABN, patch, c, k, cl, x);
       else
         perceive_t(coef, patch, c, k, cl, x);
-      /* doc/semantics.md section 3.2: output s of kernel k on channel c at C + c*(S*K) + s*K + k */
+      /* spec section 3.2: output s of kernel k on channel c at C + c*(S*K) + s*K + k */
       for (int s = 0; s < S; s++) {
         const int o = (C + c * S * K + s * K + k) * TL + cl;
         buf[o] = x[PTOT - S + s];
@@ -372,7 +372,7 @@ __kernel __attribute__((reqd_work_group_size(TWG, 1, 1))) void dlca_forward_tile
     tile_forward(coef, wires, patch, buf, 0, 0, tab, tabw, TFWD_STAGE); /* nothing stored */
     for (int i = tid; i < C * TL; i += TWG) {
       const int c = i % C, lane = i / C, cell = base + lane;
-      /* an async cell that did not fire keeps its state (doc/semantics.md section 3) */
+      /* an async cell that did not fire keeps its state (spec section 3) */
       if (cell < cells)
         nxt[(size_t)cell * C + c] =
             fires(masks, use_masks, mask_key, rate, t, cells, cell) ? y[c * TL + lane] : patch[(4 * C + c) * TL + lane];

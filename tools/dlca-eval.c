@@ -336,7 +336,7 @@ static int run_rollout(eval *e, check *c, int batch, int H, int W, int T, const 
 }
 
 /* The checkerboards on a larger grid for more steps, from fresh random
- * grids: the paper's generalisation experiment (doc/semantics.md section 5). */
+ * grids: the paper's generalisation experiment (spec/dlca.md section 5). */
 static int check_general(eval *e, int picture) {
   const int H = e->gen_h, W = e->gen_w, C = e->shape.channels;
   const int batch = (int)(e->opt.fresh > 0 ? e->opt.fresh : 1) * e->preset.batch;

@@ -8,14 +8,14 @@
 #include "dlca_cl.h"
 
 typedef struct gate_summary {
-  size_t counts[16]; /* gates whose hard op is op i (doc/semantics.md section 1) */
+  size_t counts[16]; /* gates whose hard op is op i (spec/dlca.md section 1) */
   size_t active;     /* gates other than pass-through A (3) or B (5) */
   size_t live;       /* gates whose op can change the loss channels (dlca_bits_live_gates); 0: unknown */
   size_t live_logic; /* of those, the ones other than pass-through A or B: the logic to deploy */
   size_t total;
 } gate_summary;
 
-/* The op names of doc/semantics.md section 1, by index. */
+/* The op names of spec/dlca.md section 1, by index. */
 extern const char *const gate_op_names[16];
 
 /* The census of m's hard circuit; `live` for a loss on these channels. */

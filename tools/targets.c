@@ -8,7 +8,7 @@
 
 int target_is_gol(const dlca_preset *p) { return !strcmp(p->name, "gol"); }
 
-/* doc/semantics.md section 5: squares of 2 cells, cell (r, q) = (r/2 + q/2) mod 2.
+/* spec/dlca.md section 5: squares of 2 cells, cell (r, q) = (r/2 + q/2) mod 2.
  * The loss reads channel 0 only; the other channels stay 0. */
 void target_checkerboard(int H, int W, int C, float *y) {
   for (int r = 0; r < H; r++)
@@ -96,7 +96,7 @@ void gol_order(uint64_t seed, int order[GOL_BOARDS]) {
   }
 }
 
-/* doc/semantics.md section 5: one Life step on a 3x3 torus. Every cell of a
+/* spec/dlca.md section 5: one Life step on a 3x3 torus. Every cell of a
  * 3x3 torus neighbours all 8 others, wrapped. */
 static void gol_board(int index, float *x, float *y) {
   for (int r = 0; r < 3; r++)
@@ -122,7 +122,7 @@ void gol_all(float *x, float *y) {
   for (int i = 0; i < GOL_BOARDS; i++) gol_board(i, x + 9 * i, y + 9 * i);
 }
 
-/* doc/semantics.md section 5: born with exactly 3 live neighbours, survives with
+/* spec/dlca.md section 5: born with exactly 3 live neighbours, survives with
  * 2 or 3, coordinates wrapping round. */
 void gol_step(int H, int W, const float *x, float *y) {
   for (int r = 0; r < H; r++)

@@ -1,4 +1,4 @@
-/* Targets and start grids for dlca-train's presets (doc/semantics.md section 5):
+/* Targets and start grids for dlca-train's presets (spec/dlca.md section 5):
  * the fixed checkerboard, the growth and colour images, and the Game of
  * Life boards with their one-step successors. Grids are float
  * [height][width][channels], as dlca_trainer_set_target() takes them. */
