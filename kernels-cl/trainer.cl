@@ -1,23 +1,36 @@
-/* The device training epoch (spec/dlca.md sections 1-4): gate coefficients,
- * start grids, one launch per forward step, one fused launch per backward
- * step, and one launch for gradient reduction + clip + AdamW.
+/* The device training epoch (spec/dlca.md sections 1-4; doc/kernels.md): gate
+ * coefficients, start grids, one launch per forward step, one fused launch
+ * per backward step, and one launch for gradient reduction + clip + AdamW.
  * CPU twin: lib/ref/ (forward.c, backward.c, optim.c, gates.c).
  *
- * The host (lib/cl/cl_trainer.c) passes the model's shape as -D options:
- *   C, K, S, NP, P_SIZES (NP+1 widths), NU, U_SIZES (NU+1 widths), PERIODIC,
- *   ASYNC, NLOSS, LOSS_CH (NLOSS channels), PTOT (sum of P_SIZES),
- *   UTOTAL (sum of U_SIZES), PG1 (gates of one perception stack),
- *   NGP (perception gates, K*PG1), NGU (update gates), DW (widest update
- *   vector), ST (1: straight-through forward, issue 6), NPG (logits per
- *   gate: 16 for the spec's softmax, 4 for the input-wise parametrisation
- *   of issue 6; only dlca_coef and dlca_adamw read it), PERSIST (1: the
- *   one-launch backward pass, BWD_PERSIST below), PSPLIT (1: the perception
- *   stacks' backward runs in dlca_backward_perc, a launch of its own after
- *   each dlca_backward; PERC_SPLIT_CELLS below), NV_PTX (1 on NVIDIA:
- *   inline PTX for the device-wide fence that PERSIST needs), and P_WIRES: the
- *   perception wires (wa then wb of each layer). Baking them in lets the
- *   compiler unroll each perception stack into registers.
- * Tuned values are injected by the kernel loader as #define lines. */
+ * A macro these kernels read is one of three kinds:
+ *  - a tunable: a `// @tunable NAME DEFAULT CANDIDATES | ALLOWED` line with
+ *    an #ifndef fallback; the kernel loader injects its tuned value as a
+ *    #define line and refuses one outside ALLOWED (doc/tuning-table.md);
+ *  - a constant or a value derived from the others (#define, no #ifndef);
+ *  - a value the host sets: the -D options of lib/cl/cl_trainer.c (build),
+ *    listed here and nowhere else.
+ * Host-set (-D), the model's shape and the plan of this run:
+ *   C, K, S, NP, P_SIZES (NP+1 widths), NU, U_SIZES (NU+1 widths), U_FANOUT
+ *   (the reverse wiring's width of each update layer), PERIODIC, ASYNC,
+ *   NLOSS, LOSS_CH (NLOSS channels), PTOT (sum of P_SIZES), UTOTAL (sum of
+ *   U_SIZES), PG1 (gates of one perception stack), NGP (perception gates,
+ *   K*PG1), NGU (update gates), DW (widest update vector), GMAX (widest
+ *   update layer), ST (1: straight-through forward), NPG (logits per gate:
+ *   16 for softmax, 4 for the input-wise parametrisation; only dlca_coef
+ *   and dlca_adamw read it), CPW (cells a backward unit), CPWP (cells a unit
+ *   of dlca_backward_perc), ACTF (floats of one cell's activations), PACT
+ *   (floats of one cell's act row in dlca_backward), LWG (the work-group
+ *   size taken: WG or WG_NARROW), PERSIST (1: the one-launch backward pass,
+ *   BWD_PERSIST), PSPLIT (1: the perception stacks' backward is
+ *   dlca_backward_perc, PERC_SPLIT_CELLS), PUSH and PUSH_OFFS (BWD_PUSH
+ *   taken, and its slot offsets), TAIL_L (BWD_TAIL taken: its first layer),
+ *   BWD_NREG (dlca_backward's register cap), NV_PTX (1 on NVIDIA: inline PTX
+ *   for fences and warp barriers), P_XA, P_XB, P_CO, P_CG, P_BQ (one
+ *   perception stack as a flat list of gates: compile-time tables, so that
+ *   a stack unrolls into registers) and P_WIRES (passed, not read here);
+ *   SPIN_MAX (the persistent waits' polls: the host on CPU devices, tests)
+ *   and PERSIST_NEVER (tests only) come from DLCA_CL_BUILD_OPTIONS. */
 #include "rng.cl"
 #include "grid.cl"
 
@@ -108,10 +121,6 @@ typedef float real_t;
 #ifndef PSPLIT
 #define PSPLIT 0
 #endif
-/* dlca_backward_perc: its CPW cells' stacks unrolled, so that their chains interleave (an experiment) */
-#ifndef PUNROLL
-#define PUNROLL 0
-#endif
 
 #ifndef PERSIST
 #define PERSIST 0
@@ -184,28 +193,21 @@ __constant int US[NU + 2] = {U_SIZES, 0};
 __constant int LOSS[NLOSS] = {LOSS_CH};
 /* the ELL width of each update layer's reverse wiring (host: layer_fanout) */
 __constant int UF[NU + 1] = {U_FANOUT, 0};
-/* reverse-wiring entries of a thread's first input loaded one layer ahead */
-#ifndef RPF
+/* reverse-wiring entries (and their coefficients) of a thread's first input
+ * that dlca_backward loads one layer ahead, after the layer's own work and
+ * before its barrier (doc/kernels.md, "The backward step") */
 #define RPF 3
-#endif
-/* 1: also load those entries' coefficients one layer ahead (after the
- * layer's own work, before its barrier); 0: load them where they are used */
-#ifndef CPF
-#define CPF 1
-#endif
 /* 1: in dlca_backward's update layers, a thread's second gate and input
  * (slot 1) load their wires and first EARLY_R reverse entries and
  * coefficients at the start of the layer's phase, before its sums, instead
  * of where they are used, so that their L2 round trips overlap the slot-0
- * work (H200, checkerboard batch 512: 76.6 -> 70.3 ms, doc/performance.md
- * v17); 0: where they are used. */
+ * work (8% faster on an H200 at checkerboard batch 512, doc/performance.md);
+ * 0: where they are used. */
 // @tunable BWD_EARLY 1 0
 #ifndef BWD_EARLY
 #define BWD_EARLY 1
 #endif
-#ifndef EARLY_R
 #define EARLY_R 3
-#endif
 /* BWD_PUSH (host: the tunable, taken with PSPLIT where the plan fits; the
  * kernel sees PUSH): dlca_backward's update layers push each gate's two
  * input gradients into gradient slots of its inputs instead of each input
@@ -253,7 +255,7 @@ __constant int PUSH_OFF[NU + 1] = {PUSH_OFFS};
  * the layer l with LOFF(l) <= q < LOFF(l) + G, LOFF(TAIL_L) = 0), both in
  * the recompute and in the push, with a warp-level barrier between layers
  * (bar.warp.sync, NV_PTX) instead of the group's: small layers cost a
- * phase's latency each, whatever their width (doc/performance.md, v27).
+ * phase's latency each, whatever their width (doc/kernels.md).
  * The lane's gate sums go to one accumulator slot, summed over the cells
  * in the same order, so no value changes. Without NV_PTX the same mapping
  * runs with group barriers (the tests' check of it on CPU devices). */
@@ -265,19 +267,13 @@ __constant int PUSH_OFF[NU + 1] = {PUSH_OFFS};
  * most registers ptxas may give dlca_backward under PSPLIT, written into the
  * PTX as ".maxnreg" (lib/cl/ptx.c), since the driver ignores
  * -cl-nv-maxrregcount. There it takes 168, and 3 of its 128-thread groups
- * fit an SM's 64 K registers; at 128, 4 (doc/performance.md, v28). Without
+ * fit an SM's 64 K registers; at 128, 4 (doc/kernels.md). Without
  * the split it holds the perception sums too (250), so the host passes
  * BWD_NREG = BWD_MAXNREG under PSPLIT, else 0. Other devices ignore it. */
 // @tunable BWD_MAXNREG 0 128 96
 // @ptx-maxnreg dlca_backward BWD_NREG
 #ifndef BWD_MAXNREG
 #define BWD_MAXNREG 0
-#endif
-/* PERC_MAXNREG: the same for dlca_backward_perc */
-// @tunable PERC_MAXNREG 0 128 96
-// @ptx-maxnreg dlca_backward_perc PERC_MAXNREG
-#ifndef PERC_MAXNREG
-#define PERC_MAXNREG 0
 #endif
 #if !defined(TAIL_L) || !PUSH
 #undef TAIL_L
@@ -318,7 +314,7 @@ inline int tail_gate(int lane, int *g, int *go, int *wo) {
  * the sum of its `readers` slots in their order (the first two at i and
  * n + i, the rest at D[ovf ..]); maxr, the most readers of any value, is a
  * compile-time constant at every call, so that the loop unrolls (a runtime
- * trip count kept the cells' loop around it rolled: sweep95.sh, 20 ms) */
+ * trip count keeps the cells' loop around it rolled, which is slower) */
 inline float slot_sum(__local const float *D, int n, int i, int readers, int ovf, const int maxr) {
   float d = readers > 0 ? D[i] : 0.0f;
   if (maxr > 1 && readers > 1) d += D[n + i];
@@ -332,8 +328,7 @@ inline float slot_sum(__local const float *D, int n, int i, int readers, int ovf
  * RO readers) in each of the CPW cells of act: its output gradient d, its 4
  * sums added to acc, and d (c1 + c3 b), d (c2 + c3 a) stored into its inputs'
  * slots (at dou). Every cell's loads come before the stores: a store into act
- * between them keeps the compiler from hoisting the next cell's loads above it
- * (sweep93: b512 84.4 ms that way). */
+ * between them keeps the compiler from hoisting the next cell's loads above it. */
 inline void push_gate(__local float *act, int4 w, float4 cf, int g, int G, int ao, int din, int dou, const int RO,
                       float *acc) {
   const int ia = w.x & 0xffff, ib = w.y & 0xffff;
@@ -350,24 +345,14 @@ inline void push_gate(__local float *act, int4 w, float4 cf, int g, int G, int a
 }
 #endif
 /* A thread's patch values of a backward unit, and whether dlca_backward
- * loads them before the unit's other global loads (where they take at most
- * 4 registers; 8 measured no different on growth, sweep87) */
+ * loads them before the unit's other global loads: where they take at most
+ * 4 registers, so that a thread waits for one round trip, not two (more
+ * registers measured no faster; doc/kernels.md) */
 #define PSL ((CPW * 9 * C + WG - 1) / WG)
-#ifndef PATCH_FIRST
 #define PATCH_FIRST (PSL <= 4)
-#endif
-__constant int PW[2 * PG1] = {P_WIRES};
-/* 1: run each perception stack as one flat loop over its PG1 gates (tables
- * from the host), so that every x index is a literal once unrolled and the
- * stack stays in registers on NVIDIA; 0: the nested loop over layers. */
-#ifndef PFLAT
-#define PFLAT 1
-#endif
 /* Gates per thread and update layer whose wires and coefficients
  * cell_forward loads one layer ahead: ceil(GMAX / WG), at most FPF_SLOTS. */
-#ifndef FPF_SLOTS
 #define FPF_SLOTS 2
-#endif
 #define FSLOTS_ALL ((GMAX + WG - 1) / WG)
 #define FSLOTS (FSLOTS_ALL < FPF_SLOTS ? FSLOTS_ALL : FPF_SLOTS)
 __constant int PXA[PG1] = {P_XA}, PXB[PG1] = {P_XB}, PCO[PG1] = {P_CO}, PCG[PG1] = {P_CG}, PBQ[PG1] = {P_BQ};
@@ -376,8 +361,7 @@ __constant int PXA[PG1] = {P_XA}, PXB[PG1] = {P_XB}, PCO[PG1] = {P_CO}, PCG[PG1]
  * q of kernel k at dst[q K + k] (in global memory, layer-major, kernel, then
  * gate: PCO[q] + k PCG[q]). A warp's threads run consecutive kernels k of
  * one gate q, so their float4 loads are consecutive instead of PCG[q]
- * float4s apart, 8-way bank conflicts on the widest layer (doc/performance.md
- * v11). */
+ * float4s apart, 8-way bank conflicts on the widest layer (doc/kernels.md). */
 inline void stage_perc_coef(__global const float4 *src, __local float4 *dst) {
   for (int i = get_local_id(0); i < NGP; i += get_local_size(0)) {
     const int q = i / K, k = i - q * K;
@@ -423,7 +407,7 @@ inline float gate_eval(float4 c, float a, float b) { return c.x + c.y * a + c.z 
  * the (c2, c3) of input b to the slots rslot[gate] of its two reverse
  * entries, from the soft set (also under straight-through), so that
  * dlca_backward reads them in the reverse table's order, coalesced, instead
- * of gathering a float4 of dcoef per entry (doc/performance.md, v12). The
+ * of gathering a float4 of dcoef per entry (doc/kernels.md). The
  * padding slots stay zero (the host clears them). */
 inline void write_rev_coef(__global const int2 *rslot, __global float2 *rcoef, int g, float4 c) {
   if (g < NGP) return;
@@ -450,22 +434,8 @@ inline void load_patch(__global const float *grid, int cell, int H, int W, __loc
 inline void perceive_forward(__local const float4 *coef, __local const float *patch, int c, int k, float *x) {
 DLCA_UNROLL
   for (int f = 0; f < 9; f++) x[f] = patch[f * C + c];
-#if PFLAT
 DLCA_UNROLL
   for (int q = 0; q < PG1; q++) x[9 + q] = gate_eval(coef[q * K + k], x[PXA[q]], x[PXB[q]]);
-#else
-  int xo = 0, wo = 0, go = 0;
-DLCA_UNROLL
-  for (int l = 0; l < NP; l++) {
-    const int n = PS[l], G = PS[l + 1];
-DLCA_UNROLL
-    for (int g = 0; g < G; g++) {
-      float a = x[xo + PW[wo + g]], b = x[xo + PW[wo + G + g]];
-      x[xo + n + g] = gate_eval(coef[go + g * K + k], a, b);
-    }
-    xo += n, wo += 2 * G, go += K * G;
-  }
-#endif
 }
 
 /* The first update layer's wires and coefficients of a thread's FSLOTS gates. */
@@ -477,9 +447,6 @@ inline void first_layer_tables(__global const float4 *coef, __global const int *
     if (g < US[1]) pa[i] = wires[wo + g], pb[i] = wires[wo + US[1] + g], pc[i] = coef[go + g];
   }
 }
-#ifndef RECOMP_EARLY
-#define RECOMP_EARLY 1
-#endif
 
 /* The whole circuit of one cell: patch -> act[UTOTAL] (update input and every
  * update layer's outputs). Ends with a barrier. */
@@ -494,14 +461,12 @@ inline void cell_forward(__global const float4 *coef, __local const float4 *pcoe
    * WG, ..., up to FSLOTS of them) have their wires and coefficients loaded
    * one layer ahead, so that their global-memory latency hides behind the
    * layer in flight (doc/kernels.md), the first layer's before the
-   * perception stacks (RECOMP_EARLY, v21); gates past FSLOTS load theirs
+   * perception stacks; gates past FSLOTS load theirs
    * where they are used. */
   int ao = 0, wo = 2 * PG1, go = NGP;
   int pa[FSLOTS], pb[FSLOTS];
   float4 pc[FSLOTS];
-#if RECOMP_EARLY
   first_layer_tables(coef, wires, pa, pb, pc);
-#endif
   for (int j = 0; j < ncell; j++)
     for (int c = tid; c < C; c += WG) act[j * astride + c] = patch[j * pstride + 4 * C + c];
   for (int p = tid; p < C * K; p += WG) {
@@ -514,9 +479,6 @@ inline void cell_forward(__global const float4 *coef, __local const float4 *pcoe
     }
   }
   /* The update layers; every barrier serves all ncell cells. */
-#if !RECOMP_EARLY
-  first_layer_tables(coef, wires, pa, pb, pc);
-#endif
   barrier(CLK_LOCAL_MEM_FENCE);
 /* no #pragma unroll here: PoCL 3.1 miscompiles this loop unrolled */
   for (int l = 0; l < (tail ? TAIL_L : NU); l++) {
@@ -534,9 +496,8 @@ inline void cell_forward(__global const float4 *coef, __local const float4 *pcoe
         if (g < G2) pa[i] = wires[wo + 2 * G + g], pb[i] = wires[wo + 2 * G + G2 + g], pc[i] = coef[go + G + g];
       }
     }
-    /* (gate by gate: all of a phase's gates read before any store took
-     * dlca_backward 40.4 -> 42.1 ms at b512, sweep97, where the tile forward
-     * gained from it) */
+    /* (gate by gate: reading all of a phase's gates before any store, which
+     * the tile forward gains from, made dlca_backward slower) */
     for (int i = 0; i < FSLOTS; i++) {
       const int g = tid + i * WG;
       if (g < G)
@@ -586,7 +547,6 @@ DLCA_UNROLL
   for (int i = 0; i < PTOT; i++) dx[i] = 0.0f;
 DLCA_UNROLL
   for (int s = 0; s < S; s++) dx[PTOT - S + s] = din[C + c * S * K + s * K + k];
-#if PFLAT
 DLCA_UNROLL
   for (int r = 0; r < PG1; r++) {
     const int q = PBQ[r], ia = PXA[q], ib = PXB[q];
@@ -596,24 +556,6 @@ DLCA_UNROLL
     dx[ia] += d * (cf.y + cf.w * bb);
     dx[ib] += d * (cf.z + cf.w * a);
   }
-#else
-  int xo = PTOT - S, wo = 2 * PG1, go = NGP, qo = PG1;
-DLCA_UNROLL
-  for (int l = NP - 1; l >= 0; l--) {
-    const int n = PS[l], G = PS[l + 1];
-    xo -= n, wo -= 2 * G, go -= K * G, qo -= G;
-DLCA_UNROLL
-    for (int g = 0; g < G; g++) {
-      const int ia = xo + PW[wo + g], ib = xo + PW[wo + G + g];
-      float d = dx[xo + n + g], a = x[ia], bb = x[ib];
-      float4 cf = pdcoef[go + g * K + k];
-      float *Aq = A + (qo + g) * 4;
-      Aq[0] += d, Aq[1] += d * a, Aq[2] += d * bb, Aq[3] += d * a * bb;
-      dx[ia] += d * (cf.y + cf.w * bb);
-      dx[ib] += d * (cf.z + cf.w * a);
-    }
-  }
-#endif
 DLCA_UNROLL
   for (int f = 0; f < 9; f++) out[f] = dx[f];
 }
@@ -816,7 +758,7 @@ inline void wait_for_neighbours(__global volatile int *flags, int units, int nee
 /* Adds a work-group's perception gate sums to mine[0 .. ACC_PERC): accP holds
  * a thread's PACC rows of (channel, kernel) sums, first summed over the
  * PROWS channel rows through local memory (act: at least C K 4 floats,
- * dout: WG), in a fixed order (doc/performance.md, v7). Every thread calls
+ * dout: WG), in a fixed order (doc/kernels.md). Every thread calls
  * it; it starts with a barrier. */
 inline void flush_perc_sums(float (*accP)[PG1 * 4], __local float *act, __local float *dout, __global float *mine) {
   const int tid = get_local_id(0);
@@ -923,8 +865,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
 #endif
 #if PATCH_FIRST
     /* the unit's patch values are loaded before step 1's loads and stored
-     * after them, so that a thread waits for one round trip, not two
-     * (doc/performance.md, v18) */
+     * after them, so that a thread waits for one round trip, not two */
     float pv[PSL];
 DLCA_UNROLL
     for (int s = 0; s < PSL; s++) {
@@ -1038,8 +979,8 @@ DLCA_UNROLL
         if (BWD_EARLY && G > WG && tid + WG < G) w1 = pwire[go + tid + WG], k1 = dcoef[NGP + go + tid + WG];
         if (l > 0 && tid < US[l]) pw = pwire[go - US[l] + tid], pc = dcoef[NGP + go - US[l] + tid];
         /* a slot's loads for all its cells first, then its stores
-         * (push_gate); the loads of both slots before any store took 223
-         * registers (sweep94: 113 ms) */
+         * (push_gate); the loads of both slots before any store take too
+         * many registers */
 DLCA_UNROLL
         for (int i = 0; i < (G + WG - 1) / WG; i++) {
           const int g = tid + i * WG;
@@ -1086,7 +1027,7 @@ DLCA_UNROLL
         for (int k = 0; k < RPF; k++) {
           const int e = rb - R1 * n1 + k * n1 + tid, in = k < R1 && tid < n1;
           pe[k] = in ? rev[e] : (int2)(-1, 0);
-          pcf[k] = CPF && in ? rcoef[e] : (float2)(0.0f);
+          pcf[k] = in ? rcoef[e] : (float2)(0.0f);
         }
       }
 DLCA_UNROLL
@@ -1116,7 +1057,7 @@ DLCA_UNROLL
           for (int k = 0; k < RPF; k++) {
             const int e = rb - R1 * n1 + k * n1 + tid, in = k < R1 && tid < n1;
             pe[k] = in ? rev[e] : (int2)(-1, 0);
-            pcf[k] = CPF && in ? rcoef[e] : (float2)(0.0f);
+            pcf[k] = in ? rcoef[e] : (float2)(0.0f);
           }
         }
         __local const float *dg = dact + ((l + 1) & 1) * DW;
@@ -1144,8 +1085,8 @@ DLCA_UNROLL
               const int pf = ii == 0 && k < RPF, pf1 = BWD_EARLY && ii == 1 && k < EARLY_R;
               const int2 ent = pf ? e0[k < RPF ? k : 0] : pf1 ? ee1[k < EARLY_R ? k : 0] : rev[rb + k * n + i];
               /* (loaded for padding entries too: made to wait for ent, the
-               * load cost b512 6 ms more than the padding's loads, sweep75) */
-              const float2 cc = pf && CPF ? c0[k < RPF ? k : 0] : pf1 ? ec1[k < EARLY_R ? k : 0] : rcoef[rb + k * n + i];
+               * load costs more than the padding's loads) */
+              const float2 cc = pf ? c0[k < RPF ? k : 0] : pf1 ? ec1[k < EARLY_R ? k : 0] : rcoef[rb + k * n + i];
               if (ent.x >= 0) {
                 const int g = ent.x >> 1;
                 for (int j = 0; j < CPW; j++) {
@@ -1212,7 +1153,7 @@ DLCA_UNROLL
    * summed over channels (the PROWS rows of (channel, kernel) sums left after
    * PACC) through local memory, in a fixed order. Every global read-add-write
    * of `mine` is issued in batches, so that their round trips overlap: they
-   * end every launch, on its critical path (doc/performance.md, v7). */
+   * end every launch, on its critical path (doc/kernels.md). */
   __global float *mine = partial + (size_t)grp * ACC_STRIDE;
 #if !PSPLIT
   flush_perc_sums(accP, act, dout, mine);
@@ -1275,16 +1216,10 @@ DLCA_UNROLL
 #if PSPLIT
 /* dlca_backward_perc's loads at a unit's start: PNL a thread, issued
  * PERC_BATCH at a time before they are stored; by default all of them (at
- * most 24), one round trip a unit (1: a load and its store at a time, as
- * before v19: H200, checkerboard b512, 68.5 ms against 67.9 with 4 a batch,
- * 67.2 with 8, 66.9 with 12, 64.7 with all 19; doc/performance.md v19) */
+ * most 24), one round trip a unit instead of one a load (6% faster than a
+ * load at a time on an H200 at checkerboard batch 512; doc/kernels.md) */
 #define PNL ((CPWP * (9 * C + UIN) + WG - 1) / WG)
-#ifndef PERC_BATCH
 #define PERC_BATCH (PNL < 24 ? PNL : 24)
-#endif
-#if PERC_BATCH < 1
-#error "PERC_BATCH must be at least 1"
-#endif
 /* The perception stacks' backward of step t, after dlca_backward of step t
  * (PSPLIT: at batch 512 that kernel then holds no perception sums, 159-168
  * registers a thread instead of 250 on an H100/H200, and 3 groups fit an SM
@@ -1311,8 +1246,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward_perc
   for (int base = grp * CPWP; base < cells; base += nwg * CPWP) {
     /* the unit's patches (a missing cell past the end: the last one's grid;
      * its results are not written) and update-input gradients (zeros past
-     * the end), PERC_BATCH loads a thread in flight before their stores
-     * (doc/performance.md, v19) */
+     * the end), PERC_BATCH loads a thread in flight before their stores */
     for (int s0 = 0; s0 < PNL; s0 += PERC_BATCH) {
       float v[PERC_BATCH];
 DLCA_UNROLL
@@ -1333,9 +1267,6 @@ DLCA_UNROLL
     for (int ps = 0; ps < PAIR_SLOTS; ps++) {
       const int p = tid + ps * WG;
       if (p < C * K)
-#if PUNROLL
-DLCA_UNROLL
-#endif
         for (int j = 0; j < CPWP; j++)
           perceive_backward(pcoef, pdcoef, patch + j * 9 * C, din + j * UIN, p / K, p % K,
                             accP[PACC == 1 ? 0 : ps], cols + (j * C * K + p) * 9);

@@ -80,9 +80,7 @@ __constant int PXA[PG1] = {P_XA}, PXB[PG1] = {P_XB}, PCO[PG1] = {P_CO}, PCG[PG1]
 /* 1: a perception stack's values live in private arrays and its loops are
  * unrolled (the wires are compile-time tables, so every index is a
  * constant); short stacks only, to keep the build fast. */
-#ifndef PPRIV
 #define PPRIV (PG1 <= 32)
-#endif
 #if PPRIV
 #define XSPACE __private
 #define PUNROLL _Pragma("unroll")

@@ -7,8 +7,7 @@
  * of TL floats, one per cell. All cells run one circuit with one wiring, so
  * the lanes of a slice read the same row: a gate's two gathered reads are
  * contiguous, conflict-free local-memory accesses instead of the random
- * addresses of dlca_backward's cell-per-group layout (doc/performance.md,
- * v9). The tile's update-layer activations go to the group's slot of the
+ * addresses of dlca_backward's cell-per-group layout (doc/kernels.md). The tile's update-layer activations go to the group's slot of the
  * global `scratch` buffer during the recompute, coalesced, for the backward
  * pass to read; two local rows ping-pong the forward pass and the gradients.
  *
@@ -52,9 +51,9 @@
 #endif
 /* The update layers of tile_forward (the forward step, and the recompute of
  * KERNELS 2): 0 a loop over layers; 1 unrolled, so that each layer's gate
- * loop has a constant trip count and its gates overlap (doc/performance.md,
- * v15); 2 unrolled, and each layer's gate loop too. Only with TUNROLL. */
-// @tunable TFWD_UNROLL 0 1 2
+ * loop has a constant trip count and its gates overlap (doc/kernels.md).
+ * Only with TUNROLL. */
+// @tunable TFWD_UNROLL 0 1
 #ifndef TFWD_UNROLL
 #define TFWD_UNROLL 0
 #endif
@@ -64,7 +63,7 @@
  * KERNELS 2): with 2 or 4, a slice of tile_forward is TL / TV lanes, each
  * evaluating a gate for TV adjacent cells of the tile from one read of the
  * gate's tables and 8- or 16-byte reads of its rows, so that the tables'
- * local reads are shared by TV cells (doc/performance.md, v31). The tile, its
+ * local reads are shared by TV cells (doc/kernels.md). The tile, its
  * rows and every other step keep TL cells and a lane each. */
 // @tunable TV 1 2 4
 #ifndef TV
@@ -87,16 +86,12 @@ typedef TV_PASTE(float, TV) tvec;
 #endif
 #define TV_LOAD(rows, i) (((__local const tvec *)(rows))[(i) * TLF + lane])
 #define TV_STORE(v, rows, i) (((__local tvec *)(rows))[(i) * TLF + lane] = (v))
-/* 1: tile_forward's layers read and evaluate a slice's gates (at most TG)
- * before they store them; 0: gate by gate */
-#ifndef TFWD_LOADS_FIRST
-#define TFWD_LOADS_FIRST 1
-#endif
+/* tile_forward's layers read and evaluate a slice's gates (at most TG)
+ * before they store them */
 #define TG ((GMAX + NSF - 1) / NSF)
 /* ... in chunks of TFWD_CHUNK gates: a chunk's stores come before the next
- * chunk's loads (0: all TG at once). H100, checkerboard b512, staged, TL 16
- * and TWG 256: dlca_forward_tile 10.26 ms with 0, 10.02 with 4, 9.85 with 2
- * (scripts/gpu/sweep114.sh) */
+ * chunk's loads (0: all TG at once): fewer registers in flight; on an H100
+ * (staged, TL 16, TWG 256) 2 is 4% faster than 0 (doc/kernels.md) */
 // @tunable TFWD_CHUNK 0 1 2 4
 #ifndef TFWD_CHUNK
 #define TFWD_CHUNK 0
@@ -106,7 +101,7 @@ typedef TV_PASTE(float, TV) tvec;
  * uint, coefficients) in local memory one layer ahead, one global load per
  * gate and group, and the perception coefficients before each tile's
  * stacks; its lanes then read them from local memory instead of each lane
- * loading them from global memory (doc/performance.md, v26). The host sizes
+ * loading them from global memory (doc/kernels.md). The host sizes
  * the group's local memory by it (2 TABN float4 and 2 TABN uint more). */
 // @tunable TFWD_STAGE 1 0
 #ifndef TFWD_STAGE
@@ -115,7 +110,7 @@ typedef TV_PASTE(float, TV) tvec;
 /* TFWD_MAXNREG (0: none): on devices whose binaries are PTX (NVIDIA), the
  * most registers ptxas may give dlca_forward_tile (".maxnreg", written by
  * lib/cl/ptx.c); the staged kernel takes 98-128, so one 256-thread group
- * short of what local memory allows fits an SM (doc/performance.md, v28).
+ * short of what local memory allows fits an SM (doc/kernels.md).
  * Other devices ignore it. */
 // @tunable TFWD_MAXNREG 0 64 80
 // @ptx-maxnreg dlca_forward_tile TFWD_MAXNREG
@@ -127,7 +122,7 @@ typedef TV_PASTE(float, TV) tvec;
 #define TSL ((GMAX + TWG - 1) / TWG)
 #define TABN (GMAX > NGP ? GMAX : NGP)
 /* 1: the staged wires of a slice's gates q and q + 1 (q even) lie side by
- * side, and one 8-byte local read gets both (doc/performance.md, v31);
+ * side, and one 8-byte local read gets both (doc/kernels.md);
  * where a slice's gates are odd in number, or chunks would split a pair,
  * or the pairs' places would pass TABN (or TABN is odd), it is 0. */
 // @tunable TFWD_WPAIR 0 1
@@ -141,9 +136,9 @@ typedef TV_PASTE(float, TV) tvec;
 /* The reverse pass of the backward step runs 4 lanes per thread (a float4 of
  * 4 cells): thread tid is quad tid % (TL / 4) of quad-slice tid / (TL / 4),
  * NSQ of them, so that the work every lane shares (reverse entries,
- * coefficients, addresses) is done once per 4 cells (doc/performance.md,
- * v9: 154 -> 125 ms of backward at batch 512 on the H100; the forward gates
- * ran slower that way, 14.4 -> 20.0 ms, and stay a lane per thread). */
+ * coefficients, addresses) is done once per 4 cells (19% faster on an H100;
+ * the forward gates ran slower that way and stay a lane per thread;
+ * doc/kernels.md). */
 #define TQ (TL / 4)
 #define NSQ (TWG / TQ)
 #if TWG % TL != 0 || TL % 4 != 0
@@ -175,12 +170,9 @@ inline tvec gate_tv(float4 c, tvec a, tvec b) { return c.x + c.y * a + c.z * b +
  * last cell. */
 /* A thread's TPN patch values, loaded TPATCH_BATCH at a time before they
  * are stored (by default all, at most 16: one round trip a tile instead of
- * one per value; H200, checkerboard b512: dlca_forward_tile 14.14 -> 14.09
- * ms, doc/performance.md v20) */
+ * one per value) */
 #define TPN ((9 * C * TL + TWG - 1) / TWG)
-#ifndef TPATCH_BATCH
 #define TPATCH_BATCH (TPN < 16 ? TPN : 16)
-#endif
 inline float tile_patch_value(__global const float *grid, int i, int base, int cells, int H, int W) {
   const int rest = i / C, cell = base + rest % TL;
   return cell < cells ? cell_neighbour_value(grid, cell, rest / TL, i % C, H, W) : 0.0f;
@@ -296,12 +288,9 @@ T_UNROLL
     __local const float4 *lc = tc + (l & 1) * TABN;
     __local const uint *lw = tw + (l & 1) * TABN;
     if (stage && l + 1 < NU) tables_load(coef, wires, wo + 2 * G, go + G, US[l + 2], nc, nw);
-#if TFWD_LOADS_FIRST
     /* the slice's gates of the layer (a chunk of TCH of them at a time) read
      * and evaluated before any is stored: a store into buf between them
-     * keeps the compiler from hoisting the next gate's loads above it. The
-     * gate-by-gate form below reads the tables from global memory, staged
-     * or not. */
+     * keeps the compiler from hoisting the next gate's loads above it */
     tvec v[TG];
     uint2 wp = (uint2)(0u, 0u); /* TWPAIR: the wires of gates q and q + 1 (q even) */
 T_UNROLL
@@ -326,16 +315,6 @@ T_UNROLL
         }
       }
     }
-#else
-#if TFWD_UNROLL == 2
-T_UNROLL
-#endif
-    for (int g = sl; g < G; g += NSF) {
-      const tvec v = gate_tv(coef[go + g], TV_LOAD(in, wires[wo + g]), TV_LOAD(in, wires[wo + G + g]));
-      TV_STORE(v, out, g);
-      if (keep) TV_GSTORE(v, act, ao + n + g);
-    }
-#endif
     if (stage && l + 1 < NU) tables_store(tc + ((l + 1) & 1) * TABN, tw + ((l + 1) & 1) * TABN, US[l + 2], nc, nw);
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     ao += n, wo += 2 * G, go += G;
@@ -460,8 +439,7 @@ T_UNROLL
         const int n = US[l], G = US[l + 1], R = UF[l];
         ao -= n, go -= G, wo -= 2 * G, rb -= R * n, slot -= (G + TWG - 1) / TWG;
         /* the layer's input, staged from the scratch: every read below is
-         * local (a gather from the L2 per reverse entry was the v9.0 kernel's
-         * bottleneck) */
+         * local (a gather from the L2 per reverse entry was the bottleneck) */
         __global const float *src = act + (size_t)ao * TL;
         for (int i = tid; i < n * TL / 4; i += TWG) vstore4(vload4(i, src), i, xin);
         barrier(CLK_LOCAL_MEM_FENCE);
