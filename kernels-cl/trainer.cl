@@ -50,20 +50,20 @@ typedef float real_t;
 #define NPG 16
 #endif
 
-// @tunable WG 256 128 64 32 16 512
+// @tunable WG 256 128 64 32 16 512 | 1..4096 pow2
 #ifndef WG
 #define WG 256
 #endif
 /* Work-groups per compute unit of the forward and the backward steps (host
  * side: each work-group loops over cells). */
-// @tunable FWD_GROUPS_PER_CU 8 1 2 4 16 32
+// @tunable FWD_GROUPS_PER_CU 8 1 2 4 16 32 | 1..64
 #ifndef FWD_GROUPS_PER_CU
 #define FWD_GROUPS_PER_CU 8
 #endif
 /* 1: fully unroll the layer loops, so that per-gate sums and perception
  * stacks get compile-time indices and live in registers (GPUs). 0: leave the
  * loops rolled; PoCL compiles that 3x faster and runs it faster too. */
-// @tunable UNROLL 1 0
+// @tunable UNROLL 1 0 | 0, 1
 #ifndef UNROLL
 #define UNROLL 1
 #endif
@@ -74,17 +74,17 @@ typedef float real_t;
 #endif
 /* Cells each backward work-group runs side by side, sharing every barrier
  * (host side: the host passes CPW, capped by local memory). */
-// @tunable CELLS_PER_GROUP 1 2 4
+// @tunable CELLS_PER_GROUP 1 2 4 | 1..16
 #ifndef CELLS_PER_GROUP
 #define CELLS_PER_GROUP 1
 #endif
 /* Where a small batch would leave compute units without a group, the host
  * halves CELLS_PER_GROUP, but not below CELLS_PER_GROUP_MIN. */
-// @tunable CELLS_PER_GROUP_MIN 1 2
+// @tunable CELLS_PER_GROUP_MIN 1 2 | 1..16
 #ifndef CELLS_PER_GROUP_MIN
 #define CELLS_PER_GROUP_MIN 1
 #endif
-// @tunable BWD_GROUPS_PER_CU 2 1 4 8 16
+// @tunable BWD_GROUPS_PER_CU 2 1 4 8 16 | 1..64
 #ifndef BWD_GROUPS_PER_CU
 #define BWD_GROUPS_PER_CU 2
 #endif
@@ -95,7 +95,7 @@ typedef float real_t;
  * builds every kernel with WG_NARROW threads (-DLWG) and runs WG / WG_NARROW
  * times the backward groups per compute unit: more groups resident per compute
  * unit for the same registers (lib/cl/cl_trainer.c: plan_groups). */
-// @tunable WG_NARROW 0 128 64
+// @tunable WG_NARROW 0 128 64 | 0, 1..4096 pow2
 #ifndef WG_NARROW
 #define WG_NARROW 0
 #endif
@@ -113,7 +113,7 @@ typedef float real_t;
  * instead of a launch per step leaving most compute units idle at its end
  * (growth: 400 cells on 132 SMs, 4 rounds where 3.03 would do). The gate
  * sums are flushed once per epoch instead of once per step. doc/kernels.md */
-// @tunable BWD_PERSIST 0 16 4 64
+// @tunable BWD_PERSIST 0 16 4 64 | 0..1024
 #ifndef BWD_PERSIST
 #define BWD_PERSIST 0
 #endif
@@ -144,7 +144,7 @@ typedef float real_t;
  * work-item per group, no barriers: CPU devices); 2 those of trainer_tile.cl
  * (a tile of cells per work-group, a cell per lane: GPUs, many cells).
  * coef, start, adamw and eval always come from this file. */
-// @tunable KERNELS 0 1 2
+// @tunable KERNELS 0 1 2 | 0, 1, 2
 #ifndef KERNELS
 #define KERNELS 0
 #endif
@@ -152,7 +152,7 @@ typedef float real_t;
  * forward steps (soft and hard) are trainer_tile.cl's dlca_forward_tile,
  * where its tile fits in local memory; the backward steps stay these
  * (0: never). */
-// @tunable TILE_CELLS 0 8192 32768
+// @tunable TILE_CELLS 0 8192 32768 | 0..2147483647
 #ifndef TILE_CELLS
 #define TILE_CELLS 0
 #endif
@@ -160,26 +160,26 @@ typedef float real_t;
  * BWD_PERSIST): from this many cells per step on, the perception stacks'
  * backward of a step is dlca_backward_perc, a launch of its own after
  * dlca_backward (PSPLIT), which then holds fewer registers (0: never). */
-// @tunable PERC_SPLIT_CELLS 0 32768
+// @tunable PERC_SPLIT_CELLS 0 32768 | 0..2147483647
 #ifndef PERC_SPLIT_CELLS
 #define PERC_SPLIT_CELLS 0
 #endif
 /* The backward groups per compute unit under PSPLIT (0: BWD_GROUPS_PER_CU) */
-// @tunable PERC_SPLIT_GROUPS_PER_CU 0 2 3 4
+// @tunable PERC_SPLIT_GROUPS_PER_CU 0 2 3 4 | 0..64
 #ifndef PERC_SPLIT_GROUPS_PER_CU
 #define PERC_SPLIT_GROUPS_PER_CU 0
 #endif
 /* Cells side by side in a unit of dlca_backward_perc under PSPLIT (0: the
  * backward's CELLS_PER_GROUP; the host lowers it to what fits in local
  * memory and passes the result as CPWP) */
-// @tunable PERC_SPLIT_UNIT_CELLS 0 3 6 8
+// @tunable PERC_SPLIT_UNIT_CELLS 0 3 6 8 | 0..64
 #ifndef PERC_SPLIT_UNIT_CELLS
 #define PERC_SPLIT_UNIT_CELLS 0
 #endif
 /* dlca_backward_perc's own groups per compute unit under PSPLIT (times
  * WG / WG_NARROW, as PERC_SPLIT_GROUPS_PER_CU; 0: dlca_backward's groups):
  * host only (lib/cl/cl_trainer.c: nwg_perc) */
-// @tunable PERC_GROUPS_PER_CU 0 3 2 4
+// @tunable PERC_GROUPS_PER_CU 0 3 2 4 | 0..64
 #ifndef PERC_GROUPS_PER_CU
 #define PERC_GROUPS_PER_CU 0
 #endif
@@ -203,7 +203,7 @@ __constant int UF[NU + 1] = {U_FANOUT, 0};
  * of where they are used, so that their L2 round trips overlap the slot-0
  * work (8% faster on an H200 at checkerboard batch 512, doc/performance.md);
  * 0: where they are used. */
-// @tunable BWD_EARLY 1 0
+// @tunable BWD_EARLY 1 0 | 0, 1
 #ifndef BWD_EARLY
 #define BWD_EARLY 1
 #endif
@@ -224,7 +224,7 @@ __constant int UF[NU + 1] = {U_FANOUT, 0};
  * gradient. pwire[u] of update gate u = (wa | sa << 16, wb | sb << 16, its
  * output's readers, R2 n + ovf of its output in the layer above); after the
  * NGU entries, (readers, R2 n + ovf) of each update input, for dU. */
-// @tunable BWD_PUSH 0 1
+// @tunable BWD_PUSH 0 1 | 0, 1
 #ifndef BWD_PUSH
 #define BWD_PUSH 0
 #endif
@@ -232,14 +232,14 @@ __constant int UF[NU + 1] = {U_FANOUT, 0};
  * hidden update layer's gates in a bank-aware order, so that a warp's
  * gathers and slot stores hit distinct local-memory banks
  * (lib/cl/bank_order.c; doc/kernels.md) */
-// @tunable BWD_BANKS 0 1
+// @tunable BWD_BANKS 0 1 | 0, 1
 #ifndef BWD_BANKS
 #define BWD_BANKS 0
 #endif
 /* BWD_BANKS_EFFORT (host only): the order's search proposes this many swaps
  * a hidden unit (the checkerboard: 150, 1.86 cycles a gather; 1200, 1.2 and
  * about a second of host time; lib/cl/bank_order.c) */
-// @tunable BWD_BANKS_EFFORT 1200 150 600 2400 4800
+// @tunable BWD_BANKS_EFFORT 1200 150 600 2400 4800 | 1..100000
 #ifndef BWD_BANKS_EFFORT
 #define BWD_BANKS_EFFORT 1200
 #endif
@@ -259,7 +259,7 @@ __constant int PUSH_OFF[NU + 1] = {PUSH_OFFS};
  * The lane's gate sums go to one accumulator slot, summed over the cells
  * in the same order, so no value changes. Without NV_PTX the same mapping
  * runs with group barriers (the tests' check of it on CPU devices). */
-// @tunable BWD_TAIL 0 1
+// @tunable BWD_TAIL 0 1 | 0, 1
 #ifndef BWD_TAIL
 #define BWD_TAIL 0
 #endif
@@ -270,7 +270,7 @@ __constant int PUSH_OFF[NU + 1] = {PUSH_OFFS};
  * fit an SM's 64 K registers; at 128, 4 (doc/kernels.md). Without
  * the split it holds the perception sums too (250), so the host passes
  * BWD_NREG = BWD_MAXNREG under PSPLIT, else 0. Other devices ignore it. */
-// @tunable BWD_MAXNREG 0 128 96
+// @tunable BWD_MAXNREG 0 128 96 | 0, 24..255
 // @ptx-maxnreg dlca_backward BWD_NREG
 #ifndef BWD_MAXNREG
 #define BWD_MAXNREG 0

@@ -17,12 +17,12 @@
 
 /* Cells per work-item: the width of every activation vector (16 was the
  * fastest on every preset on an AVX2 CPU: doc/performance.md). */
-// @tunable VEC 16 8 4
+// @tunable VEC 16 8 4 | 4, 8, 16
 #ifndef VEC
 #define VEC 16
 #endif
 /* Work-groups per compute unit (host side; at most one per chunk of VEC cells). */
-// @tunable CPU_GROUPS_PER_CU 2 1 4
+// @tunable CPU_GROUPS_PER_CU 2 1 4 | 1..64
 #ifndef CPU_GROUPS_PER_CU
 #define CPU_GROUPS_PER_CU 2
 #endif

@@ -19,28 +19,28 @@
 #include "grid.cl"
 
 /* Cells per tile: the lanes of a slice (a multiple of 4). */
-// @tunable TL 8 4 16 32
+// @tunable TL 8 4 16 32 | 4..64 step 4
 #ifndef TL
 #define TL 8
 #endif
 /* Threads per work-group: TWG / TL slices. */
-// @tunable TWG 256 128 512
+// @tunable TWG 256 128 512 | 4..4096 pow2
 #ifndef TWG
 #define TWG 256
 #endif
 /* Work-groups per compute unit of the backward and of the forward steps
  * (host side; at most one per tile). */
-// @tunable TILE_GROUPS_PER_CU 2 1 4
+// @tunable TILE_GROUPS_PER_CU 2 1 4 | 1..64
 #ifndef TILE_GROUPS_PER_CU
 #define TILE_GROUPS_PER_CU 2
 #endif
-// @tunable TILE_FWD_GROUPS_PER_CU 4 1 2 8
+// @tunable TILE_FWD_GROUPS_PER_CU 4 1 2 8 | 1..64
 #ifndef TILE_FWD_GROUPS_PER_CU
 #define TILE_FWD_GROUPS_PER_CU 4
 #endif
 /* 1: unroll the layer loops, so that the gate sums get compile-time
  * indices and live in registers (GPUs); 0: rolled (PoCL builds it faster). */
-// @tunable TUNROLL 1 0
+// @tunable TUNROLL 1 0 | 0, 1
 #ifndef TUNROLL
 #define TUNROLL 1
 #endif
@@ -52,8 +52,9 @@
 /* The update layers of tile_forward (the forward step, and the recompute of
  * KERNELS 2): 0 a loop over layers; 1 unrolled, so that each layer's gate
  * loop has a constant trip count and its gates overlap (doc/kernels.md).
- * Only with TUNROLL. */
-// @tunable TFWD_UNROLL 0 1
+ * Only with TUNROLL. (2, which also unrolled a gate-by-gate form since
+ * removed, is accepted and is 1.) */
+// @tunable TFWD_UNROLL 0 1 | 0..2
 #ifndef TFWD_UNROLL
 #define TFWD_UNROLL 0
 #endif
@@ -65,7 +66,7 @@
  * gate's tables and 8- or 16-byte reads of its rows, so that the tables'
  * local reads are shared by TV cells (doc/kernels.md). The tile, its
  * rows and every other step keep TL cells and a lane each. */
-// @tunable TV 1 2 4
+// @tunable TV 1 2 4 | 1, 2, 4
 #ifndef TV
 #define TV 1
 #endif
@@ -92,7 +93,7 @@ typedef TV_PASTE(float, TV) tvec;
 /* ... in chunks of TFWD_CHUNK gates: a chunk's stores come before the next
  * chunk's loads (0: all TG at once): fewer registers in flight; on an H100
  * (staged, TL 16, TWG 256) 2 is 4% faster than 0 (doc/kernels.md) */
-// @tunable TFWD_CHUNK 0 1 2 4
+// @tunable TFWD_CHUNK 0 1 2 4 | 0, 1..64 pow2
 #ifndef TFWD_CHUNK
 #define TFWD_CHUNK 0
 #endif
@@ -103,7 +104,7 @@ typedef TV_PASTE(float, TV) tvec;
  * stacks; its lanes then read them from local memory instead of each lane
  * loading them from global memory (doc/kernels.md). The host sizes
  * the group's local memory by it (2 TABN float4 and 2 TABN uint more). */
-// @tunable TFWD_STAGE 1 0
+// @tunable TFWD_STAGE 1 0 | 0, 1
 #ifndef TFWD_STAGE
 #define TFWD_STAGE 1
 #endif
@@ -112,7 +113,7 @@ typedef TV_PASTE(float, TV) tvec;
  * lib/cl/ptx.c); the staged kernel takes 98-128, so one 256-thread group
  * short of what local memory allows fits an SM (doc/kernels.md).
  * Other devices ignore it. */
-// @tunable TFWD_MAXNREG 0 64 80
+// @tunable TFWD_MAXNREG 0 64 80 | 0, 16..255
 // @ptx-maxnreg dlca_forward_tile TFWD_MAXNREG
 #ifndef TFWD_MAXNREG
 #define TFWD_MAXNREG 0
@@ -125,7 +126,7 @@ typedef TV_PASTE(float, TV) tvec;
  * side, and one 8-byte local read gets both (doc/kernels.md);
  * where a slice's gates are odd in number, or chunks would split a pair,
  * or the pairs' places would pass TABN (or TABN is odd), it is 0. */
-// @tunable TFWD_WPAIR 0 1
+// @tunable TFWD_WPAIR 0 1 | 0, 1
 #ifndef TFWD_WPAIR
 #define TFWD_WPAIR 0
 #endif
