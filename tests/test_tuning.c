@@ -126,11 +126,17 @@ START_TEST(test_every_tunable_range) {
     dlca_tunable *ts;
     size_t n;
     ck_assert_msg(dlca__kernel_tunables(NULL, kernel_files[f], &ts, &n) == DLCA_OK, "%s", dlca_last_error());
-    char stem[64];
+    char stem[64], *whole, fallback[200];
     dlca__kernel_stem(kernel_files[f], stem, sizeof stem);
+    ck_assert(dlca__kernel_resolve(kernel_files[f], &whole, NULL, NULL, 0) == DLCA_OK);
     for (size_t i = 0; i < n; i++) {
       ck_assert_msg(ts[i].declared_allowed, "%s: @tunable %s declares no allowed values (| ...)", kernel_files[f],
                     ts[i].name);
+      /* the #ifndef fallback, in whichever piece declares it (STYLE.md) */
+      snprintf(fallback, sizeof fallback, "#ifndef %s\n#define %s %d\n#endif", ts[i].name, ts[i].name,
+               ts[i].values[0]);
+      ck_assert_msg(strstr(whole, fallback) != NULL, "%s: @tunable %s lacks \"%s\"", kernel_files[f], ts[i].name,
+                    fallback);
       const int bad = outside(&ts[i]);
       const char *path = table_of(dir, stem, ts[i].name, bad);
       char allowed[256], value[80];
@@ -159,6 +165,7 @@ START_TEST(test_every_tunable_range) {
       dlca_context_free(ctx);
       checked++;
     }
+    free(whole);
     free(ts);
   }
   unsetenv("DLCA_CL_TUNING");
