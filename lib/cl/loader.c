@@ -333,7 +333,7 @@ static int line_marker(const char *p, size_t l, int *line, char *name, size_t n)
   buf[l] = 0;
   char *q, *e;
   long v = strtol(buf + 6, &e, 10);
-  if (e == buf + 6) return 0;
+  if (e == buf + 6 || v < 1 || v > 1000000000L) return 0;
   *line = (int)v - 1;
   if ((q = strchr(e, '"')) && (e = strchr(q + 1, '"')) && (size_t)(e - q - 1) < n) {
     memcpy(name, q + 1, (size_t)(e - q - 1));
