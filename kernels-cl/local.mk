@@ -1,4 +1,13 @@
 # OpenCL C sources, read at run time and installed to $(pkgdatadir)/kernels.
+# The program files (trainer.cl, trainer_cpu.cl, trainer_tile.cl: the names
+# the tuning table and the cache know) #include their pieces from trainer/,
+# installed beside them as $(pkgdatadir)/kernels/trainer.
 dist_kernels_DATA += kernels-cl/rng.cl kernels-cl/selftest.cl
 dist_kernels_DATA += kernels-cl/trainer.cl kernels-cl/trainer_cpu.cl kernels-cl/trainer_tile.cl \
 	kernels-cl/grid.cl
+kernels_trainerdir = $(kernelsdir)/trainer
+dist_kernels_trainer_DATA = kernels-cl/trainer/common.cl kernels-cl/trainer/coef.cl kernels-cl/trainer/start.cl \
+	kernels-cl/trainer/forward.cl kernels-cl/trainer/backward.cl kernels-cl/trainer/backward_perc.cl \
+	kernels-cl/trainer/adamw.cl kernels-cl/trainer/eval.cl \
+	kernels-cl/trainer/tile_common.cl kernels-cl/trainer/tile_forward.cl kernels-cl/trainer/tile_backward.cl \
+	kernels-cl/trainer/cpu_common.cl kernels-cl/trainer/cpu_forward.cl kernels-cl/trainer/cpu_backward.cl

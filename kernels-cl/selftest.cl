@@ -3,7 +3,7 @@
 // parameters a program was built with.
 #include "rng.cl"
 
-// @tunable WG_SIZE 64 32 128 256
+// @tunable WG_SIZE 64 32 128 256 | 1..1024 pow2
 #ifndef WG_SIZE
 #define WG_SIZE 64
 #endif

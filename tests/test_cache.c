@@ -123,6 +123,41 @@ START_TEST(test_source_miss) {
 }
 END_TEST
 
+/* The kernels' pieces live in a subfolder (kernels-cl/trainer/): an
+ * #include "dir/x.cl" resolves against the including file's folder, an
+ * include from there against its own, and an edit of either piece changes
+ * the key. */
+START_TEST(test_subfolder_include_key) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("cache-subdir");
+  const char *kdir = tu_tmpdir("cache-subdir-k");
+  setenv("DLCA_CL_KERNEL_PATH", kdir, 1);
+  char sub[1100], piece[1200], inner[1200];
+  snprintf(sub, sizeof sub, "%s/part", kdir);
+  ck_assert(mkdir(sub, 0755) == 0);
+  tu_write(kdir, "top.cl", "#include \"part/piece.cl\"\n__kernel void k(__global int *o) { o[0] = V + W; }\n");
+  snprintf(piece, sizeof piece, "%s", tu_write(sub, "piece.cl", "#include \"inner.cl\"\n#define V 1\n"));
+  snprintf(inner, sizeof inner, "%s", tu_write(sub, "inner.cl", "#define W 2\n"));
+  char *src;
+  ck_assert_msg(dlca__kernel_resolve("top.cl", &src, NULL, NULL, 0) == DLCA_OK, "%s", dlca_last_error());
+  ck_assert_msg(strstr(src, "#line 1 \"part/piece.cl\"") && strstr(src, "#define W 2"), "%s", src);
+  free(src);
+  dlca_build_info a, b, c, d;
+  must_build("top.cl", NULL, &a);
+  must_build("top.cl", NULL, &b);
+  ck_assert_int_eq(b.from_cache, DLCA_BUILD_DISK);
+  append(piece, "// edited\n");
+  must_build("top.cl", NULL, &c);
+  ck_assert_int_eq(c.from_cache, DLCA_BUILD_COMPILED);
+  ck_assert_str_ne(c.cache_file, a.cache_file);
+  append(inner, "// edited\n");
+  must_build("top.cl", NULL, &d);
+  ck_assert_int_eq(d.from_cache, DLCA_BUILD_COMPILED);
+  ck_assert_str_ne(d.cache_file, c.cache_file);
+  unsetenv("DLCA_CL_KERNEL_PATH");
+}
+END_TEST
+
 /* A damaged entry is rebuilt with no error, then served again. */
 static void damage_and_rebuild(const char *how) {
   dlca_build_info a, b, c;
@@ -561,6 +596,7 @@ Suite *suite_cache(void) {
   tcase_add_test(tc, test_memory_and_disk_hits);
   tcase_add_test(tc, test_options_miss);
   tcase_add_test(tc, test_source_miss);
+  tcase_add_test(tc, test_subfolder_include_key);
   tcase_add_test(tc, test_corrupt_entries);
   tcase_add_test(tc, test_refused_binary);
   tcase_add_test(tc, test_two_processes);

@@ -159,9 +159,10 @@ static int resolve(const char *from, const char *file, frame *stack, int depth, 
   char *slash = strrchr(dir, '/');
   if (slash) *slash = 0;
   else snprintf(dir, sizeof dir, ".");
-  /* #line keeps build-log positions in the files people edit. The base name,
-   * not the path, so that one source installed in two places has one key. */
-  const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+  /* #line keeps build-log positions in the files people edit. The base name
+   * of the top file and the name an #include gives (trainer/forward.cl), not
+   * the path, so that one source installed in two places has one key. */
+  const char *base = depth > 0 || !strrchr(file, '/') ? file : strrchr(file, '/') + 1;
   rc = sb_printf(out, "#line 1 \"%s\"\n", base);
   int lineno = 0;
   for (size_t i = 0; !rc && i < len;) {
@@ -206,14 +207,82 @@ static int ident_ok(const char *s) {
   return 1;
 }
 
-/* `// @tunable NAME v1 v2 ...`: the candidates the tuner tries, the first
- * being the value the kernel's #ifndef fallback also uses. */
+static int parse_int(const char *tok, int *v) {
+  char *e;
+  errno = 0;
+  long x = strtol(tok, &e, 0);
+  if (!*tok || *e || errno || x < -2147483647L || x > 2147483647L) return 0;
+  *v = (int)x;
+  return 1;
+}
+
+int dlca__tunable_allowed(const dlca_tunable *t, int v) {
+  if (!t->declared_allowed) {
+    for (int i = 0; i < t->n_values; i++)
+      if (t->values[i] == v) return 1;
+    return 0;
+  }
+  for (int i = 0; i < t->n_allowed; i++) {
+    const dlca_tunable_range *r = &t->allowed[i];
+    if (v < r->lo || v > r->hi || ((long long)v - r->lo) % r->step) continue;
+    if (!r->pow2 || (v > 0 && (v & (v - 1)) == 0)) return 1;
+  }
+  return 0;
+}
+
+void dlca__tunable_allowed_text(const dlca_tunable *t, char *buf, size_t n) {
+  size_t len = 0;
+  buf[0] = 0;
+  if (!t->declared_allowed) {
+    for (int i = 0; i < t->n_values && len < n; i++)
+      len += (size_t)snprintf(buf + len, n - len, "%s%d", i ? ", " : "", t->values[i]);
+    return;
+  }
+  for (int i = 0; i < t->n_allowed && len < n; i++) {
+    const dlca_tunable_range *r = &t->allowed[i];
+    if (r->lo == r->hi) len += (size_t)snprintf(buf + len, n - len, "%s%d", i ? ", " : "", r->lo);
+    else
+      len += (size_t)snprintf(buf + len, n - len, "%s%d..%d%s", i ? ", " : "", r->lo, r->hi,
+                              r->pow2 ? " pow2" : "");
+    if (r->step > 1 && len < n) len += (size_t)snprintf(buf + len, n - len, " step %d", r->step);
+  }
+}
+
+/* One term of the allowed values: "N", "A..B", "A..B pow2" or "A..B step S". */
+static int parse_range(char *term, dlca_tunable_range *r) {
+  char *save = NULL, *tok = strtok_r(term, " \t\r", &save);
+  if (!tok) return 0;
+  char *dots = strstr(tok, "..");
+  memset(r, 0, sizeof *r);
+  r->step = 1;
+  if (!dots) {
+    if (!parse_int(tok, &r->lo)) return 0;
+    r->hi = r->lo;
+    return strtok_r(NULL, " \t\r", &save) == NULL;
+  }
+  *dots = 0;
+  if (!parse_int(tok, &r->lo) || !parse_int(dots + 2, &r->hi) || r->lo >= r->hi) return 0;
+  if (!(tok = strtok_r(NULL, " \t\r", &save))) return 1;
+  if (!strcmp(tok, "pow2")) r->pow2 = 1;
+  else if (strcmp(tok, "step") || !(tok = strtok_r(NULL, " \t\r", &save)) || !parse_int(tok, &r->step) ||
+           r->step < 1)
+    return 0;
+  return strtok_r(NULL, " \t\r", &save) == NULL;
+}
+
+/* `// @tunable NAME DEFAULT CANDIDATES... | ALLOWED` (doc/tuning-table.md):
+ * the values the tuner tries, the first being the value the kernel's
+ * #ifndef fallback also uses, then the values a table may set: terms
+ * separated by commas, each N, A..B, A..B pow2 or A..B step S. `where` names
+ * the file and line in messages. */
 static int parse_one(const char *where, const char *ln, size_t l, dlca_tunable *t) {
   char buf[512];
   if (l >= sizeof buf) l = sizeof buf - 1;
   memcpy(buf, ln, l);
   buf[l] = 0;
   memset(t, 0, sizeof *t);
+  char *bar = strchr(buf, '|');
+  if (bar) *bar = 0;
   char *save = NULL, *tok = strtok_r(buf, " \t\r", &save);
   if (!tok || strlen(tok) >= sizeof t->name || !ident_ok(tok))
     return dlca__fail(DLCA_EBUILD, "%s: malformed annotation \"@tunable%.*s\": expected a macro name",
@@ -222,17 +291,55 @@ static int parse_one(const char *where, const char *ln, size_t l, dlca_tunable *
   while ((tok = strtok_r(NULL, " \t\r", &save))) {
     if (t->n_values == 16)
       return dlca__fail(DLCA_EBUILD, "%s: @tunable %s lists more than 16 values", where, t->name);
-    char *e;
-    errno = 0;
-    long v = strtol(tok, &e, 0);
-    if (*e || errno || v < -2147483647L || v > 2147483647L)
+    if (!parse_int(tok, &t->values[t->n_values]))
       return dlca__fail(DLCA_EBUILD, "%s: @tunable %s: \"%s\" is not an integer", where, t->name, tok);
-    t->values[t->n_values++] = (int)v;
+    t->n_values++;
   }
   if (t->n_values == 0)
     return dlca__fail(DLCA_EBUILD, "%s: @tunable %s lists no value (the first is the default)",
                       where, t->name);
+  if (!bar) return DLCA_OK;
+  t->declared_allowed = 1;
+  for (char *term = bar + 1, *next; term; term = next) {
+    next = strchr(term, ',');
+    if (next) *next++ = 0;
+    char copy[256];
+    snprintf(copy, sizeof copy, "%s", term + strspn(term, " \t"));
+    if (t->n_allowed == 8)
+      return dlca__fail(DLCA_EBUILD, "%s: @tunable %s: more than 8 terms of allowed values", where, t->name);
+    if (!parse_range(term, &t->allowed[t->n_allowed]))
+      return dlca__fail(DLCA_EBUILD,
+                        "%s: @tunable %s: allowed values \"%s\" are not N, A..B, A..B pow2 or A..B step S "
+                        "(A < B)",
+                        where, t->name, copy);
+    t->n_allowed++;
+  }
+  for (int i = 0; i < t->n_values; i++)
+    if (!dlca__tunable_allowed(t, t->values[i])) {
+      char a[256];
+      dlca__tunable_allowed_text(t, a, sizeof a);
+      return dlca__fail(DLCA_EBUILD, "%s: @tunable %s: candidate %d is not among its allowed values %s", where,
+                        t->name, t->values[i], a);
+    }
   return DLCA_OK;
+}
+
+/* If line is `#line N "name"` (as resolve() writes them), the position it sets. */
+static int line_marker(const char *p, size_t l, int *line, char *name, size_t n) {
+  if (l < 6 || strncmp(p, "#line ", 6) != 0) return 0;
+  char buf[600];
+  if (l >= sizeof buf) return 0;
+  memcpy(buf, p, l);
+  buf[l] = 0;
+  char *q, *e;
+  long v = strtol(buf + 6, &e, 10);
+  if (e == buf + 6 || v < 1 || v > 1000000000L) return 0;
+  *line = (int)v - 1;
+  if ((q = strchr(e, '"')) && (e = strchr(q + 1, '"')) && (size_t)(e - q - 1) < n) {
+    memcpy(name, q + 1, (size_t)(e - q - 1));
+    name[e - q - 1] = 0;
+  }
+  return 1;
 }
 
 const char *dlca__annotation(const char *p, const char *end, const char *word) {
@@ -248,13 +355,23 @@ const char *dlca__annotation(const char *p, const char *end, const char *word) {
 int dlca__tunables_parse(const char *where, const char *src, dlca_tunable **out, size_t *n) {
   dlca_tunable *ts = NULL;
   size_t nt = 0;
+  char file[256] = "", at[1400];
+  int line = 0;
   for (const char *p = src; p && *p;) {
     const char *nl = strchr(p, '\n');
     size_t l = nl ? (size_t)(nl - p) : strlen(p);
-    const char *end = p + l, *args = dlca__annotation(p, end, "@tunable");
+    const int marker = line_marker(p, l, &line, file, sizeof file);
+    const char *end = p + l, *args = marker ? NULL : dlca__annotation(p, end, "@tunable");
+    if (!marker) line++;
     if (args) {
       dlca_tunable t;
-      int rc = parse_one(where, args, (size_t)(end - args), &t);
+      /* the line in the file that declares it (an included one: its name) */
+      const char *wb = strrchr(where, '/') ? strrchr(where, '/') + 1 : where;
+      if (*file && strcmp(file, wb) != 0)
+        snprintf(at, sizeof at, "%s: %s:%d", where, file, line);
+      else
+        snprintf(at, sizeof at, "%s:%d", where, line);
+      int rc = parse_one(at, args, (size_t)(end - args), &t);
       if (rc) {
         free(ts);
         return rc;

@@ -29,10 +29,19 @@ int dlca__device_select(const dlca__device *devs, size_t n, const char *spec, si
 
 /* ---- the loader (loader.c) ---- */
 
+/* One term of a tunable's allowed values: lo..hi, every step-th value from
+ * lo (step 1: all), or with pow2 only the powers of two among them. */
+typedef struct dlca_tunable_range {
+  int lo, hi, step, pow2;
+} dlca_tunable_range;
+
 typedef struct dlca_tunable {
   char name[64];
   int values[16];   /* candidates; values[0] is the default */
   int n_values;
+  dlca_tunable_range allowed[8]; /* the values a table may set (doc/tuning-table.md) */
+  int n_allowed;
+  int declared_allowed; /* 0: the line has no `| ...`, and only the candidates are allowed */
 } dlca_tunable;
 
 /* Finds file on the kernel search path: DLCA_CL_KERNEL_PATH (colon-separated),
@@ -44,8 +53,14 @@ int dlca__kernel_resolve(const char *file, char **src, size_t *len, char *path, 
 /* Where the arguments of the annotation `// @word args` on line [p, end)
  * start (at the blank after the word), or NULL if the line is not one. */
 const char *dlca__annotation(const char *p, const char *end, const char *word);
-/* The `// @tunable NAME v1 v2 ...` annotations of a source. */
+/* The `// @tunable NAME DEFAULT CANDIDATES... | ALLOWED` annotations of a
+ * source (doc/tuning-table.md); DLCA_EBUILD naming the file and line of a
+ * malformed one. */
 int dlca__tunables_parse(const char *where, const char *src, dlca_tunable **out, size_t *n);
+/* Whether value is one that t's line allows. */
+int dlca__tunable_allowed(const dlca_tunable *t, int value);
+/* t's allowed values as written in doc/tuning-table.md: "0, 16..1024 pow2". */
+void dlca__tunable_allowed_text(const dlca_tunable *t, char *buf, size_t n);
 /* The tunables that file (after includes) declares. Free *out with free(). */
 int dlca__kernel_tunables(dlca_context *ctx, const char *file, dlca_tunable **out, size_t *n);
 /* The source handed to the compiler: one "#define NAME VALUE" line per
@@ -122,7 +137,12 @@ int dlca__tuning_init(dlca_context *ctx);
 int dlca__tunable(dlca_context *ctx, const char *file, const char *param, int *value);
 /* The same for a tunable already parsed from the file whose stem is given. */
 int dlca__tunable_value(dlca_context *ctx, const char *stem, const dlca_tunable *t, int *value);
-/* Sets param for later builds of file (the tuner); builds already made stay. */
+/* Whether every value of the table is one its tunable's @tunable line
+ * allows (the kernel files found on the search path): DLCA_ETUNING naming
+ * the table, the entry, the tunable, the value and the allowed values. */
+int dlca__tuning_validate(const dlca__tuning_table *t);
+/* Sets param for later builds of file (the tuner); builds already made stay.
+ * DLCA_ETUNING for a value outside the tunable's declared values. */
 int dlca__tuning_override(dlca_context *ctx, const char *file, const char *param, int value);
 void dlca__tuning_clear_overrides(dlca_context *ctx);
 

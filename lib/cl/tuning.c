@@ -286,25 +286,60 @@ static const char *device_type_name(dlca_device_type t) {
   return t == DLCA_DEVICE_CPU ? "cpu" : t == DLCA_DEVICE_GPU ? "gpu" : t == DLCA_DEVICE_ACCELERATOR ? "accelerator" : "";
 }
 
+#define OVERRIDES "the tuner's overrides (dlca__tuning_override)"
+
+/* DLCA_ETUNING unless value is one that t's @tunable line allows; `table`
+ * names where the value comes from. */
+static int check_allowed(const char *table, const char *stem, const dlca_tunable *t, int value) {
+  if (dlca__tunable_allowed(t, value)) return DLCA_OK;
+  char a[256];
+  dlca__tunable_allowed_text(t, a, sizeof a);
+  return BAD("%s: %s.cl tunable %s = %d is outside its declared values %s (its @tunable line)", table, stem,
+             t->name, value, a);
+}
+
 int dlca__tunable_value(dlca_context *ctx, const char *stem, const dlca_tunable *t, int *value) {
-  int found = 0;
+  const char *from = NULL;
   if (ctx) {
     pthread_mutex_lock(&ctx->lock);
-    for (size_t i = 0; i < ctx->n_overrides && !found; i++)
+    for (size_t i = 0; i < ctx->n_overrides && !from; i++)
       if (!strcmp(ctx->overrides[i].stem, stem) && !strcmp(ctx->overrides[i].name, t->name)) {
         *value = ctx->overrides[i].value;
-        found = 1;
+        from = OVERRIDES;
       }
     pthread_mutex_unlock(&ctx->lock);
     const char *type = device_type_name(ctx->info.type);
-    if (!found && ctx->have_user)
-      found = dlca__tuning_lookup_typed(&ctx->user, ctx->info.name, ctx->info.driver, ctx->info.vendor, type,
-                                        stem, t->name, value);
-    if (!found && ctx->have_shipped)
-      found = dlca__tuning_lookup_typed(&ctx->shipped, ctx->info.name, ctx->info.driver, ctx->info.vendor,
-                                        type, stem, t->name, value);
+    if (!from && ctx->have_user &&
+        dlca__tuning_lookup_typed(&ctx->user, ctx->info.name, ctx->info.driver, ctx->info.vendor, type, stem,
+                                  t->name, value))
+      from = ctx->user.path;
+    if (!from && ctx->have_shipped &&
+        dlca__tuning_lookup_typed(&ctx->shipped, ctx->info.name, ctx->info.driver, ctx->info.vendor, type, stem,
+                                  t->name, value))
+      from = ctx->shipped.path;
   }
-  if (!found) *value = t->values[0];
+  if (!from) *value = t->values[0]; /* allowed: the loader checked the line */
+  return from ? check_allowed(from, stem, t, *value) : DLCA_OK;
+}
+
+int dlca__tuning_validate(const dlca__tuning_table *t) {
+  for (size_t i = 0; i < t->n_entries; i++)
+    for (size_t j = 0; j < t->entries[i].n_params; j++) {
+      const dlca__tuning_param *p = &t->entries[i].params[j];
+      char file[80];
+      snprintf(file, sizeof file, "%s.cl", p->stem);
+      dlca_tunable *ts;
+      size_t n;
+      int rc = dlca__kernel_tunables(NULL, file, &ts, &n);
+      if (rc) return rc;
+      size_t k = 0;
+      while (k < n && strcmp(ts[k].name, p->name)) k++;
+      if (k == n) rc = BAD("%s: entries[%zu].params.%s.%s: %s declares no such tunable", t->path, i, p->stem,
+                           p->name, file);
+      else rc = check_allowed(t->path, p->stem, &ts[k], p->value);
+      free(ts);
+      if (rc) return rc;
+    }
   return DLCA_OK;
 }
 
@@ -351,6 +386,7 @@ int dlca__tuning_override(dlca_context *ctx, const char *file, const char *param
   if (rc) return rc;
   char stem[64];
   dlca__kernel_stem(file, stem, sizeof stem);
+  if ((rc = check_allowed(OVERRIDES, stem, &t, value))) return rc;
   pthread_mutex_lock(&ctx->lock);
   size_t i = 0;
   while (i < ctx->n_overrides &&
