@@ -80,6 +80,16 @@ typedef struct cl_state {
   int *row[DLCA_MAX_LAYERS + 1];
 } cl_state;
 
+/* The tuned values the trainer reads (tunables.c): trainer.cl's, then
+ * trainer_cpu.cl's (has_cpu) and trainer_tile.cl's (has_tile) where they
+ * may run. */
+typedef struct cl_tuned {
+  int wg, per_cu, fwd_per_cu, cpw, cpw_min, wg_narrow, kernels, persist, tile_cells;
+  int perc_split, split_per_cu, split_unit, perc_per_cu, push, bwd_tail, banks, bank_effort, bwd_maxnreg;
+  int has_cpu, vec, cpu_per_cu;
+  int has_tile, tl, twg, tile_per_cu, tile_fwd_per_cu, tfwd_stage, tv;
+} cl_tuned;
+
 /* ---- shape.c ---- */
 int dlca__clt_push_slots(const dlca_layer *L, int fanout, int *fo, int *ov);
 size_t dlca__clt_push_plan(const dlca_model *m, cl_shape *s);
@@ -97,12 +107,16 @@ size_t dlca__clt_tile_groups(const dlca_train_config *cfg, unsigned cu, int per_
 size_t dlca__clt_cpu_groups(const dlca_train_config *cfg, unsigned cu, int per_cu, int vec);
 size_t dlca__clt_backward_local(const dlca_trainer *t, const cl_shape *s, size_t cpw, size_t row, size_t drow);
 size_t dlca__clt_perc_local_floats(const cl_shape *s, int cells_per_unit, int straight_through);
+int dlca__clt_check_footprint(const dlca_trainer *t, const cl_shape *s, int per_cu);
+
+/* ---- tunables.c ---- */
+/* Reads the trainer's tunables and checks their ranges by hand. */
+int dlca__clt_tunables(dlca_trainer *t, cl_tuned *u);
 
 /* ---- plan.c ---- */
-int dlca__clt_cpu_configure(dlca_context *ctx, const dlca_train_config *cfg, cl_shape *s);
-int dlca__clt_tile_configure(const dlca_context *ctx, cl_shape *s, int backward, int *fits);
-size_t dlca__clt_slots_of(const dlca_context *ctx, int per_cu);
-size_t dlca__clt_plan_groups(const dlca_trainer *t, cl_shape *s, int per_cu, int cpw, int cpw_min);
+/* The launches' groups, cells and kernels set, fitted to the device; ends
+ * with dlca__clt_check_footprint. */
+int dlca__clt_plan(dlca_trainer *t, cl_state *st, const cl_tuned *u);
 
 /* ---- order.c ---- */
 const dlca_model *dlca__clt_device_model(const dlca_trainer *t);
@@ -112,12 +126,15 @@ int dlca__clt_download_params(dlca_trainer *t, cl_mem buf, float *ext, const cha
 
 /* ---- build.c ---- */
 int dlca__clt_build(dlca_trainer *t, cl_state *st, cl_program *prog, cl_program *step_prog);
+int dlca__clt_kernels(dlca_trainer *t, cl_state *st);
 
 /* ---- buffers.c ---- */
 void dlca__clt_destroy(dlca_trainer *t);
+int dlca__clt_alloc_buffers(dlca_trainer *t, cl_state *st);
 
 /* ---- upload.c ---- */
 int dlca__clt_upload_wiring(dlca_trainer *t, cl_state *st);
+int dlca__clt_upload_initial(dlca_trainer *t, cl_state *st);
 int dlca__clt_sync_target(dlca_trainer *t);
 int dlca__clt_sync_input(dlca_trainer *t);
 int dlca__clt_sync_masks(dlca_trainer *t);

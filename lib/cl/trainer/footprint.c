@@ -101,3 +101,25 @@ size_t dlca__clt_perc_local_floats(const cl_shape *s, int cells_per_unit, int st
   return cpw * ck * 9 + cpw * 9 * (size_t)s->C + cpw * (size_t)s->uin + (size_t)s->wg +
          4 * (size_t)s->NGP * (straight_through ? 2 : 1) + (straight_through ? 0 : 4);
 }
+
+/* DLCA_EDEVMEM where the planned buffers (dlca__clt_footprint) exceed the
+ * device's global memory, naming the largest batch that would fit (its
+ * backward groups as planned: per_cu groups a compute unit). */
+int dlca__clt_check_footprint(const dlca_trainer *t, const cl_shape *s, int per_cu) {
+  const dlca_context *ctx = t->ctx;
+  const dlca_model *m = t->model;
+  const size_t need = dlca__clt_footprint(m, &t->cfg, s, (size_t)s->nslots);
+  if (need <= ctx->info.global_mem) return DLCA_OK;
+  size_t fit = 0;
+  dlca_train_config c = t->cfg;
+  for (c.batch = 1;; c.batch *= 2) {
+    const unsigned cu = ctx->info.compute_units;
+    size_t g = s->kernels == 1   ? dlca__clt_cpu_groups(&c, cu, s->cpu_per_cu, s->vec)
+               : s->kernels == 2 ? dlca__clt_tile_groups(&c, cu, s->tile_per_cu, s->tl)
+                                 : dlca__clt_backward_groups(&c, cu, per_cu);
+    if (dlca__clt_footprint(m, &c, s, g) > ctx->info.global_mem) break;
+    fit = (size_t)c.batch;
+  }
+  return dlca__fail(DLCA_EDEVMEM, "training needs %.1f MiB of device memory, %s has %.1f MiB; a batch of %zu would fit",
+                    need / 1048576.0, ctx->info.name, ctx->info.global_mem / 1048576.0, fit);
+}

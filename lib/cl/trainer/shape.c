@@ -63,6 +63,7 @@ void dlca__clt_shape_of(const dlca_model *m, cl_shape *s) {
   memset(s, 0, sizeof *s);
   s->C = m->shape.channels, s->K = m->shape.n_kernels, s->S = dlca__model_S(m);
   s->NP = m->n_perceive, s->NU = m->n_update;
+  s->uin = m->shape.update_layers[0];
   for (int l = 0; l <= s->NP; l++) s->PTOT += m->shape.perceive_layers[l];
   for (int l = 0; l <= s->NU; l++) {
     s->UTOTAL += m->shape.update_layers[l];

@@ -4,6 +4,38 @@
 #include <string.h>
 #include "cl/trainer/cl_trainer.h"
 
+/* BWD_PUSH's wiring of update layer l (pwire, trainer.cl), its gates
+ * starting at update gate u: gate g's slots in its inputs, their entries'
+ * places k among each input's readers in the model's gate order (a before
+ * b), as rev has them without BWD_BANKS, so that the slots add up in the
+ * same order either way; its output's readers and overflow slots, from the
+ * layer above. fill, fo and po are scratch of the layer's inputs. */
+static void push_layer(const cl_state *st, const dlca_layer *L, int l, int last, size_t u, int32_t *fill, int *fo,
+                       int *po, int32_t *pw) {
+  const cl_shape *s = &st->sh;
+  const size_t n = (size_t)L->n_in, R = (size_t)s->fanout[l];
+  dlca__clt_push_slots(L, (int)R, fo, po);
+  const int r2 = R < 2 ? (int)R : 2;
+  memset(fill, 0, sizeof(int32_t) * n);
+  for (int e = 0; e < L->n_gates; e++) {
+    const int g = st->pm ? st->row[l + 1][e] : e;
+    for (int side = 0; side < 2; side++) {
+      const int in = side ? L->wb[g] : L->wa[g], k = fill[in]++;
+      const int sl = k < r2 ? k * (int)n + in : po[in] + k - 2;
+      pw[4 * (u + (size_t)g) + side] = (int32_t)((uint32_t)in | (uint32_t)sl << 16);
+    }
+  }
+  if (l == 0) /* the update input's, for dU */
+    for (int i = 0; i < (int)n; i++) pw[4 * (size_t)s->NGU + 2 * (size_t)i] = fo[i], pw[4 * (size_t)s->NGU + 2 * (size_t)i + 1] = po[i];
+  else /* the layer below's gates: their outputs are this layer's inputs */
+    for (int i = 0; i < (int)n; i++) {
+      const size_t v = u - n + (size_t)i;
+      pw[4 * v + 2] = fo[i], pw[4 * v + 3] = po[i];
+    }
+  if (last) /* the last layer's outputs: one slot, the output gradient */
+    for (int g = 0; g < L->n_gates; g++) pw[4 * (u + (size_t)g) + 2] = 1, pw[4 * (u + (size_t)g) + 3] = 0;
+}
+
 /* Wires of every layer, then the update layers' reverse wiring, one ELL block
  * per layer: with n inputs and fan-out R (shape_of), entry k of input i is
  * rev[base + k n + i] = (2 gate + side, the gate's other input), side 0 for
@@ -43,33 +75,7 @@ int dlca__clt_upload_wiring(dlca_trainer *t, cl_state *st) {
         rv[2 * e] = 2 * g + side, rv[2 * e + 1] = other;
         slot[2 * (u + (size_t)g) + side] = (int32_t)e;
       }
-    if (s->push) {
-      /* gate g's slots in its inputs: its entries' places k among each
-       * input's readers in the model's gate order (a before b), as rev has
-       * them without BWD_BANKS, so that the slots add up in the same order
-       * either way; its output's readers and overflow slots, from the layer
-       * above */
-      dlca__clt_push_slots(L, (int)R, fo, po);
-      const int r2 = R < 2 ? (int)R : 2;
-      memset(fill, 0, sizeof(int32_t) * n);
-      for (int e = 0; e < L->n_gates; e++) {
-        const int g = st->pm ? st->row[l + 1][e] : e;
-        for (int side = 0; side < 2; side++) {
-          const int in = side ? L->wb[g] : L->wa[g], k = fill[in]++;
-          const int sl = k < r2 ? k * (int)n + in : po[in] + k - 2;
-          pw[4 * (u + (size_t)g) + side] = (int32_t)((uint32_t)in | (uint32_t)sl << 16);
-        }
-      }
-      if (l == 0) /* the update input's, for dU */
-        for (int i = 0; i < (int)n; i++) pw[4 * (size_t)s->NGU + 2 * (size_t)i] = fo[i], pw[4 * (size_t)s->NGU + 2 * (size_t)i + 1] = po[i];
-      else /* the layer below's gates: their outputs are this layer's inputs */
-        for (int i = 0; i < (int)n; i++) {
-          const size_t v = u - n + (size_t)i;
-          pw[4 * v + 2] = fo[i], pw[4 * v + 3] = po[i];
-        }
-      if (l == m->n_update - 1) /* the last layer's outputs: one slot, the output gradient */
-        for (int g = 0; g < L->n_gates; g++) pw[4 * (u + (size_t)g) + 2] = 1, pw[4 * (u + (size_t)g) + 3] = 0;
-    }
+    if (s->push) push_layer(st, L, l, l == m->n_update - 1, u, fill, fo, po, pw);
     free(fill), fill = NULL;
     u += (size_t)L->n_gates;
     ov += R * n;
@@ -99,4 +105,59 @@ int dlca__clt_sync_masks(dlca_trainer *t) {
   if (!t->masks) return DLCA_OK;
   size_t n = (size_t)t->cfg.steps * t->cfg.batch * t->cfg.height * t->cfg.width;
   return dlca__upload(t->ctx, st->masks, 0, n, t->masks, "fire masks");
+}
+
+/* The Gumbel table (issue 6), where the relaxation draws noise. */
+static int upload_gumbel(dlca_trainer *t, cl_state *st) {
+  if (!(t->cfg.relax.gumbel_scale > 0)) return DLCA_OK;
+  float *table;
+  int rc = dlca__gumbel_table(t->model->shape.parametrisation, t->cfg.relax.gumbel_scale, &table);
+  if (rc) return rc;
+  rc = dlca__upload(t->ctx, st->gumbel, 0, DLCA_GUMBEL_LEVELS * sizeof(float), table, "Gumbel table");
+  free(table);
+  return rc;
+}
+
+/* Each device gate's index in the model: the noise counters' key (gkey). */
+static int upload_gate_keys(dlca_trainer *t, cl_state *st) {
+  const dlca_model *m = t->model;
+  const size_t NG = dlca__model_n_gates(m), npg = (size_t)dlca__model_npg(m);
+  cl_int *key = malloc(sizeof(cl_int) * (NG ? NG : 1));
+  if (!key) return dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory");
+  for (size_t g = 0; g < NG; g++) key[g] = (cl_int)(st->pmap ? st->pmap[g * npg] / npg : g);
+  int rc = dlca__upload(t->ctx, st->gkey, 0, NG * 4, key, "gate keys");
+  free(key);
+  return rc;
+}
+
+/* Zeroes what starts at zero: the Adam moments, the gradient, the reverse
+ * coefficients' padding, the step flags with the status word, and the loss
+ * slots past the backward's groups (PERC_GROUPS_PER_CU), never written. */
+static int clear_state(dlca_trainer *t, cl_state *st) {
+  const cl_shape *s = &st->sh;
+  cl_command_queue q = t->ctx->queue;
+  const size_t P = t->model->n_params;
+  float zero = 0.0f;
+  cl_int izero = 0;
+  cl_int err = clEnqueueFillBuffer(q, st->m, &zero, 4, 0, P * 4, 0, NULL, NULL);
+  if (!err) err = clEnqueueFillBuffer(q, st->v, &zero, 4, 0, P * 4, 0, NULL, NULL);
+  if (!err) err = clEnqueueFillBuffer(q, st->grad, &zero, 4, 0, P * 4, 0, NULL, NULL);
+  if (!err) err = clEnqueueFillBuffer(q, st->rcoef, &zero, 4, 0, s->n_rev * 8 + 8, 0, NULL, NULL);
+  if (!err) err = clEnqueueFillBuffer(q, st->flags, &izero, 4, 0, (s->units + 1) * 4, 0, NULL, NULL);
+  if (!err) err = clEnqueueFillBuffer(q, st->loss_partial, &zero, 4, 0, (size_t)s->nslots * 4, 0, NULL, NULL);
+  if (err)
+    return dlca__fail_cl(err, "OpenCL trainer: clearing the Adam moments, reverse coefficients and step flags: %s",
+                         dlca__cl_error_name(err));
+  return DLCA_OK;
+}
+
+/* What the device needs before the first epoch, in this order: the noise
+ * table, the wiring, the logits and gate keys, then the zeroed state. */
+int dlca__clt_upload_initial(dlca_trainer *t, cl_state *st) {
+  int rc;
+  if ((rc = upload_gumbel(t, st)) || (rc = dlca__clt_upload_wiring(t, st)) ||
+      (rc = dlca__clt_upload_params(t, st->params, t->model->params, "logits")) || (rc = upload_gate_keys(t, st)) ||
+      (rc = clear_state(t, st)))
+    return rc;
+  return DLCA_OK;
 }
