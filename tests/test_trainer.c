@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cl_util.h"
-#include "train/trainer_impl.h"
+#include "cl/trainer_backend.h"
 
 static const char *const cases[] = {"tiny_sync.json", "tiny_periodic.json", "tiny_async.json",
                                     "checkerboard_init.json", "checkerboard_mixed.json"};

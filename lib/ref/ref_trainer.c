@@ -1,10 +1,10 @@
 /* The trainer's CPU-reference backend: epoch_gradient (through
  * dlca__ref_gradient_sums), then clip + AdamW, on host arrays. It is the twin
- * of lib/cl/cl_trainer.c. */
+ * of lib/cl/trainer/. */
 #include <stdlib.h>
 #include <string.h>
 #include "ref/ref_impl.h"
-#include "train/trainer_impl.h"
+#include "ref/ref_trainer.h"
 
 typedef struct ref_state {
   float *m, *v, *grad;  /* Adam moments, last gradient */
@@ -72,8 +72,8 @@ static int ref_step(dlca_trainer *t) {
   ref_state *s = t->impl;
   const dlca_relax *r = &t->cfg.relax;
   const size_t P = t->model->n_params;
-  dlca_run run = dlca__trainer_run(t, t->epoch);
-  dlca__start_grids(t, t->epoch, s->x);
+  dlca_run run = dlca__epoch_run(&t->cfg, t->masks, t->epoch);
+  dlca__start_grids(&t->cfg, t->model->shape.channels, t->input, t->epoch, s->x);
   int rc = epoch_gradient(t, &run);
   if (rc) return rc;
   const float *g = s->grad;
@@ -98,10 +98,10 @@ static int ref_loss(dlca_trainer *t, double *loss) {
 
 static int ref_eval_hard(dlca_trainer *t, dlca_eval *out) {
   ref_state *s = t->impl;
-  dlca_run run = dlca__trainer_run(t, t->epoch);
-  dlca__start_grids(t, t->epoch, s->x);
+  dlca_run run = dlca__epoch_run(&t->cfg, t->masks, t->epoch);
+  dlca__start_grids(&t->cfg, t->model->shape.channels, t->input, t->epoch, s->x);
   int rc = dlca_ref_forward(t->model, &run, s->x, 1, NULL, s->hard, NULL);
-  if (!rc) dlca__hard_eval(t, s->hard, out);
+  if (!rc) dlca__hard_eval(&t->cfg, t->model->shape.channels, t->target, s->hard, out);
   return rc;
 }
 

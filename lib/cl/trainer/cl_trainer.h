@@ -9,7 +9,7 @@
 
 #include "cl/bank_order.h"
 #include "cl/runtime.h"
-#include "train/trainer_impl.h"
+#include "cl/trainer_backend.h"
 
 /* Functions shared between this folder's files are named dlca__clt_*: clt for
  * the OpenCL trainer. */
