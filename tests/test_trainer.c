@@ -196,7 +196,7 @@ START_TEST(test_cl_random) {
 }
 END_TEST
 
-/* WG_NARROW (lib/cl/cl_trainer.c): a narrow model whose backward groups
+/* WG_NARROW (lib/cl/trainer/plan.c): a narrow model whose backward groups
  * would queue is built for the narrower work-group, and still matches the
  * reference (a WG_NARROW that is not a power of two: test_tuning.c,
  * test_bad_trainer_value). */

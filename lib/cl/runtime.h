@@ -174,6 +174,10 @@ struct dlca_context {
   size_t n_profile;
 };
 
+/* DLCA_CL_BUILD_OPTIONS, or NULL where unset or empty (context.c): the only
+ * reader of that variable. */
+const char *dlca__build_options_env(void);
+
 /* Adds a line to dlca_context_warnings(); takes ctx->lock. */
 void dlca__warn(dlca_context *ctx, const char *fmt, ...) DLCA_PRINTF(2, 3);
 

@@ -28,7 +28,7 @@ static void shape_options(const dlca_trainer *t, const cl_shape *s, char *opts) 
    * on a GPU: its waits give up after 64 times trainer.cl's polls (seconds,
    * not tens of ms; the 2-core CI VM gave up under a parallel make check).
    * DLCA_CL_BUILD_OPTIONS that set SPIN_MAX themselves (tests) win. */
-  const char *extra = getenv("DLCA_CL_BUILD_OPTIONS");
+  const char *extra = dlca__build_options_env();
   if (s->persist && t->ctx->info.type == DLCA_DEVICE_CPU && !(extra && strstr(extra, "SPIN_MAX")))
     strncat(opts, " -DSPIN_MAX=0x80000000u", OPTS - strlen(opts) - 1);
 }

@@ -202,7 +202,7 @@ int dlca__clt_step(dlca_trainer *t) {
     if (err) rc = dlca__fail_cl(err, "clearing the gradient sums: %s", dlca__cl_error_name(err));
   }
   /* one launch for every step with BWD_PERSIST (its step flags start at
-   * zero: cl_init, then dlca_adamw of each epoch), else one per step */
+   * zero: dlca__clt_init, then dlca_adamw of each epoch), else one per step */
   if (st->sh.persist) {
     if (!rc) rc = enqueue_backward(t, T - 1);
   } else {

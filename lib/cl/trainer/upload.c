@@ -43,7 +43,7 @@ static void push_layer(const cl_state *st, const dlca_layer *L, int l, int last,
  * (-1, 0) up to R. The kernel sums the entries in this order. rslot[u] holds
  * the indices of update gate u's two entries (side a, side b), where
  * dlca_coef writes the coefficients that the entries need (rcoef, whose
- * padding entries cl_init clears and nothing writes). */
+ * padding entries dlca__clt_init clears and nothing writes). */
 int dlca__clt_upload_wiring(dlca_trainer *t, cl_state *st) {
   const dlca_model *m = dlca__clt_device_model(t);
   const cl_shape *s = &st->sh;
