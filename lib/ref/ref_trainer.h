@@ -7,4 +7,9 @@
 
 extern const dlca_trainer_ops dlca__ref_trainer_ops;
 
+/* Host bytes a reference trainer of this model and configuration holds at
+ * its peak (ref_trainer.c); it refuses with DLCA_EDEVMEM where the process
+ * cannot get them. */
+size_t dlca__ref_trainer_footprint(const dlca_model *m, const dlca_train_config *cfg);
+
 #endif

@@ -28,6 +28,7 @@ typedef struct cl_shape {
   size_t acc_stride;           /* floats of one work-group's partial sums */
   int nwg;                     /* backward work-groups */
   int nwg_fwd;                 /* forward work-groups */
+  int bwd_per_cu;              /* backward groups a compute unit, as planned (times WG / WG_NARROW) */
   int cpw;                     /* cells side by side in a backward work-group */
   int persist;                 /* 1: the whole backward pass in one launch (BWD_PERSIST) */
   int psplit;                  /* 1: the perception stacks' backward in a launch of its own (PERC_SPLIT_CELLS) */
@@ -107,7 +108,9 @@ size_t dlca__clt_tile_groups(const dlca_train_config *cfg, unsigned cu, int per_
 size_t dlca__clt_cpu_groups(const dlca_train_config *cfg, unsigned cu, int per_cu, int vec);
 size_t dlca__clt_backward_local(const dlca_trainer *t, const cl_shape *s, size_t cpw, size_t row, size_t drow);
 size_t dlca__clt_perc_local_floats(const cl_shape *s, int cells_per_unit, int straight_through);
-int dlca__clt_check_footprint(const dlca_trainer *t, const cl_shape *s, int per_cu);
+int dlca__clt_check_footprint(const dlca_trainer *t, const cl_shape *s);
+int dlca__clt_check_host(const dlca_trainer *t, const cl_shape *s);
+int dlca__clt_devmem_note(const dlca_trainer *t, const cl_shape *s);
 
 /* ---- tunables.c ---- */
 /* Reads the trainer's tunables and checks their ranges by hand. */

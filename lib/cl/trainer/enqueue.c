@@ -209,7 +209,8 @@ int dlca__clt_step(dlca_trainer *t) {
     for (int s = T - 1; s >= 0 && !rc; s--) rc = enqueue_backward(t, s);
   }
   if (!rc) rc = enqueue_adamw(t);
-  return rc;
+  /* the first step is the first use of most buffers */
+  return rc == DLCA_EDEVMEM ? dlca__clt_devmem_note(t, &st->sh) : rc;
 }
 
 int dlca__clt_loss(dlca_trainer *t, double *loss) {

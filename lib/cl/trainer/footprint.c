@@ -1,6 +1,8 @@
 /* What the trainer needs of the device: its buffers in bytes (global memory)
  * and a work-group's local memory, for each set of kernels. */
+#include <stdio.h>
 #include "cl/trainer/cl_trainer.h"
+#include "train/host_memory.h"
 
 size_t dlca__clt_backward_groups(const dlca_train_config *cfg, unsigned cu, int per_cu) {
   size_t cells = (size_t)cfg->batch * cfg->height * cfg->width, n = (size_t)(cu ? cu : 1) * (size_t)per_cu;
@@ -102,24 +104,57 @@ size_t dlca__clt_perc_local_floats(const cl_shape *s, int cells_per_unit, int st
          4 * (size_t)s->NGP * (straight_through ? 2 : 1) + (straight_through ? 0 : 4);
 }
 
-/* DLCA_EDEVMEM where the planned buffers (dlca__clt_footprint) exceed the
- * device's global memory, naming the largest batch that would fit (its
- * backward groups as planned: per_cu groups a compute unit). */
-int dlca__clt_check_footprint(const dlca_trainer *t, const cl_shape *s, int per_cu) {
-  const dlca_context *ctx = t->ctx;
-  const dlca_model *m = t->model;
-  const size_t need = dlca__clt_footprint(m, &t->cfg, s, (size_t)s->nslots);
-  if (need <= ctx->info.global_mem) return DLCA_OK;
+/* The largest power-of-two batch whose planned buffers fit `limit` bytes
+ * (its backward groups as planned), 0 where none does. */
+static size_t largest_batch(const dlca_trainer *t, const cl_shape *s, uint64_t limit) {
+  const unsigned cu = t->ctx->info.compute_units;
   size_t fit = 0;
   dlca_train_config c = t->cfg;
-  for (c.batch = 1;; c.batch *= 2) {
-    const unsigned cu = ctx->info.compute_units;
+  for (c.batch = 1; c.batch <= (1 << 30); c.batch *= 2) {
     size_t g = s->kernels == 1   ? dlca__clt_cpu_groups(&c, cu, s->cpu_per_cu, s->vec)
                : s->kernels == 2 ? dlca__clt_tile_groups(&c, cu, s->tile_per_cu, s->tl)
-                                 : dlca__clt_backward_groups(&c, cu, per_cu);
-    if (dlca__clt_footprint(m, &c, s, g) > ctx->info.global_mem) break;
+                                 : dlca__clt_backward_groups(&c, cu, s->bwd_per_cu);
+    if (dlca__clt_footprint(t->model, &c, s, g) > limit) break;
     fit = (size_t)c.batch;
   }
+  return fit;
+}
+
+/* DLCA_EDEVMEM where the planned buffers (dlca__clt_footprint) exceed the
+ * device's global memory, naming the largest batch that would fit. */
+int dlca__clt_check_footprint(const dlca_trainer *t, const cl_shape *s) {
+  const dlca_context *ctx = t->ctx;
+  const size_t need = dlca__clt_footprint(t->model, &t->cfg, s, (size_t)s->nslots);
+  if (need <= ctx->info.global_mem) return DLCA_OK;
   return dlca__fail(DLCA_EDEVMEM, "training needs %.1f MiB of device memory, %s has %.1f MiB; a batch of %zu would fit",
-                    need / 1048576.0, ctx->info.name, ctx->info.global_mem / 1048576.0, fit);
+                    need / 1048576.0, ctx->info.name, ctx->info.global_mem / 1048576.0,
+                    largest_batch(t, s, ctx->info.global_mem));
+}
+
+/* On a CPU device the buffers are host memory, and PoCL aborts (an
+ * assertion, exit 134) where one cannot be had, whatever
+ * CL_DEVICE_GLOBAL_MEM_SIZE says (4.7 to 21 GB in different runs): so the
+ * planned buffers are checked against what the process can really get
+ * (train/host_memory.h), after the build, whose compiler maps memory too. */
+int dlca__clt_check_host(const dlca_trainer *t, const cl_shape *s) {
+  if (t->ctx->info.type != DLCA_DEVICE_CPU) return DLCA_OK;
+  dlca__host_memory h;
+  dlca__host_memory_read(&h);
+  const size_t need = dlca__clt_footprint(t->model, &t->cfg, s, (size_t)s->nslots);
+  if (need <= dlca__host_memory_limit(&h)) return DLCA_OK;
+  char what[400];
+  snprintf(what, sizeof what, "training on %s (a CPU device)", t->ctx->info.name);
+  return dlca__host_memory_check(&h, need, what, (int)largest_batch(t, s, dlca__host_memory_limit(&h)));
+}
+
+/* Out of device memory while allocating or at a buffer's first use (where
+ * many drivers really allocate it): the error of the buffer or launch, plus
+ * what the trainer's buffers need in all. Returns DLCA_EDEVMEM. */
+int dlca__clt_devmem_note(const dlca_trainer *t, const cl_shape *s) {
+  char note[512];
+  snprintf(note, sizeof note, " (the trainer's buffers need %.1f MiB in all; %s reports %.1f MiB)",
+           dlca__clt_footprint(t->model, &t->cfg, s, (size_t)s->nslots) / 1048576.0, t->ctx->info.name,
+           t->ctx->info.global_mem / 1048576.0);
+  dlca__append_error(note);
+  return DLCA_EDEVMEM;
 }

@@ -6,8 +6,9 @@
 
 /* The trainer's set-up, in named steps: the shape of the kernels, the
  * tunables, the plan of the launches (which checks the device's memory),
- * the programs and kernels, the buffers, and what they hold at the start.
- * What a failed step made stays in t->impl for dlca__clt_destroy. */
+ * the programs and kernels, on a CPU device the host's memory, the
+ * buffers, and what they hold at the start. What a failed step made stays
+ * in t->impl for dlca__clt_destroy. */
 int dlca__clt_init(dlca_trainer *t) {
   cl_state *st = calloc(1, sizeof *st);
   if (!st) return dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory");
@@ -19,9 +20,12 @@ int dlca__clt_init(dlca_trainer *t) {
   cl_tuned u = {0};
   int rc;
   if ((rc = dlca__clt_tunables(t, &u)) || (rc = dlca__clt_plan(t, st, &u)) || (rc = dlca__clt_kernels(t, st)) ||
-      (rc = dlca__clt_alloc_buffers(t, st)) || (rc = dlca__clt_upload_initial(t, st)))
+      (rc = dlca__clt_check_host(t, &st->sh)))
     return rc;
-  return dlca__finish(t->ctx, "trainer set-up");
+  if ((rc = dlca__clt_alloc_buffers(t, st)) || (rc = dlca__clt_upload_initial(t, st)) ||
+      (rc = dlca__finish(t->ctx, "trainer set-up")))
+    return rc == DLCA_EDEVMEM ? dlca__clt_devmem_note(t, &st->sh) : rc;
+  return DLCA_OK;
 }
 
 static int cl_get_params(dlca_trainer *t, float *p) {

@@ -212,5 +212,6 @@ int dlca__clt_plan(dlca_trainer *t, cl_state *st, const cl_tuned *u) {
   plan_perc_unit(t, s, u);
   if ((rc = plan_steps(t, s, u, local))) return rc;
   plan_perc_groups(t, s, u, scale);
-  return dlca__clt_check_footprint(t, s, per_cu);
+  s->bwd_per_cu = per_cu;
+  return dlca__clt_check_footprint(t, s);
 }
