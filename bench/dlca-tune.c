@@ -1122,7 +1122,7 @@ int main(int argc, char **argv) {
     if (*p) p++;
   }
 
-  const char *extra = getenv("DLCA_CL_BUILD_OPTIONS");
+  const char *extra = dlca__build_options_env();
   if (extra && *extra)
     fprintf(stderr, "%s: note: DLCA_CL_BUILD_OPTIONS=\"%s\" is set: every configuration is built with it, so the "
                     "timings are those of such builds\n", PROG, extra);

@@ -24,6 +24,9 @@ TEST_EXTENSIONS = .sh
 SH_LOG_COMPILER = $(SHELL)
 TESTS += tests/dlca-train.sh
 EXTRA_DIST += tests/dlca-train.sh tests/shell-lib.sh tests/lsan.supp
+# dlca-train under an address-space limit (issue 35): DLCA_EDEVMEM, not an abort.
+TESTS += tests/dlca-memory.sh
+EXTRA_DIST += tests/dlca-memory.sh
 # Per-test scratch directories (tu_tmpdir) and the test cache; distcheck wants them gone.
 clean-local: ; -rm -rf tests/tmp-* tests/cache
 # Smoke test of bench/dlca-bench on the CPU reference.

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cl_util.h"
-#include "train/trainer_impl.h"
+#include "cl/trainer_backend.h"
 
 static const char *const cases[] = {"tiny_sync.json", "tiny_periodic.json", "tiny_async.json",
                                     "checkerboard_init.json", "checkerboard_mixed.json"};
@@ -196,7 +196,7 @@ START_TEST(test_cl_random) {
 }
 END_TEST
 
-/* WG_NARROW (lib/cl/cl_trainer.c): a narrow model whose backward groups
+/* WG_NARROW (lib/cl/trainer/plan.c): a narrow model whose backward groups
  * would queue is built for the narrower work-group, and still matches the
  * reference (a WG_NARROW that is not a power of two: test_tuning.c,
  * test_bad_trainer_value). */

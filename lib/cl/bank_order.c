@@ -19,7 +19,7 @@
  * unit, doc/performance.md v29). A fixed seed and effort (`proposals` a
  * hidden unit, the tunable BWD_BANKS_EFFORT): the same model always gets
  * the same order. Host code only; no twin (the
- * order changes no value: cl_trainer.c keeps every sum in the model's
+ * order changes no value: lib/cl/trainer/ keeps every sum in the model's
  * order, tests/test_trainer.c checks bit for bit). */
 #include <math.h>
 #include <stdlib.h>

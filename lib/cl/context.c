@@ -6,6 +6,14 @@
 #include <string.h>
 #include "cl/runtime.h"
 
+/* The one place DLCA_CL_BUILD_OPTIONS is read: extra compiler options for
+ * every build (program.c appends them, so they are part of the cache key),
+ * or NULL where it is unset or empty. */
+const char *dlca__build_options_env(void) {
+  const char *extra = getenv("DLCA_CL_BUILD_OPTIONS");
+  return extra && *extra ? extra : NULL;
+}
+
 /* Appends one line, of any length (a build log can run to many KiB), to
  * the context's warnings. */
 void dlca__warn(dlca_context *ctx, const char *fmt, ...) {

@@ -61,10 +61,14 @@ int dlca__buffer_ex(dlca_context *ctx, cl_mem_flags flags, size_t bytes, void *h
                       MIB(ctx->info.global_mem));
   cl_int err;
   *out = clCreateBuffer(ctx->cl, flags, bytes, host, &err);
-  if (!*out) {
-    int rc = dlca__fail_cl(err, "%s: cannot allocate %.1f MiB on %s: %s", what, MIB(bytes),
-                           ctx->info.name, dlca__cl_error_name(err));
-    return err == CL_INVALID_VALUE || err == CL_INVALID_HOST_PTR ? rc : DLCA_EDEVMEM;
+  /* checked here, where the allocation happens: CL_MEM_OBJECT_ALLOCATION_FAILURE,
+   * CL_OUT_OF_RESOURCES, CL_OUT_OF_HOST_MEMORY (and CL_INVALID_BUFFER_SIZE)
+   * are DLCA_EDEVMEM (dlca__fail_cl), any other code DLCA_ECL */
+  if (!*out || err != CL_SUCCESS) {
+    if (*out) clReleaseMemObject(*out);
+    *out = NULL;
+    return dlca__fail_cl(err, "%s: cannot allocate %zu bytes (%.1f MiB) on %s: %s", what, bytes, MIB(bytes),
+                         ctx->info.name, dlca__cl_error_name(err));
   }
   return DLCA_OK;
 }

@@ -5,4 +5,7 @@ libdlca_cl_internal_la_SOURCES += lib/cl/runtime.h lib/cl/errors.c lib/cl/device
 # source tree, so that lib/cl/tuning.c looks in the same relative place in both.
 tuningdir = $(pkgdatadir)/tuning
 dist_tuning_DATA = tuning/default.json
-libdlca_cl_internal_la_SOURCES += lib/cl/cl_trainer.c lib/cl/bank_order.c lib/cl/bank_order.h
+libdlca_cl_internal_la_SOURCES += lib/cl/bank_order.c lib/cl/bank_order.h lib/cl/trainer_backend.h \
+	lib/cl/trainer/cl_trainer.h lib/cl/trainer/shape.c lib/cl/trainer/footprint.c lib/cl/trainer/tunables.c lib/cl/trainer/plan.c \
+	lib/cl/trainer/order.c lib/cl/trainer/build.c lib/cl/trainer/buffers.c lib/cl/trainer/upload.c \
+	lib/cl/trainer/enqueue.c lib/cl/trainer/ops.c

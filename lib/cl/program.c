@@ -152,7 +152,7 @@ static int compile(dlca_context *ctx, const char *path, const char *src, size_t 
     /* with DLCA_CL_BUILD_OPTIONS set, keep the log (register counts, spills) as a warning */
     size_t n = 0;
     char *log;
-    if (getenv("DLCA_CL_BUILD_OPTIONS") &&
+    if (dlca__build_options_env() &&
         clGetProgramBuildInfo(p, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) == CL_SUCCESS && n > 1 &&
         (log = malloc(n + 1))) {
       if (clGetProgramBuildInfo(p, ctx->device, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS) {
@@ -218,9 +218,9 @@ int dlca__program_get(dlca_context *ctx, const char *file, const char *options, 
   double t0 = dlca__now_ms();
   /* DLCA_CL_BUILD_OPTIONS: extra compiler options for every build (for
    * example -cl-nv-verbose); they are part of the cache key like any option. */
-  const char *extra = getenv("DLCA_CL_BUILD_OPTIONS");
+  const char *extra = dlca__build_options_env();
   char *joined = NULL;
-  if (extra && *extra) {
+  if (extra) {
     size_t n = strlen(options ? options : "") + strlen(extra) + 2;
     if (!(joined = malloc(n))) return dlca__fail(DLCA_ENOMEM, "%s: out of memory", file);
     snprintf(joined, n, "%s %s", options ? options : "", extra);

@@ -194,6 +194,10 @@ struct dlca_context {
   size_t n_profile;
 };
 
+/* DLCA_CL_BUILD_OPTIONS, or NULL where unset or empty (context.c): the only
+ * reader of that variable. */
+const char *dlca__build_options_env(void);
+
 /* Adds a line to dlca_context_warnings(); takes ctx->lock. */
 void dlca__warn(dlca_context *ctx, const char *fmt, ...) DLCA_PRINTF(2, 3);
 
@@ -232,8 +236,10 @@ int dlca__ptx_maxnreg(const char *ptx, size_t len, const char *kernel, int maxnr
  * kept and its device time goes to the accumulator of `name`. */
 int dlca__launch(dlca_context *ctx, cl_kernel k, const char *name, cl_uint dims, const size_t *gws,
                  const size_t *lws);
-/* A read-write buffer; DLCA_EDEVMEM naming `what` and its size in MiB when it
- * exceeds CL_DEVICE_MAX_MEM_ALLOC_SIZE or the allocation fails. */
+/* A read-write buffer; DLCA_EDEVMEM naming `what` and its size in bytes and
+ * MiB when it exceeds CL_DEVICE_MAX_MEM_ALLOC_SIZE or the allocation fails
+ * for want of memory (CL_MEM_OBJECT_ALLOCATION_FAILURE, CL_OUT_OF_RESOURCES,
+ * CL_OUT_OF_HOST_MEMORY); DLCA_ECL for any other OpenCL error. */
 int dlca__buffer(dlca_context *ctx, size_t bytes, const char *what, cl_mem *out);
 /* The same with clCreateBuffer flags and an optional host pointer. */
 int dlca__buffer_ex(dlca_context *ctx, cl_mem_flags flags, size_t bytes, void *host, const char *what,

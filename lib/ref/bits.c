@@ -18,7 +18,7 @@
 #include <string.h>
 #include "dlca_cl/bits.h"
 #include "ref/ref_impl.h"
-#include "train/trainer_impl.h" /* dlca__eval_add */
+#include "train/epoch.h" /* dlca__eval_add */
 
 typedef uint64_t word;
 

@@ -1,10 +1,11 @@
 /* The trainer's CPU-reference backend: epoch_gradient (through
  * dlca__ref_gradient_sums), then clip + AdamW, on host arrays. It is the twin
- * of lib/cl/cl_trainer.c. */
+ * of lib/cl/trainer/. */
 #include <stdlib.h>
 #include <string.h>
 #include "ref/ref_impl.h"
-#include "train/trainer_impl.h"
+#include "ref/ref_trainer.h"
+#include "train/host_memory.h"
 
 typedef struct ref_state {
   float *m, *v, *grad;  /* Adam moments, last gradient */
@@ -14,8 +15,42 @@ typedef struct ref_state {
   double loss;
 } ref_state;
 
+/* Host bytes a reference trainer holds at its peak, a step: the moments,
+ * gradient, noisy and noise-added logits (5 P floats); its own start grids
+ * and final states, the trainer's target and input (5 grids); the step's
+ * T + 1 states, state gradient and patch gradients (T + 11 grids, backward.c,
+ * or a ping-pong copy in a hard evaluation); the coefficients and their
+ * gradient sums (2 x 4 floats and (1 + 64 chunks) x 4 doubles a gate); the
+ * fire masks; the Gumbel table. */
+size_t dlca__ref_trainer_footprint(const dlca_model *m, const dlca_train_config *cfg) {
+  const size_t P = m->n_params, NG = dlca__model_n_gates(m), cells = (size_t)cfg->batch * cfg->height * cfg->width;
+  const size_t grid = cells * (size_t)m->shape.channels, T = (size_t)cfg->steps;
+  size_t f = 5 * P * sizeof(float) + (5 + T + 11) * grid * sizeof(float);
+  f += 2 * 4 * NG * sizeof(float) + (1 + 64) * 4 * NG * sizeof(double);
+  if (cfg->async) f += T * cells;
+  if (cfg->relax.gumbel_scale > 0) f += DLCA_GUMBEL_LEVELS * sizeof(float);
+  return f;
+}
+
+/* The reference back end's memory is the host's: refused up front where the
+ * process cannot get it (train/host_memory.h), rather than failing or
+ * being killed mid-step. */
+static int check_memory(const dlca_trainer *t) {
+  dlca__host_memory h;
+  dlca__host_memory_read(&h);
+  const uint64_t limit = dlca__host_memory_limit(&h), need = dlca__ref_trainer_footprint(t->model, &t->cfg);
+  if (need <= limit) return DLCA_OK;
+  dlca_train_config c = t->cfg;
+  int fit = 0;
+  for (c.batch = 1; c.batch <= (1 << 30) && dlca__ref_trainer_footprint(t->model, &c) <= limit; c.batch *= 2)
+    fit = c.batch;
+  return dlca__host_memory_check(&h, need, "training on the CPU reference", fit);
+}
+
 static int ref_init(dlca_trainer *t) {
   size_t P = t->model->n_params;
+  int rc = check_memory(t);
+  if (rc) return rc;
   ref_state *s = calloc(1, sizeof *s);
   if (!s) return dlca__fail(DLCA_ENOMEM, "reference trainer: out of memory");
   s->m = calloc(P, sizeof(float)), s->v = calloc(P, sizeof(float)), s->grad = calloc(P, sizeof(float));
@@ -72,8 +107,8 @@ static int ref_step(dlca_trainer *t) {
   ref_state *s = t->impl;
   const dlca_relax *r = &t->cfg.relax;
   const size_t P = t->model->n_params;
-  dlca_run run = dlca__trainer_run(t, t->epoch);
-  dlca__start_grids(t, t->epoch, s->x);
+  dlca_run run = dlca__epoch_run(&t->cfg, t->masks, t->epoch);
+  dlca__start_grids(&t->cfg, t->model->shape.channels, t->input, t->epoch, s->x);
   int rc = epoch_gradient(t, &run);
   if (rc) return rc;
   const float *g = s->grad;
@@ -98,10 +133,10 @@ static int ref_loss(dlca_trainer *t, double *loss) {
 
 static int ref_eval_hard(dlca_trainer *t, dlca_eval *out) {
   ref_state *s = t->impl;
-  dlca_run run = dlca__trainer_run(t, t->epoch);
-  dlca__start_grids(t, t->epoch, s->x);
+  dlca_run run = dlca__epoch_run(&t->cfg, t->masks, t->epoch);
+  dlca__start_grids(&t->cfg, t->model->shape.channels, t->input, t->epoch, s->x);
   int rc = dlca_ref_forward(t->model, &run, s->x, 1, NULL, s->hard, NULL);
-  if (!rc) dlca__hard_eval(t, s->hard, out);
+  if (!rc) dlca__hard_eval(&t->cfg, t->model->shape.channels, t->target, s->hard, out);
   return rc;
 }
 

@@ -5,7 +5,7 @@
  * dlca_adamw); both draw from dlca_rng_u32, so the values match. */
 #include <math.h>
 #include <stdlib.h>
-#include "train/trainer_impl.h"
+#include "train/epoch.h"
 
 float dlca__relax_inv_tau(const dlca_relax *r) { return r->temperature > 0 ? 1.0f / r->temperature : 1.0f; }
 

@@ -1,10 +1,12 @@
-/* The backend-independent trainer: configuration checks, epoch keys, start
- * grids, targets, and dispatch to the CPU reference or OpenCL backend. */
+/* The backend-independent trainer: configuration checks, targets, and
+ * dispatch to the CPU reference or OpenCL backend (the top of the layering
+ * in train/epoch.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dlca_cl/bits.h"
-#include "train/trainer_impl.h"
+#include "cl/trainer_backend.h"
+#include "ref/ref_trainer.h"
 
 void dlca_train_config_from_preset(const dlca_preset *p, dlca_train_config *c) {
   memset(c, 0, sizeof *c);
@@ -16,58 +18,6 @@ void dlca_train_config_from_preset(const dlca_preset *p, dlca_train_config *c) {
   c->seed = 0;
   c->optim = dlca_optim_default();
   c->optim.lr = p->lr;
-}
-
-uint64_t dlca__epoch_key(uint64_t seed, uint64_t epoch) {
-  return ((uint64_t)dlca_rng_u32(seed, 0xFFFFFFFFu, (uint32_t)epoch) << 32) |
-         dlca_rng_u32(seed ^ (epoch >> 32), 0xFFFFFFFEu, (uint32_t)epoch);
-}
-
-void dlca__start_grids(const dlca_trainer *t, uint64_t epoch, float *x) {
-  const dlca_train_config *c = &t->cfg;
-  const int C = t->model->shape.channels;
-  uint64_t key = dlca__epoch_key(c->seed, epoch);
-  switch (c->start) {
-    case DLCA_START_RANDOM: /* doc/rng.md: stream 0, counter = flat index, top bit */
-      for (size_t i = 0; i < t->grid; i++) x[i] = (float)(dlca_rng_u32(key, 0, (uint32_t)i) >> 31);
-      break;
-    case DLCA_START_SEED:
-      memset(x, 0, sizeof(float) * t->grid);
-      for (int b = 0; b < c->batch; b++)
-        for (int ch = 0; ch < C; ch++)
-          x[(((size_t)b * c->height + c->height / 2) * c->width + c->width / 2) * C + ch] = 1.0f;
-      break;
-    case DLCA_START_ZEROS: memset(x, 0, sizeof(float) * t->grid); break;
-    case DLCA_START_UPLOAD:
-      if (t->input) memcpy(x, t->input, sizeof(float) * t->grid);
-      else memset(x, 0, sizeof(float) * t->grid);
-      break;
-  }
-}
-
-dlca_run dlca__trainer_run(const dlca_trainer *t, uint64_t epoch) {
-  const dlca_train_config *c = &t->cfg;
-  dlca_run r = dlca_run_default(c->batch, c->height, c->width, c->steps);
-  r.async = c->async;
-  r.fire_rate = c->fire_rate;
-  r.fire_masks = t->masks;
-  r.mask_key = dlca__epoch_key(c->seed, epoch);
-  r.n_loss_channels = c->n_loss_channels;
-  memcpy(r.loss_channels, c->loss_channels, sizeof r.loss_channels);
-  return r;
-}
-
-void dlca__hard_eval(const dlca_trainer *t, const float *s, dlca_eval *out) {
-  const dlca_train_config *c = &t->cfg;
-  const int C = t->model->shape.channels;
-  const size_t cells = (size_t)c->batch * c->height * c->width;
-  memset(out, 0, sizeof *out);
-  for (size_t i = 0; i < cells; i++)
-    for (int j = 0; j < c->n_loss_channels; j++) {
-      const size_t k = i * C + c->loss_channels[j];
-      dlca__eval_add(out, (double)s[k] - t->target[k]);
-    }
-  dlca__eval_end(out, cells * (size_t)c->n_loss_channels);
 }
 
 static int validate_config(const dlca_model *m, const dlca_train_config *c) {
@@ -341,8 +291,8 @@ int dlca_trainer_bits(dlca_trainer *t, dlca_bits **out) {
     dlca_model_free(m);
     return dlca__fail(DLCA_ENOMEM, "dlca_trainer_bits: out of memory");
   }
-  dlca__start_grids(t, t->epoch, x);
-  const dlca_run run = dlca__trainer_run(t, t->epoch);
+  dlca__start_grids(&t->cfg, t->model->shape.channels, t->input, t->epoch, x);
+  const dlca_run run = dlca__epoch_run(&t->cfg, t->masks, t->epoch);
   rc = dlca_bits_new(m, &run, x, t->target, out);
   free(x);
   dlca_model_free(m);

@@ -1,0 +1,84 @@
+/* The trainer's device buffers: their allocation, and their release with the
+ * kernels. */
+#include <stdlib.h>
+#include "cl/trainer/cl_trainer.h"
+
+static void release(cl_mem *b) {
+  if (*b) clReleaseMemObject(*b);
+  *b = NULL;
+}
+
+void dlca__clt_destroy(dlca_trainer *t) {
+  cl_state *st = t->impl;
+  if (!st) return;
+  cl_kernel ks[] = {st->k_coef, st->k_start, st->k_fwd, st->k_bwd, st->k_adamw, st->k_eval, st->k_perc};
+  for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
+    if (ks[i]) clReleaseKernel(ks[i]);
+  cl_mem *bs[] = {&st->coef_st, &st->gumbel, &st->params, &st->m, &st->v, &st->grad, &st->coef, &st->coef_hard,
+                  &st->wires, &st->rev, &st->states, &st->hard[0], &st->hard[1], &st->g[0], &st->g[1], &st->dP[0],
+                  &st->dP[1], &st->partial, &st->loss_partial, &st->loss, &st->eval_out, &st->target, &st->input,
+                  &st->masks, &st->scratch, &st->flags, &st->dU, &st->rslot, &st->rcoef, &st->pwire, &st->gkey};
+  for (size_t i = 0; i < sizeof bs / sizeof bs[0]; i++) release(bs[i]);
+  if (st->pm) dlca_model_free(st->pm);
+  free(st->pmap);
+  for (int l = 0; l <= DLCA_MAX_LAYERS; l++) free(st->row[l]);
+  free(st);
+  t->impl = NULL;
+}
+
+/* One device buffer of the trainer: where it goes, its bytes (0: not
+ * needed in this configuration) and its name in errors. */
+typedef struct buf_spec {
+  cl_mem *mem;
+  size_t bytes;
+  const char *what;
+} buf_spec;
+
+/* Every buffer, in the order they are allocated. The first that does not
+ * fit ends the set-up with DLCA_EDEVMEM naming it and its size
+ * (dlca__buffer); cl_destroy releases those made before. */
+int dlca__clt_alloc_buffers(dlca_trainer *t, cl_state *st) {
+  const cl_shape *s = &st->sh;
+  const dlca_model *m = t->model;
+  const size_t P = m->n_params, NG = dlca__model_n_gates(m), grid = t->grid * sizeof(float);
+  const size_t cells = (size_t)t->cfg.batch * t->cfg.height * t->cfg.width;
+  const buf_spec bufs[] = {
+      {&st->params, P * 4, "logits"},
+      {&st->m, P * 4, "Adam m"},
+      {&st->v, P * 4, "Adam v"},
+      {&st->grad, P * 4, "gradient"},
+      {&st->coef, NG * 16, "gate coefficients"},
+      {&st->coef_hard, NG * 16, "hard gate coefficients"},
+      {&st->wires, s->n_wires * 4, "wires"},
+      {&st->rev, s->n_rev * 8 + 8, "reverse wiring"},
+      {&st->rslot, (size_t)s->NGU * 8 + 8, "reverse slots"},
+      {&st->rcoef, s->n_rev * 8 + 8, "reverse coefficients"},
+      {&st->pwire, s->push ? (size_t)s->NGU * 16 + (size_t)s->uin * 8 : 16, "push wiring"},
+      {&st->gkey, NG * 4, "gate keys"},
+      {&st->states, grid * ((size_t)t->cfg.steps + 1), "states of every step"},
+      {&st->hard[0], grid, "hard states"},
+      {&st->hard[1], grid, "hard states"},
+      {&st->g[0], grid, "state gradients"},
+      {&st->g[1], grid, "state gradients"},
+      {&st->dP[0], 9 * grid, "patch gradients"},
+      {&st->dP[1], 9 * grid, "patch gradients"},
+      {&st->partial, (size_t)s->nslots * s->acc_stride * 4, "gate gradient sums"},
+      {&st->loss_partial, (size_t)s->nslots * 4, "loss sums"},
+      {&st->loss, 8, "loss"},
+      {&st->eval_out, 8, "evaluation"},
+      {&st->target, grid, "target"},
+      {&st->input, grid, "start grids"},
+      {&st->masks, t->cfg.async ? (size_t)t->cfg.steps * cells : 0, "fire masks"},
+      {&st->flags, (s->units + 1) * sizeof(cl_int), "backward step flags"},
+      {&st->dU, s->psplit ? cells * (size_t)s->uin * 4 : 4, "update input gradients"},
+      {&st->scratch, s->kernels ? (size_t)s->nwg * s->scratch_floats * 4 : 0,
+       s->kernels == 1 ? "CPU kernels' activations" : "tile kernels' activations"},
+      {&st->coef_st, t->cfg.relax.straight_through ? NG * 16 : 0, "straight-through coefficients"},
+      {&st->gumbel, t->cfg.relax.gumbel_scale > 0 ? DLCA_GUMBEL_LEVELS * sizeof(float) : sizeof(float), "Gumbel table"},
+  };
+  for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) {
+    int rc = bufs[i].bytes ? dlca__buffer(t->ctx, bufs[i].bytes, bufs[i].what, bufs[i].mem) : DLCA_OK;
+    if (rc) return rc;
+  }
+  return DLCA_OK;
+}
