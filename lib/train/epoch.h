@@ -5,11 +5,12 @@
  *
  * The layering of the trainer, each level including only those below it:
  *   lib/train/trainer.c, parity.c, checkpoint.c  the trainer API: dispatch to a back end
- *   lib/cl/trainer/ (cl/cl_backend.h)            the OpenCL back end
+ *   lib/cl/trainer/ (cl/trainer_backend.h)       the OpenCL back end
  *   lib/ref/ref_trainer.c (ref/ref_trainer.h)    the CPU reference back end
  *   lib/train/trainer_impl.h                     the back-end interface (struct dlca_trainer, ops)
  *   lib/ref/ (forward, backward, bits ...)       the CPU reference engine
- *   lib/train/epoch.h: epoch.c, relax.c          this file
+ *   lib/train/epoch.h: epoch.c, relax.c          this file, and beside it host_memory.h
+ *                                                (what the process can get of host memory)
  *   lib/model/, lib/core/                        models, status, RNG
  * So lib/cl and lib/ref depend on this file and on the interface, never on
  * lib/train/trainer.c, and trainer.c alone knows both back ends. */

@@ -57,7 +57,8 @@ int dlca__host_memory_check(const dlca__host_memory *h, uint64_t need, const cha
   else snprintf(avail, sizeof avail, "%.1f MiB", MIB(h->available));
   if (h->as_limit == UINT64_MAX) snprintf(as, sizeof as, "none");
   else
-    snprintf(as, sizeof as, "%.1f MiB, of which %.1f MiB are mapped already, leaving %.1f MiB less %.0f MiB of headroom",
+    snprintf(as, sizeof as,
+             "%.1f MiB, of which %.1f MiB are mapped already, leaving %.1f MiB less %.0f MiB of headroom",
              MIB(h->as_limit), MIB(h->mapped), MIB(h->as_left), MIB(DLCA_HOST_HEADROOM));
   if (fit_batch > 0) snprintf(fit, sizeof fit, "; a batch of %d would fit", fit_batch);
   return dlca__fail(DLCA_EDEVMEM,

@@ -93,10 +93,12 @@ static int check_tunables(const dlca_context *ctx, const cl_tuned *u) {
   if (u->has_cpu && (u->cpu_per_cu < 1 || u->cpu_per_cu > 64))
     BAD("%s: tuned CPU_GROUPS_PER_CU = %d is not in [1, 64]", CPU_KFILE, u->cpu_per_cu);
   if (!u->has_tile) return DLCA_OK;
-  if (u->tfwd_stage != 0 && u->tfwd_stage != 1) BAD("%s: tuned TFWD_STAGE = %d is not 0 or 1", TILE_KFILE, u->tfwd_stage);
+  if (u->tfwd_stage != 0 && u->tfwd_stage != 1)
+    BAD("%s: tuned TFWD_STAGE = %d is not 0 or 1", TILE_KFILE, u->tfwd_stage);
   if (u->tv != 1 && u->tv != 2 && u->tv != 4)
     BAD("%s: tuned TV = %d is not 1, 2 or 4 (cells a lane of the forward step)", TILE_KFILE, u->tv);
-  if (u->tl < 4 || u->tl > 64 || u->tl % 4) BAD("%s: tuned TL = %d is not a multiple of 4 in [4, 64]", TILE_KFILE, u->tl);
+  if (u->tl < 4 || u->tl > 64 || u->tl % 4)
+    BAD("%s: tuned TL = %d is not a multiple of 4 in [4, 64]", TILE_KFILE, u->tl);
   if (u->twg < u->tl || u->twg % u->tl || (u->twg & (u->twg - 1)) || (size_t)u->twg > ctx->info.max_work_group)
     BAD("%s: tuned TWG = %d is not a power of two, a multiple of TL = %d and within the device's %zu", TILE_KFILE,
         u->twg, u->tl, ctx->info.max_work_group);

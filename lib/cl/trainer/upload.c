@@ -26,7 +26,10 @@ static void push_layer(const cl_state *st, const dlca_layer *L, int l, int last,
     }
   }
   if (l == 0) /* the update input's, for dU */
-    for (int i = 0; i < (int)n; i++) pw[4 * (size_t)s->NGU + 2 * (size_t)i] = fo[i], pw[4 * (size_t)s->NGU + 2 * (size_t)i + 1] = po[i];
+    for (int i = 0; i < (int)n; i++) {
+      const size_t v = 4 * (size_t)s->NGU + 2 * (size_t)i;
+      pw[v] = fo[i], pw[v + 1] = po[i];
+    }
   else /* the layer below's gates: their outputs are this layer's inputs */
     for (int i = 0; i < (int)n; i++) {
       const size_t v = u - n + (size_t)i;
