@@ -60,4 +60,13 @@ for v in 99 nosuch-device; do
   grep -q "DLCA_CL_DEVICE=$v" err.txt || fail "dlca-parity: DLCA_CL_DEVICE=$v is not named: $(cat err.txt)"
 done
 expect 2 "dlca-info --build nosuch.cl" -- "$top/tools/dlca-info" --build nosuch.cl
+# The shipped tuning table is found beside DLCA_CL_KERNEL_PATH's kernels
+# (<srcdir>/tuning beside <srcdir>/kernels-cl), not by a compiled-in path.
+expect 0 "dlca-info --build selftest.cl" -- "$top/tools/dlca-info" --build selftest.cl
+grep -q "no shipped tuning table" err.txt && fail "the shipped table beside DLCA_CL_KERNEL_PATH was not read: $(cat err.txt)"
+mkdir k && cp "${DLCA_CL_KERNEL_PATH%%:*}/selftest.cl" "${DLCA_CL_KERNEL_PATH%%:*}/rng.cl" k/
+expect 0 "dlca-info --build selftest.cl, kernels without a table" -- env DLCA_CL_KERNEL_PATH="$PWD/k" \
+  "$top/tools/dlca-info" --build selftest.cl
+grep -q "no shipped tuning table (searched ../tuning/default.json from each DLCA_CL_KERNEL_PATH directory" err.txt ||
+  fail "no table beside DLCA_CL_KERNEL_PATH: not said: $(cat err.txt)"
 [ "$failures" -eq 0 ]
