@@ -54,7 +54,7 @@ static void usage(FILE *f) {
         "\n"
         "EXAMPLES\n"
         "    dlca-info\n"
-        "    dlca-info --device gpu --build trainer.cl\n",
+        "    dlca-info --device gpu --build selftest.cl\n",
         f);
 }
 
