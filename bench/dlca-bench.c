@@ -105,19 +105,23 @@ static const char help_text[] =
     "                         FILE (a header is written first if FILE does not end\n"
     "                         with this table)\n"
     "    --quiet              no progress on stderr\n"
-    "    --help               this text\n"
-    "    --version            the library version\n"
+    "    -h, --help           this text\n"
+    "    -V, --version        the library version\n"
     "\n"
     "ENVIRONMENT\n"
-    "    DLCA_CL_DEVICE        the default --device\n"
-    "    DLCA_CL_BUILD_OPTIONS more OpenCL compiler options; the library's warnings,\n"
-    "                          with them the build logs (NVIDIA: -cl-nv-verbose gives\n"
-    "                          registers and spills), are printed on stderr\n"
+    "    DLCA_CL_DEVICE       the default --device\n"
+    "    DLCA_CL_KERNEL_PATH  directories searched for kernel sources before the\n"
+    "                         installed ones (run from the build tree: the source\n"
+    "                         tree's kernels-cl); see dlca-info(1)\n"
+    "    DLCA_CL_BUILD_OPTIONS  more OpenCL compiler options; the library's\n"
+    "                         warnings, with them the build logs (NVIDIA:\n"
+    "                         -cl-nv-verbose gives registers and spills), are\n"
+    "                         printed on stderr\n"
     "\n"
     "EXIT STATUS\n"
     "    0    every workload was measured or does not fit the device\n"
     "    1    a workload failed, or an output file could not be written\n"
-    "    2    bad option, preset or device spec\n"
+    "    2    bad option, preset, model file or device spec\n"
     "\n"
     "EXAMPLES\n"
     "    dlca-bench --preset checkerboard --batch 1,2,8,32,128,512,1024 --device gpu\n"
@@ -272,7 +276,7 @@ static int parse_options(int argc, char **argv, options *o) {
     return -1;
   }
   if (version) {
-    printf("%s (libdlca_cl) %s\n", PROG, dlca_version_string());
+    cli_print_version(PROG, dlca_version_string());
     return -1;
   }
   if (optind < argc) {
@@ -811,16 +815,13 @@ int main(int argc, char **argv) {
   if (o.model_path && (rc = dlca_model_load(o.model_path, &o.model))) {
     const char *why = dlca_last_error();
     fprintf(stderr, "%s: --model %s: %s\n", PROG, o.model_path, why[0] ? why : dlca_strerror(rc));
-    return CLI_FAIL;
+    return rc == DLCA_ENOMEM ? CLI_FAIL : CLI_USAGE; /* a missing or bad file is the user's to fix */
   }
   dlca_context *ctx = NULL;
   if (!o.backend_ref) {
     if ((rc = dlca_context_new(o.device, &ctx))) {
-      const char *why = dlca_last_error();
-      fprintf(stderr, "%s: %s: %s%s\n", PROG, o.device ? "--device" : "OpenCL device (default)",
-              why[0] ? why : dlca_strerror(rc), rc == DLCA_ENOPLATFORM ? " (use --backend ref for the CPU reference)" : "");
       dlca_model_free(o.model);
-      return rc == DLCA_ENODEVICE || rc == DLCA_EINVAL ? CLI_USAGE : CLI_FAIL;
+      return cli_context_fail(PROG, o.device, rc, "use --backend ref for the CPU reference");
     }
   }
   device_name(&o, ctx, device, sizeof device);

@@ -43,8 +43,19 @@ static void usage(FILE *f) {
           "                         best one)\n"
           "    --json FILE          write the rows as JSON\n"
           "    --markdown FILE      append the rows as markdown table rows\n"
-          "    -h, --help, -V, --version\n\n"
-          "EXAMPLE\n"
+          "    -h, --help           this text\n"
+          "    -V, --version        the library version\n\n"
+          "ENVIRONMENT\n"
+          "    DLCA_CL_DEVICE       the default --device\n"
+          "    DLCA_CL_KERNEL_PATH  directories searched for kernel sources before the\n"
+          "                         installed ones (run from the build tree: the source\n"
+          "                         tree's kernels-cl); see dlca-info(1)\n\n"
+          "EXIT STATUS\n"
+          "    0    every preset was timed and the engines agree\n"
+          "    1    a preset failed, the engines disagree, or an output file could\n"
+          "         not be written\n"
+          "    2    bad option, preset, model file or device spec\n\n"
+          "EXAMPLES\n"
           "    OMP_NUM_THREADS=16 %s --preset colour,growth --json hard.json\n",
           PROG, PROG, PROG);
 }
@@ -85,7 +96,7 @@ static int parse(int argc, char **argv, options *o) {
   while ((c = getopt_long(argc, argv, ":hV", lo, NULL)) != -1) {
     switch (c) {
       case 'h': usage(stdout); return -1;
-      case 'V': printf("%s %s\n", PROG, dlca_version_string()); return -1;
+      case 'V': cli_print_version(PROG, dlca_version_string()); return -1;
       case O_PRESET: list = optarg; break;
       case O_MODEL: o->model = optarg; break;
       case O_REPEATS: if (cli_parse_long(PROG, "--repeats", optarg, 1, 1000, &o->repeats)) return CLI_USAGE; break;
@@ -269,10 +280,8 @@ int main(int argc, char **argv) {
     snprintf(command + len, sizeof command - len, " %s", argv[i]);
   }
   dlca_context *ctx = NULL;
-  if (!o.no_cl && (rc = dlca_context_new(o.device, &ctx))) {
-    fprintf(stderr, "%s: OpenCL device: %s (--no-cl for the CPU engines only)\n", PROG, dlca_last_error());
-    return rc == DLCA_ENODEVICE || rc == DLCA_EINVAL ? CLI_USAGE : CLI_FAIL;
-  }
+  if (!o.no_cl && (rc = dlca_context_new(o.device, &ctx)))
+    return cli_context_fail(PROG, o.device, rc, "--no-cl for the CPU engines only");
   if (ctx) {
     dlca_device_info info;
     dlca_context_device(ctx, &info);

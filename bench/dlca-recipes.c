@@ -136,12 +136,21 @@ static const char help_text[] =
     "                         for dlca-eval (DIR is created if missing)\n"
     "    --list               the recipes and what they do\n"
     "    --quiet              no per-run lines on stderr\n"
-    "    --help, --version\n"
+    "    -h, --help           this text\n"
+    "    -V, --version        the library version\n"
+    "\n"
+    "ENVIRONMENT\n"
+    "    DLCA_CL_DEVICE       the default --device\n"
+    "    DLCA_CL_KERNEL_PATH  directories searched for kernel sources before the\n"
+    "                         installed ones (run from the build tree: the source\n"
+    "                         tree's kernels-cl); see dlca-info(1)\n"
     "\n"
     "EXIT STATUS\n"
-    "    0 done (whatever the outcome), 1 a run failed, 2 bad option\n"
+    "    0    done (whatever the outcome)\n"
+    "    1    a run failed, or an output file could not be written\n"
+    "    2    bad option, task, recipe or device spec\n"
     "\n"
-    "EXAMPLE\n"
+    "EXAMPLES\n"
     "    dlca-recipes --recipes cooldown,gumbel-1 --seeds 1,2,3,4,5 --json r.json\n";
 
 typedef struct options {
@@ -187,7 +196,7 @@ static int parse(int argc, char **argv, options *o) {
   o->n_recipes = N_RECIPES;
   opterr = 0;
   int c;
-  while ((c = getopt_long(argc, argv, ":", lo, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":hV", lo, NULL)) != -1) {
     const char *name = optind > 1 ? argv[optind - 1] : "?";
     int bad = 0;
     switch (c) {
@@ -242,12 +251,14 @@ static int parse(int argc, char **argv, options *o) {
         for (int i = 0; i < N_RECIPES; i++) printf("%-26s %s\n", recipes[i].name, recipes[i].what);
         exit(0);
       case O_QUIET: o->quiet = 1; break;
-      case O_HELP: fputs(help_text, stdout); exit(0);
-      case O_VERSION: printf("%s %s\n", PROG, dlca_version_string()); exit(0);
-      case ':': fprintf(stderr, "%s: %s: needs a value (see --help)\n", PROG, name); return 2;
-      default: fprintf(stderr, "%s: %s: unknown option (see --help)\n", PROG, name); return 2;
+      case 'h':
+      case O_HELP: fputs(help_text, stdout); exit(CLI_OK);
+      case 'V':
+      case O_VERSION: exit(cli_print_version(PROG, dlca_version_string()));
+      case ':': fprintf(stderr, "%s: %s: needs a value (see --help)\n", PROG, name); return CLI_USAGE;
+      default: fprintf(stderr, "%s: %s: unknown option (see --help)\n", PROG, name); return CLI_USAGE;
     }
-    if (bad) return 2;
+    if (bad) return CLI_USAGE;
   }
   if (optind < argc) {
     fprintf(stderr, "%s: %s: unexpected argument (see --help)\n", PROG, argv[optind]);
@@ -507,17 +518,15 @@ int main(int argc, char **argv) {
   dlca_context *ctx = NULL;
   char device[512] = "CPU reference";
   if (!o.backend_ref) {
-    if (dlca_context_new(o.device, &ctx)) {
-      fprintf(stderr, "%s: device: %s\n", PROG, dlca_last_error());
-      return 2;
-    }
+    if ((rc = dlca_context_new(o.device, &ctx)))
+      return cli_context_fail(PROG, o.device, rc, "use --backend ref for the CPU reference");
     dlca_device_info di;
     dlca_context_device(ctx, &di);
     snprintf(device, sizeof device, "%s", di.name);
   }
   const int n = o.n_recipes * o.n_seeds;
   result *res = calloc((size_t)n, sizeof *res);
-  if (!res) return 1;
+  if (!res) return CLI_FAIL;
   int failed = 0, k = 0;
   printf("recipe,seed,success_epoch,epochs_run,fresh_accuracy,active_gates,wall_s\n");
   for (int i = 0; i < o.n_recipes; i++)
@@ -550,5 +559,5 @@ int main(int argc, char **argv) {
   }
   free(res);
   dlca_context_free(ctx);
-  return failed;
+  return failed ? CLI_FAIL : CLI_OK;
 }

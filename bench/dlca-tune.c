@@ -595,7 +595,6 @@ static int kernel_dirs(char dirs[][1024], int max) {
     if (*s == ':') s++;
   }
   if (n < max) snprintf(dirs[n++], 1024, "%s", DLCA_PKGDATADIR "/kernels");
-  if (n < max) snprintf(dirs[n++], 1024, "%s", DLCA_SRCDIR "/kernels-cl");
   return n;
 }
 
@@ -874,17 +873,17 @@ static void help(void) {
       "\n"
       "DESCRIPTION\n"
       "    For every kernel file on the kernel search path that declares tunable\n"
-      "    parameters (// @tunable NAME v1 v2 ..., doc/tuning-table.md), or only for\n"
-      "    --kernel FILE, measures configurations of those parameters on one device\n"
-      "    and writes the fastest into the user tuning table, which the library\n"
-      "    reads from then on.\n"
+      "    parameters (// @tunable NAME v1 v2 ..., tuning-table.md), or only for the\n"
+      "    one of --kernel FILE, measures configurations of those parameters on one\n"
+      "    device and writes the fastest into the user tuning table, which the\n"
+      "    library reads from then on.\n"
       "\n"
       "    Search: the full grid of the candidates when it has at most %d\n"
       "    combinations, else one parameter at a time (coordinate descent): from the\n"
       "    values in effect now (the tables, else the kernel's defaults), each\n"
       "    tunable in turn tries each of its candidates with the others at their\n"
       "    best so far, and a second pass follows if the first moved (--passes).\n"
-      "    --quick always searches one parameter at a time, because every\n"
+      "    With --quick it always searches one parameter at a time, because every\n"
       "    configuration is a program build, and builds dominate on CPU devices.\n"
       "\n"
       "    Each configuration runs in a new context with the values as overrides:\n"
@@ -892,8 +891,8 @@ static void help(void) {
       "    trainer_cpu.cl with trainer.cl's KERNELS set to 1, trainer_tile.cl with\n"
       "    it set to 2 (its steps are for many cells: tune it with --batch 32 or\n"
       "    more, where the tuned TL also serves TILE_CELLS); selftest.cl\n"
-      "    launches its fill kernel over %u values. After --warmup untimed epochs,\n"
-      "    --repeats epochs are timed with profiling events; a configuration's time\n"
+      "    launches its fill kernel over %u values. After --warmup untimed epochs, the\n"
+      "    next --repeats are timed with profiling events; a configuration's time\n"
       "    is the median over those epochs of the summed device time of the file's\n"
       "    kernels (wall time per epoch is shown for information).\n"
       "\n"
@@ -931,8 +930,8 @@ static void help(void) {
       "    --print-entry        print only this device's table entry, as JSON, to paste\n"
       "                         into tuning/default.json; the report goes to stderr and\n"
       "                         no table is written unless --output is given too\n"
-      "    --help               this text\n"
-      "    --version            the library version\n"
+      "    -h, --help           this text\n"
+      "    -V, --version        the library version\n"
       "\n"
       "THE TABLE\n"
       "    The written table's header names this device and driver, and its entry\n"
@@ -940,8 +939,16 @@ static void help(void) {
       "    the entry's other kernel files are kept. The file is replaced atomically.\n"
       "\n"
       "ENVIRONMENT\n"
-      "    DLCA_CL_DEVICE, DLCA_CL_KERNEL_PATH, DLCA_CL_CACHE_DIR, DLCA_CL_CACHE,\n"
-      "    DLCA_CL_TUNING (doc/kernel-cache.md, doc/tuning-table.md)\n"
+      "    DLCA_CL_DEVICE       the default --device\n"
+      "    DLCA_CL_KERNEL_PATH  directories searched for kernel sources before the\n"
+      "                         installed ones, and so the files tuned (run from the\n"
+      "                         build tree: the source tree's kernels-cl); the\n"
+      "                         shipped table is read from ../tuning/default.json\n"
+      "                         beside them\n"
+      "    DLCA_CL_CACHE_DIR    the cache directory, where the user table goes;\n"
+      "                         DLCA_CL_CACHE=0 turns the cache off\n"
+      "    DLCA_CL_TUNING       the user table the library reads instead\n"
+      "    The format notes kernel-cache.md and tuning-table.md say more.\n"
       "\n"
       "EXIT STATUS\n"
       "    0    success\n"
@@ -1093,10 +1100,7 @@ int main(int argc, char **argv) {
     help();
     return CLI_OK;
   }
-  if (o->version) {
-    printf("%s (libdlca_cl) %s\n", PROG, dlca_version_string());
-    return CLI_OK;
-  }
+  if (o->version) return cli_print_version(PROG, dlca_version_string());
   double t_start = cli_now();
   T.out = o->print_entry ? stderr : stdout;
   int rc = dlca_preset_get(o->preset, &T.preset);
@@ -1107,12 +1111,7 @@ int main(int argc, char **argv) {
 
   /* The probe context: the device, and the values the tables give now. */
   dlca_context *probe;
-  if ((rc = dlca_context_new(o->device, &probe))) {
-    const char *what = rc == DLCA_ETUNING ? "tuning table" : o->device ? "--device" : "OpenCL device (default)";
-    fprintf(stderr, "%s: %s: %s\n", PROG, what, lib_error(rc));
-    /* a spec that matches nothing, or a malformed DLCA_CL_TUNING: the user's to fix */
-    return rc == DLCA_ENODEVICE || rc == DLCA_EINVAL || rc == DLCA_ETUNING ? CLI_USAGE : CLI_FAIL;
-  }
+  if ((rc = dlca_context_new(o->device, &probe))) return cli_context_fail(PROG, o->device, rc, NULL);
   dlca_context_device(probe, &T.dev);
   const char *warn = dlca_context_warnings(probe);
   for (const char *p = warn; *p;) {

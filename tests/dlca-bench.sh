@@ -44,7 +44,7 @@ if [ -x "$train" ]; then
   grep -q -- '--model m.json' m-out.json || fail "--model: the command is not recorded"
 fi
 echo '{"format": "dlca-model", "version": 1' > bad.json
-expect 1 "--model of a corrupt file" -- "$prog" --quiet --preset checkerboard --batch 1 --steps 2 --warmup 0 \
+expect 2 "--model of a corrupt file" -- "$prog" --quiet --preset checkerboard --batch 1 --steps 2 --warmup 0 \
   --repeats 1 --backend ref --model bad.json
 grep -q 'bad.json' out.txt err.txt || fail "--model: the error does not name the file"
 expect 2 "unknown preset" -- "$prog" --preset nosuch --backend ref

@@ -1,8 +1,14 @@
+# tests/main needs Check; without it, Makefile.am's needs-check says so.
+if HAVE_CHECK
 check_PROGRAMS += tests/main
+TESTS += tests/main
+endif
 tests_main_SOURCES = tests/main.c tests/suites.h tests/util.h tests/util.c tests/test_vectors.c
+# The tests read the source tree's kernels and tables by path (DLCA_SRCDIR);
+# the library itself knows only the installed ones.
+tests_main_CPPFLAGS = $(AM_CPPFLAGS) -DDLCA_SRCDIR='"$(abs_top_srcdir)"'
 tests_main_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_main_LDADD = libdlca_cl_internal.la $(CHECK_LIBS) $(DLCA_DEP_LIBS)
-TESTS += tests/main
 tests_main_SOURCES += tests/test_wiring.c
 tests_main_SOURCES += tests/test_model.c
 tests_main_SOURCES += tests/test_loader.c
@@ -54,3 +60,6 @@ EXTRA_DIST += tests/dlca-export.sh
 # Smoke test of bench/dlca-hardbench on the CPU engines.
 TESTS += tests/dlca-hardbench.sh
 EXTRA_DIST += tests/dlca-hardbench.sh
+# Every tool's -h/--help, -V/--version, exit codes, and a bad DLCA_CL_DEVICE named.
+TESTS += tests/cli.sh
+EXTRA_DIST += tests/cli.sh

@@ -284,7 +284,9 @@ START_TEST(test_build_error) {
            "__kernel void broken(__global int *x) {\n"
            "  x[0] = ;\n"
            "}\n");
-  setenv("DLCA_CL_KERNEL_PATH", kdir, 1);
+  char kpath[2100]; /* selftest.cl below comes from the source tree */
+  snprintf(kpath, sizeof kpath, "%s:%s", kdir, DLCA_SRCDIR "/kernels-cl");
+  setenv("DLCA_CL_KERNEL_PATH", kpath, 1);
   dlca_context *ctx = tcl_context();
   dlca_build_info bi;
   int rc = dlca_context_build(ctx, "broken.cl", "-DDLCA_SOME_OPTION=3", &bi);

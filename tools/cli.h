@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include "dlca_cl.h"
 
 /* Exit codes, the same in every tool: 0 success; 2 the user can fix the
  * command line or the input files (a bad value, a corrupt file, a missing or
@@ -22,6 +23,35 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_INTERRUPTED = 130 };
 static inline int cli_print_version(const char *prog, const char *version) {
   printf(CLI_VERSION_FMT, prog, version);
   return CLI_OK;
+}
+
+/* A failed dlca_context_new(device, ...): prints one line and returns the
+ * exit code. A spec that matches nothing is the user's to fix (2), whether
+ * --device gave it ("PROG: --device: no OpenCL device matches ...") or
+ * DLCA_CL_DEVICE did (the library's message starts "DLCA_CL_DEVICE=..."); so
+ * is a bad table named by DLCA_CL_TUNING, which the message names too. The
+ * library's list of the devices goes (dlca-info shows them). The rest, no
+ * OpenCL platform among them, are runtime failures (1); `hint`, if not NULL,
+ * is added to that one ("use --backend ref ..."). */
+static inline int cli_context_fail(const char *prog, const char *device, int status, const char *hint) {
+  const char *why = dlca_last_error();
+  if (!why[0]) why = dlca_strerror(status);
+  int spec = status == DLCA_ENODEVICE || status == DLCA_EINVAL;
+  int code = spec || status == DLCA_ETUNING ? CLI_USAGE : CLI_FAIL;
+  int nop = status == DLCA_ENOPLATFORM && hint;
+  int len = (int)strlen(why), cut = 0;
+  if (code == CLI_USAGE && strchr(why, '\n')) { /* end at the last full sentence: "... Available:" goes */
+    len = (int)(strchr(why, '\n') - why);
+    for (int i = len - 1; i > 0; i--)
+      if (why[i] == ' ' && why[i - 1] == '.') {
+        len = i;
+        break;
+      }
+    cut = status == DLCA_ENODEVICE;
+  }
+  fprintf(stderr, "%s: %s%.*s%s%s%s%s\n", prog, spec && device && *device ? "--device: " : "", len, why,
+          cut ? " dlca-info lists the devices." : "", nop ? " (" : "", nop ? hint : "", nop ? ")" : "");
+  return code;
 }
 
 /* Parses a whole decimal integer in [min, max]. On failure prints one line

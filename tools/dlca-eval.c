@@ -87,7 +87,6 @@ static int status_code(int status) {
     case DLCA_EPARSE:
     case DLCA_EMODEL:
     case DLCA_ECONFIG:
-    case DLCA_ENOPLATFORM:
     case DLCA_ENODEVICE:
     case DLCA_EDEVMEM: /* the grid asked for is larger than the device */
     case DLCA_EUNSUPPORTED: return CLI_USAGE;
@@ -170,10 +169,8 @@ static int setup(eval *e) {
     snprintf(e->device, sizeof e->device, "CPU reference");
     return 0;
   }
-  if ((rc = dlca_context_new(o->device, &e->ctx))) {
-    if (rc == DLCA_ENOPLATFORM) return fail_lib(CLI_USAGE, rc, "OpenCL (use --backend ref for the CPU reference)");
-    return fail_lib(status_code(rc), rc, o->device ? "--device" : "OpenCL device (default)");
-  }
+  if ((rc = dlca_context_new(o->device, &e->ctx)))
+    return cli_context_fail(EVAL_PROG, o->device, rc, "use --backend ref for the CPU reference");
   dlca_device_info info;
   dlca_context_device(e->ctx, &info);
   snprintf(e->device, sizeof e->device, "%s (%s, OpenCL device %s)", info.name, info.platform, info.spec);
@@ -595,10 +592,7 @@ int main(int argc, char **argv) {
     eval_options_help();
     return 0;
   }
-  if (e.opt.version) {
-    printf("%s (libdlca_cl) %s\n", EVAL_PROG, dlca_version_string());
-    return 0;
-  }
+  if (e.opt.version) return cli_print_version(EVAL_PROG, dlca_version_string());
   if (!(rc = setup(&e)) && !(rc = run_checks(&e))) {
     const check *all[] = {&e.fresh, &e.general, &e.boards, &e.board, &e.tgt};
     int n = 0, failed = 0;

@@ -12,29 +12,48 @@
 #define PROG "dlca-export"
 
 static void usage(FILE *f) {
-  fprintf(f,
-          "Usage: dlca-export --model MODEL.json --out FILE [--format c|verilog] [--name NAME]\n"
-          "Write the hard circuit of one cell of a saved model (each gate its most likely op)\n"
-          "as C or Verilog: pass-through gates become wires, constants are folded, and only\n"
-          "the gates that reach the cell's new state are written.\n"
-          "\n"
-          "  --model FILE      the dlca-model JSON (dlca-train --save)\n"
-          "  --out FILE        the file to write (atomically)\n"
-          "  --format F        c (default: NAME_cells64, 64 cells bit-sliced in uint64_t words,\n"
-          "                    NAME_step, one synchronous step of a grid of bytes, and\n"
-          "                    NAME_step_async, one step under a fire mask) or\n"
-          "                    verilog (a combinational module NAME_cell, and NAME_grid, a\n"
-          "                    grid of them with state registers, one step per clock)\n"
-          "  --name NAME       the prefix of the C functions or the Verilog module (default dlca)\n"
-          "  --keep LIST       the channels that must be right at every step, such as 0 for growth\n"
-          "                    or 0,1,2 for colour (default: all); a channel that none of them\n"
-          "                    reads is written as 0, and its logic left out\n"
-          "  --quiet           print nothing on success\n"
-          "  --help            show this help\n"
-          "  --version         show the library version\n"
-          "\n"
-          "The bit order, boundary and how to call the code: doc/export.md.\n"
-          "Exit status: 0 success, 1 failure, 2 bad arguments or a bad model.\n");
+  fputs("NAME\n"
+        "    dlca-export - write a trained model's hard circuit as C or Verilog\n"
+        "\n"
+        "SYNOPSIS\n"
+        "    dlca-export --model MODEL.json --out FILE [--format c|verilog] [--name NAME]\n"
+        "                [--keep LIST] [--quiet]\n"
+        "\n"
+        "DESCRIPTION\n"
+        "    Writes the hard circuit of one cell of a saved model (each gate its most\n"
+        "    likely op) as C or Verilog: pass-through gates become wires, constants\n"
+        "    are folded, and only the gates that reach the cell's new state are\n"
+        "    written. The bit order, the boundary and how to call the code are in\n"
+        "    the format note export.md.\n"
+        "\n"
+        "OPTIONS\n"
+        "    --model FILE         the dlca-model JSON (dlca-train --save)\n"
+        "    --out FILE           the file to write (atomically)\n"
+        "    --format F           c (the default: NAME_cells64, 64 cells bit-sliced in\n"
+        "                         uint64_t words, NAME_step, one synchronous step of a\n"
+        "                         grid of bytes, and NAME_step_async, one step under a\n"
+        "                         fire mask) or verilog (a combinational module\n"
+        "                         NAME_cell, and NAME_grid, a grid of them with state\n"
+        "                         registers, one step per clock)\n"
+        "    --name NAME          the prefix of the C functions or the Verilog module\n"
+        "                         (default dlca)\n"
+        "    --keep LIST          the channels that must be right at every step, such\n"
+        "                         as 0 for growth or 0,1,2 for colour (default: all); a\n"
+        "                         channel that none of them reads is written as 0, and\n"
+        "                         its logic left out\n"
+        "    --quiet              print nothing on success\n"
+        "    -h, --help           this text\n"
+        "    -V, --version        the library version\n"
+        "\n"
+        "EXIT STATUS\n"
+        "    0    success\n"
+        "    1    failure: out of memory, the file not written\n"
+        "    2    bad input: option, model file, --name or --keep\n"
+        "\n"
+        "EXAMPLES\n"
+        "    dlca-export --model cb.json --out cb.c\n"
+        "    dlca-export --model growth.json --format verilog --keep 0 --out growth.v\n",
+        f);
 }
 
 int main(int argc, char **argv) {
@@ -52,7 +71,7 @@ int main(int argc, char **argv) {
                                        {NULL, 0, NULL, 0}};
   opterr = 0;
   int c;
-  while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":hV", opts, NULL)) != -1) {
     const char *opt = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
     switch (c) {
       case O_MODEL: model = optarg; break;
@@ -84,8 +103,10 @@ int main(int argc, char **argv) {
           return CLI_USAGE;
         }
         break;
-      case O_HELP: usage(stdout); return 0;
-      case O_VERSION: printf("%s (libdlca_cl) %s\n", PROG, dlca_version_string()); return 0;
+      case 'h':
+      case O_HELP: usage(stdout); return CLI_OK;
+      case 'V':
+      case O_VERSION: return cli_print_version(PROG, dlca_version_string());
       case ':': fprintf(stderr, "%s: %s: needs a value (see --help)\n", PROG, opt); return CLI_USAGE;
       default: fprintf(stderr, "%s: %s: unknown option (see --help)\n", PROG, opt); return CLI_USAGE;
     }

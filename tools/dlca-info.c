@@ -4,28 +4,58 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 #include "dlca_cl.h"
 
+#define PROG "dlca-info"
+
 static void usage(FILE *f) {
-  fprintf(f,
-          "Usage: dlca-info [OPTION]...\n"
-          "List the OpenCL devices that libdlca_cl can use; '*' marks the default,\n"
-          "'>' the device that --device selects.\n"
-          "\n"
-          "  --json            print the list as JSON\n"
-          "  --device SPEC     the device to mark and to --build on: an index (\"0\"), \"platform:device\",\n"
-          "                    gpu, cpu, accelerator, or a name substring (default:\n"
-          "                    $DLCA_CL_DEVICE, else the best GPU)\n"
-          "  --build FILE      build a kernel file (\"selftest.cl\") on that device and report\n"
-          "                    where it came from and how long it took\n"
-          "  --cache-dir       print the binary cache directory\n"
-          "  --clear-cache     delete the cached program binaries and gate orders\n"
-          "  --help            show this help\n"
-          "  --version         show the library version\n"
-          "\n"
-          "Environment: DLCA_CL_DEVICE, DLCA_CL_KERNEL_PATH, DLCA_CL_CACHE_DIR, DLCA_CL_CACHE,\n"
-          "DLCA_CL_TUNING (see doc/kernel-cache.md and doc/tuning-table.md).\n"
-          "Exit status: 0 success, 1 failure, 2 bad arguments.\n");
+  fputs("NAME\n"
+        "    dlca-info - list the OpenCL devices libdlca_cl can use, and check one\n"
+        "\n"
+        "SYNOPSIS\n"
+        "    dlca-info [--json] [--device SPEC] [--build FILE] [--cache-dir] [--clear-cache]\n"
+        "\n"
+        "DESCRIPTION\n"
+        "    Lists every OpenCL device of every platform; '*' marks the default, the\n"
+        "    one the library takes when no device is named, and '>' the one that the\n"
+        "    option --device (else DLCA_CL_DEVICE) selects. With --build, builds a\n"
+        "    kernel file on that device and says where its source and its cached\n"
+        "    binary came from, which checks the device, the kernel search path and\n"
+        "    the binary cache at once.\n"
+        "\n"
+        "OPTIONS\n"
+        "    --json               print the list as JSON\n"
+        "    --device SPEC        the device to mark and to --build on: an index \"0\",\n"
+        "                         \"platform:device\", gpu, cpu, accelerator, or part of\n"
+        "                         its name (default: $DLCA_CL_DEVICE, else the best GPU)\n"
+        "    --build FILE         build a kernel file (\"selftest.cl\") on that device and\n"
+        "                         report where it came from and how long it took\n"
+        "    --cache-dir          print the binary cache directory\n"
+        "    --clear-cache        delete the cached program binaries and gate orders\n"
+        "    -h, --help           this text\n"
+        "    -V, --version        the library version\n"
+        "\n"
+        "ENVIRONMENT\n"
+        "    DLCA_CL_DEVICE       the default --device\n"
+        "    DLCA_CL_KERNEL_PATH  directories searched for kernel sources before the\n"
+        "                         installed ones (colon-separated); the tuning table\n"
+        "                         shipped with them is read from ../tuning/default.json\n"
+        "                         beside them\n"
+        "    DLCA_CL_CACHE_DIR    the binary cache (default $XDG_CACHE_HOME/dlca_cl,\n"
+        "                         else ~/.cache/dlca_cl); DLCA_CL_CACHE=0 turns it off\n"
+        "    DLCA_CL_TUNING       the user tuning table (default <cache dir>/tuning.json)\n"
+        "    The format notes kernel-cache.md and tuning-table.md say more.\n"
+        "\n"
+        "EXIT STATUS\n"
+        "    0    success\n"
+        "    1    failure: no OpenCL platform, a kernel that does not build, the cache\n"
+        "    2    bad input: option, device spec, kernel file name, tuning table\n"
+        "\n"
+        "EXAMPLES\n"
+        "    dlca-info\n"
+        "    dlca-info --device gpu --build selftest.cl\n",
+        f);
 }
 
 static const char *type_name(dlca_device_type t) {
@@ -79,27 +109,24 @@ static int print_json(const dlca_device_info *d, size_t n, long sel) {
   json_object_set_new(root, "devices", arr);
   char *s = json_dumps(root, JSON_INDENT(2));
   json_decref(root);
-  if (!s) return 1;
+  if (!s) return CLI_FAIL;
   puts(s);
   free(s);
-  return 0;
+  return CLI_OK;
 }
 
 static int build(const char *spec, const char *file) {
   dlca_context *ctx;
   int rc = dlca_context_new(spec, &ctx);
-  if (rc) {
-    fprintf(stderr, "dlca-info: %s\n", dlca_last_error());
-    return 1;
-  }
+  if (rc) return cli_context_fail(PROG, spec, rc, NULL);
   dlca_device_info d;
   dlca_context_device(ctx, &d);
   dlca_build_info bi;
   rc = dlca_context_build(ctx, file, NULL, &bi);
   if (rc) {
-    fprintf(stderr, "dlca-info: %s\n", dlca_last_error());
+    fprintf(stderr, "%s: --build: %s\n", PROG, dlca_last_error());
     dlca_context_free(ctx);
-    return 1;
+    return rc == DLCA_ENOKERNEL || rc == DLCA_EINVAL ? CLI_USAGE : CLI_FAIL; /* no such file: a typo */
   }
   static const char *how[] = {"compiled from source", "loaded from the binary cache",
                               "already built"};
@@ -107,9 +134,9 @@ static int build(const char *spec, const char *file) {
          how[bi.from_cache], bi.build_ms, bi.source_file,
          bi.cache_file[0] ? bi.cache_file : "(off)");
   const char *w = dlca_context_warnings(ctx);
-  if (*w) fprintf(stderr, "dlca-info: warning: %s", w);
+  if (*w) fprintf(stderr, "%s: warning: %s", PROG, w);
   dlca_context_free(ctx);
-  return 0;
+  return CLI_OK;
 }
 
 int main(int argc, char **argv) {
@@ -119,10 +146,9 @@ int main(int argc, char **argv) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       usage(stdout);
-      return 0;
-    } else if (!strcmp(a, "--version")) {
-      printf("dlca-info (libdlca_cl) %s\n", dlca_version_string());
-      return 0;
+      return CLI_OK;
+    } else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
+      return cli_print_version(PROG, dlca_version_string());
     } else if (!strcmp(a, "--json")) {
       json = 1;
     } else if (!strcmp(a, "--cache-dir")) {
@@ -136,44 +162,42 @@ int main(int argc, char **argv) {
     } else if (!strncmp(a, "--build=", 8)) {
       file = a + 8;
     } else {
-      fprintf(stderr, "dlca-info: %s '%s'\n",
-              !strcmp(a, "--device") || !strcmp(a, "--build") ? "missing value for" : "unknown option",
-              a);
-      usage(stderr);
-      return 2;
+      fprintf(stderr, "%s: %s: %s (see --help)\n", PROG, a,
+              !strcmp(a, "--device") || !strcmp(a, "--build") ? "needs a value" : "unknown option");
+      return CLI_USAGE;
     }
   }
   if (cache_dir || clear) {
     char dir[1024];
     if (dlca_cache_dir(dir, sizeof dir) != DLCA_OK) {
-      fprintf(stderr, "dlca-info: %s\n", dlca_last_error());
-      return 1;
+      fprintf(stderr, "%s: %s\n", PROG, dlca_last_error());
+      return CLI_FAIL;
     }
     if (cache_dir) puts(dir);
     if (clear) {
       if (dlca_cache_clear() != DLCA_OK) {
-        fprintf(stderr, "dlca-info: %s\n", dlca_last_error());
-        return 1;
+        fprintf(stderr, "%s: %s\n", PROG, dlca_last_error());
+        return CLI_FAIL;
       }
       printf("cleared %s/programs\n", dir);
     }
-    if (!file && !json) return 0;
+    if (!file && !json) return CLI_OK;
   }
   if (file) return build(spec, file);
   dlca_device_info *d;
   size_t n;
   int rc = dlca_device_list(&d, &n);
   if (rc) {
-    fprintf(stderr, "dlca-info: %s\n", dlca_last_error());
-    return 1;
+    fprintf(stderr, "%s: %s\n", PROG, dlca_last_error());
+    return CLI_FAIL;
   }
   long sel = -1;
-  if (spec) { /* mark what the spec selects with '>' */
+  const char *env = getenv("DLCA_CL_DEVICE");
+  if (spec || (env && *env)) { /* mark what the spec selects with '>'; a bad one is an error */
     dlca_context *ctx;
-    if (dlca_context_new(spec, &ctx)) {
-      fprintf(stderr, "dlca-info: %s\n", dlca_last_error());
+    if ((rc = dlca_context_new(spec, &ctx))) {
       free(d);
-      return 1;
+      return cli_context_fail(PROG, spec, rc, NULL);
     }
     dlca_device_info sd;
     dlca_context_device(ctx, &sd);
@@ -181,7 +205,7 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < n; i++)
       if (!strcmp(d[i].spec, sd.spec)) sel = (long)i;
   }
-  int ret = json ? print_json(d, n, sel) : (print_text(d, n, sel), 0);
+  int ret = json ? print_json(d, n, sel) : (print_text(d, n, sel), CLI_OK);
   free(d);
   return ret;
 }

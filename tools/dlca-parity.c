@@ -11,30 +11,63 @@
 static const char *prog = "dlca-parity";
 
 static void usage(FILE *f) {
-  fprintf(f,
-          "usage: dlca-parity --vector FILE [--backend ref|cl] [--device SPEC] [--json]\n"
-          "       dlca-parity (--preset NAME | --model FILE) --random N [--device SPEC] [--seed S]\n"
-          "                   [--batch B] [--steps T] [--size HxW] [--async] [--param P] [--json]\n"
-          "\n"
-          "  --vector FILE   a JAX reference vector (shared/testdata/reference/*.json)\n"
-          "  --backend B     ref (the C CPU reference) or cl (an OpenCL device; default cl);\n"
-          "                  with --random also bits: the packed-bits hard circuit (its hard\n"
-          "                  state and loss against the reference's, exactly)\n"
-          "  --device SPEC   OpenCL device: index, platform:device, gpu|cpu|accelerator, or a\n"
-          "                  name substring (default: $DLCA_CL_DEVICE, else the best device)\n"
-          "  --preset NAME   gol, checkerboard, checkerboard-async, growth, colour\n"
-          "  --model FILE    a dlca-model JSON file (its parametrisation, softmax16 or iwp,\n"
-          "                  comes with it)\n"
-          "  --param P       the gate parametrisation of the --preset model: softmax16\n"
-          "                  (default) or iwp (input-wise, 4 logits per gate)\n"
-          "  --random N      N fresh random cases (random logits, grids, targets, masks),\n"
-          "                  each run on the CPU reference and on the device\n"
-          "  --seed S        seed of the random cases (default 1)\n"
-          "  --batch B, --steps T, --size HxW, --async   override the preset's run\n"
-          "  --json          one JSON object: {case, backend, device, errors, pass}\n"
-          "  --help, --version\n"
-          "\n"
-          "Exit status: 0 all within tolerance, 1 some quantity out of tolerance, 2 bad input.\n");
+  fputs("NAME\n"
+        "    dlca-parity - check an OpenCL device or the CPU reference against reference data\n"
+        "\n"
+        "SYNOPSIS\n"
+        "    dlca-parity --vector FILE [--backend ref|cl] [--device SPEC] [--json]\n"
+        "    dlca-parity (--preset NAME | --model FILE) --random N [--backend cl|bits]\n"
+        "                [--device SPEC] [--seed S] [--batch B] [--steps T] [--size HxW]\n"
+        "                [--async] [--param P] [--json]\n"
+        "\n"
+        "DESCRIPTION\n"
+        "    With --vector, runs one JAX reference vector (its model, grids and\n"
+        "    targets) on the CPU reference or an OpenCL device and compares every\n"
+        "    quantity it holds (states, loss, gradients, the optimizer's update) with\n"
+        "    the vector's, each within its tolerance. With --random, compares an\n"
+        "    OpenCL device (or the packed-bits circuit) with the CPU reference on N\n"
+        "    fresh random cases: random logits, grids, targets and fire masks.\n"
+        "\n"
+        "OPTIONS\n"
+        "    --vector FILE        a JAX reference vector (testdata/reference/*.json)\n"
+        "    --backend B          ref (the C CPU reference) or cl (an OpenCL device;\n"
+        "                         the default); with --random also bits: the packed-bits\n"
+        "                         hard circuit (its hard state and loss against the\n"
+        "                         reference's, exactly)\n"
+        "    --device SPEC        OpenCL device: an index \"0\", \"platform:device\", gpu,\n"
+        "                         cpu, accelerator, or part of its name (default:\n"
+        "                         $DLCA_CL_DEVICE, else the best GPU); see dlca-info\n"
+        "    --preset NAME        gol, checkerboard, checkerboard-async, growth, colour\n"
+        "    --model FILE         a dlca-model JSON file (its parametrisation, softmax16\n"
+        "                         or iwp, comes with it)\n"
+        "    --param P            the gate parametrisation of the --preset model:\n"
+        "                         softmax16 (default) or iwp (input-wise, 4 logits per gate)\n"
+        "    --random N           N fresh random cases, each run on the CPU reference and\n"
+        "                         on the device\n"
+        "    --seed S             seed of the random cases (default 1)\n"
+        "    --batch B            override the preset's batch\n"
+        "    --steps T            override the preset's CA steps\n"
+        "    --size HxW           override the preset's grid\n"
+        "    --async              asynchronous updates (fire masks)\n"
+        "    --json               one JSON object: {case, backend, device, errors, pass}\n"
+        "    -h, --help           this text\n"
+        "    -V, --version        the library version\n"
+        "\n"
+        "ENVIRONMENT\n"
+        "    DLCA_CL_DEVICE       the default --device\n"
+        "    DLCA_CL_KERNEL_PATH  directories searched for kernel sources before the\n"
+        "                         installed ones; see dlca-info(1)\n"
+        "\n"
+        "EXIT STATUS\n"
+        "    0    every quantity within tolerance\n"
+        "    1    some quantity out of tolerance, or a runtime failure (no OpenCL\n"
+        "         platform, an OpenCL error, out of memory); the message says which\n"
+        "    2    bad input: option, vector or model file, preset, device spec\n"
+        "\n"
+        "EXAMPLES\n"
+        "    dlca-parity --vector testdata/reference/tiny_sync.json\n"
+        "    dlca-parity --preset growth --random 20 --device gpu\n",
+        f);
 }
 
 static void print_report(const dlca_parity_report *r, const char *backend, const char *device, int json) {
@@ -80,7 +113,9 @@ int main(int argc, char **argv) {
       {"batch", 1, 0, 'B'},  {"steps", 1, 0, 'T'},   {"size", 1, 0, 'S'},   {"async", 0, 0, 'a'},
       {"help", 0, 0, 'h'},   {"version", 0, 0, 'V'}, {"param", 1, 0, 'P'},  {0, 0, 0, 0}};
   int c;
-  while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":hV", opts, NULL)) != -1) {
+    const char *opt = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
     switch (c) {
       case 'v': vector = optarg; break;
       case 'b': backend = optarg; break;
@@ -88,14 +123,14 @@ int main(int argc, char **argv) {
       case 'j': json = 1; break;
       case 'p': preset = optarg; break;
       case 'm': model_path = optarg; break;
-      case 'r': if (cli_parse_long(prog, "--random", optarg, 1, 100000, &random_n)) return 2; break;
-      case 's': if (cli_parse_u64(prog, "--seed", optarg, &seed)) return 2; break;
-      case 'B': if (cli_parse_long(prog, "--batch", optarg, 1, 1 << 20, &batch)) return 2; break;
-      case 'T': if (cli_parse_long(prog, "--steps", optarg, 1, 100000, &steps)) return 2; break;
+      case 'r': if (cli_parse_long(prog, "--random", optarg, 1, 100000, &random_n)) return CLI_USAGE; break;
+      case 's': if (cli_parse_u64(prog, "--seed", optarg, &seed)) return CLI_USAGE; break;
+      case 'B': if (cli_parse_long(prog, "--batch", optarg, 1, 1 << 20, &batch)) return CLI_USAGE; break;
+      case 'T': if (cli_parse_long(prog, "--steps", optarg, 1, 100000, &steps)) return CLI_USAGE; break;
       case 'S':
         if (parse_size(optarg, &H, &W)) {
           fprintf(stderr, "%s: --size: '%s' is not HxW\n", prog, optarg);
-          return 2;
+          return CLI_USAGE;
         }
         break;
       case 'a': async = 1; break;
@@ -104,45 +139,44 @@ int main(int argc, char **argv) {
         else if (!strcmp(optarg, "softmax16")) param = DLCA_PARAM_SOFTMAX16;
         else {
           fprintf(stderr, "%s: --param: '%s' is neither softmax16 nor iwp\n", prog, optarg);
-          return 2;
+          return CLI_USAGE;
         }
         param_given = 1;
         break;
-      case 'h': usage(stdout); return 0;
-      case 'V': printf("dlca-parity %s\n", dlca_version_string()); return 0;
-      default: usage(stderr); return 2;
+      case 'h': usage(stdout); return CLI_OK;
+      case 'V': return cli_print_version(prog, dlca_version_string());
+      case ':': fprintf(stderr, "%s: %s: needs a value (see --help)\n", prog, opt); return CLI_USAGE;
+      default: fprintf(stderr, "%s: %s: unknown option (see --help)\n", prog, opt); return CLI_USAGE;
     }
   }
   if (optind < argc || (!vector && !random_n) || (vector && random_n)) {
-    fprintf(stderr, "%s: give either --vector FILE or (--preset NAME | --model FILE) --random N\n", prog);
-    usage(stderr);
-    return 2;
+    fprintf(stderr, "%s: give either --vector FILE or (--preset NAME | --model FILE) --random N (see --help)\n",
+            prog);
+    return CLI_USAGE;
   }
   if (param_given && !preset) {
     fprintf(stderr, "%s: --param: only with --preset (a --model or --vector brings its own)\n", prog);
-    return 2;
+    return CLI_USAGE;
   }
   if (strcmp(backend, "ref") && strcmp(backend, "cl") && strcmp(backend, "bits")) {
     fprintf(stderr, "%s: --backend: '%s' is not ref, cl or bits\n", prog, backend);
-    return 2;
+    return CLI_USAGE;
   }
   if (vector && !strcmp(backend, "bits")) {
     fprintf(stderr, "%s: --backend bits: only with --random (the vectors' start grids are not all 0/1)\n", prog);
-    return 2;
+    return CLI_USAGE;
   }
   if (random_n && !strcmp(backend, "ref")) {
     fprintf(stderr, "%s: --random compares the CPU reference with a device; --backend ref makes no sense\n", prog);
-    return 2;
+    return CLI_USAGE;
   }
   dlca_context *ctx = NULL;
   char devname[300] = "CPU reference";
   if (!strcmp(backend, "bits")) snprintf(devname, sizeof devname, "packed bits on the CPU");
   int rc;
   if (!strcmp(backend, "cl")) {
-    if ((rc = dlca_context_new(device, &ctx))) {
-      fprintf(stderr, "%s: %s\n", prog, dlca_last_error());
-      return rc == DLCA_ENODEVICE || rc == DLCA_ENOPLATFORM ? 2 : 1;
-    }
+    if ((rc = dlca_context_new(device, &ctx)))
+      return cli_context_fail(prog, device, rc, "--backend ref checks the CPU reference alone");
     dlca_device_info info;
     dlca_context_device(ctx, &info);
     snprintf(devname, sizeof devname, "%s", info.name);
@@ -164,7 +198,7 @@ int main(int argc, char **argv) {
     } else {
       fprintf(stderr, "%s: --random needs --preset NAME or --model FILE\n", prog);
       dlca_context_free(ctx);
-      return 2;
+      return CLI_USAGE;
     }
     dlca_run run = dlca_run_default(have_preset ? p.batch : 1, have_preset ? p.height : 8, have_preset ? p.width : 8,
                                     have_preset ? p.steps : 4);
@@ -187,10 +221,10 @@ bad:
     dlca_context_free(ctx);
     return rc == DLCA_EIO || rc == DLCA_EPARSE || rc == DLCA_EMODEL || rc == DLCA_EINVAL || rc == DLCA_ECONFIG ||
                    rc == DLCA_EUNSUPPORTED
-               ? 2
-               : 1;
+               ? CLI_USAGE
+               : CLI_FAIL;
   }
   print_report(&r, backend, devname, json);
   dlca_context_free(ctx);
-  return r.all_pass ? 0 : 1;
+  return r.all_pass ? CLI_OK : CLI_FAIL;
 }

@@ -169,12 +169,14 @@ static int contains_ci(const char *hay, const char *needle) {
   return nl == 0;
 }
 
-static int no_device(const dlca__device *devs, size_t n, const char *spec, const char *why) {
+/* var: the environment variable that gave the spec, named first so that a
+ * stale export is found ("DLCA_CL_DEVICE=7: no OpenCL device matches ..."). */
+static int no_device(const dlca__device *devs, size_t n, const char *var, const char *spec, const char *why) {
   dlca__fail(DLCA_ENODEVICE,
-             "no OpenCL device matches \"%s\"%s. A spec is a flat index, \"platform:device\", "
+             "%s%s%s%sno OpenCL device matches \"%s\"%s. A spec is a flat index, \"platform:device\", "
              "\"gpu\", \"cpu\", \"accelerator\", or a substring of a device, vendor or platform "
              "name (\"pocl\", \"nvidia\", \"h200\"). Available:",
-             spec, why);
+             var ? var : "", var ? "=" : "", var ? spec : "", var ? ": " : "", spec, why);
   static const char *kinds[] = {"", "cpu", "gpu", "", "accelerator", "", "", "", "other"};
   for (size_t i = 0; i < n; i++) {
     char line[700];
@@ -187,11 +189,15 @@ static int no_device(const dlca__device *devs, size_t n, const char *spec, const
 }
 
 int dlca__device_select(const dlca__device *devs, size_t n, const char *spec, size_t *index) {
-  if (!spec || !*spec) spec = getenv("DLCA_CL_DEVICE");
+  const char *var = NULL;
+  if (!spec || !*spec) {
+    spec = getenv("DLCA_CL_DEVICE");
+    var = "DLCA_CL_DEVICE";
+  }
   if (!spec || !*spec) {
     for (size_t i = 0; i < n; i++)
       if (devs[i].info.is_default) return *index = i, DLCA_OK;
-    return no_device(devs, n, "(default)", "");
+    return no_device(devs, n, NULL, "(default)", "");
   }
   /* Leading and trailing blanks come easily from shell scripts. */
   char s[256];
@@ -202,7 +208,7 @@ int dlca__device_select(const dlca__device *devs, size_t n, const char *spec, si
   const char *colon = strchr(s, ':');
   if (all_digits(s, len)) {
     unsigned long i = strtoul(s, NULL, 10);
-    if (len > 6 || i >= n) return no_device(devs, n, s, " (index out of range)");
+    if (len > 6 || i >= n) return no_device(devs, n, var, s, " (index out of range)");
     return *index = (size_t)i, DLCA_OK;
   }
   if (colon && all_digits(s, (size_t)(colon - s)) && all_digits(colon + 1, strlen(colon + 1)) &&
@@ -211,7 +217,7 @@ int dlca__device_select(const dlca__device *devs, size_t n, const char *spec, si
     for (size_t i = 0; i < n; i++)
       if (devs[i].info.platform_index == p && devs[i].info.device_index == d)
         return *index = i, DLCA_OK;
-    return no_device(devs, n, s, " (no such platform:device)");
+    return no_device(devs, n, var, s, " (no such platform:device)");
   }
   int type = 0;
   if (!strcasecmp(s, "gpu")) type = DLCA_DEVICE_GPU;
@@ -219,7 +225,7 @@ int dlca__device_select(const dlca__device *devs, size_t n, const char *spec, si
   else if (!strcasecmp(s, "accelerator") || !strcasecmp(s, "acc")) type = DLCA_DEVICE_ACCELERATOR;
   if (type) {
     size_t b = best_of(devs, n, NULL, type);
-    if (b == n) return no_device(devs, n, s, " (no device of that type)");
+    if (b == n) return no_device(devs, n, var, s, " (no device of that type)");
     return *index = b, DLCA_OK;
   }
   unsigned char *mask = calloc(n, 1);
@@ -229,7 +235,7 @@ int dlca__device_select(const dlca__device *devs, size_t n, const char *spec, si
               contains_ci(devs[i].info.platform, s) || contains_ci(devs[i].platform_vendor, s);
   size_t b = best_of(devs, n, mask, 0);
   free(mask);
-  if (b == n) return no_device(devs, n, s, "");
+  if (b == n) return no_device(devs, n, var, s, "");
   *index = b;
   return DLCA_OK;
 }

@@ -87,17 +87,16 @@ static int find_from(const char *from, const char *file, char *path, size_t n) {
       if (*s == ':') s++;
     }
   }
+  /* The installed kernels only: a library never reads its build tree. */
   if (try_dir(DLCA_PKGDATADIR "/kernels", strlen(DLCA_PKGDATADIR "/kernels"), file, path, n))
-    return DLCA_OK;
-  if (try_dir(DLCA_SRCDIR "/kernels-cl", strlen(DLCA_SRCDIR "/kernels-cl"), file, path, n))
     return DLCA_OK;
   char kp[600] = "";
   if (env && *env) snprintf(kp, sizeof kp, " %.560s (DLCA_CL_KERNEL_PATH),", env);
   return dlca__fail(DLCA_ENOKERNEL,
-                    "%s: kernel source not found; searched%s%s%s%s %s/kernels, %s/kernels-cl "
-                    "(set DLCA_CL_KERNEL_PATH to a directory that holds it)",
-                    file, from ? " " : "", from ? from : "", from ? "," : "", kp, DLCA_PKGDATADIR,
-                    DLCA_SRCDIR);
+                    "%s: kernel source not found; searched%s%s%s%s %s/kernels "
+                    "(set DLCA_CL_KERNEL_PATH to a directory that holds it, such as the source "
+                    "tree's kernels-cl)",
+                    file, from ? " " : "", from ? from : "", from ? "," : "", kp, DLCA_PKGDATADIR);
 }
 
 int dlca__kernel_find(const char *file, char *path, size_t n) { return find_from(NULL, file, path, n); }

@@ -45,7 +45,7 @@ typedef struct dlca_tunable {
 } dlca_tunable;
 
 /* Finds file on the kernel search path: DLCA_CL_KERNEL_PATH (colon-separated),
- * DLCA_PKGDATADIR/kernels, DLCA_SRCDIR/kernels-cl. DLCA_ENOKERNEL naming the
+ * then the installed DLCA_PKGDATADIR/kernels. DLCA_ENOKERNEL naming the
  * directories tried. */
 int dlca__kernel_find(const char *file, char *path, size_t n);
 /* The file's source with every #include "x.cl" resolved textually. */

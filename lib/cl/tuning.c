@@ -235,19 +235,36 @@ int dlca__tuning_lookup_typed(const dlca__tuning_table *t, const char *device, c
   return 0;
 }
 
-int dlca__tuning_init(dlca_context *ctx) {
-  static const char *shipped[] = {DLCA_PKGDATADIR "/tuning/default.json",
-                                  DLCA_SRCDIR "/tuning/default.json"};
-  int rc;
-  for (size_t i = 0; i < 2; i++) {
-    if (access(shipped[i], F_OK) != 0) continue;
-    if ((rc = dlca__tuning_load(shipped[i], &ctx->shipped))) return rc;
-    ctx->have_shipped = 1;
-    break;
+/* The shipped table is found as the kernels are: tuning/default.json beside
+ * each directory of DLCA_CL_KERNEL_PATH (D/../tuning/default.json: the source
+ * tree keeps kernels-cl/ and tuning/ side by side, as the install keeps
+ * kernels/ and tuning/), then the installed one. Its path goes to path; 0 if
+ * none exists, with the places tried in tried. */
+static int shipped_table(char *path, size_t n, char *tried, size_t tn) {
+  const char *env = getenv("DLCA_CL_KERNEL_PATH");
+  for (const char *s = env ? env : ""; *s;) {
+    size_t l = strcspn(s, ":");
+    int w = snprintf(path, n, "%.*s/../tuning/default.json", (int)l, s);
+    if (l && w > 0 && (size_t)w < n && access(path, F_OK) == 0) return 1;
+    s += l;
+    if (*s == ':') s++;
   }
-  if (!ctx->have_shipped)
-    dlca__warn(ctx, "no shipped tuning table (%s or %s): kernels use their built-in defaults",
-               shipped[0], shipped[1]);
+  snprintf(path, n, "%s", DLCA_PKGDATADIR "/tuning/default.json");
+  if (access(path, F_OK) == 0) return 1;
+  snprintf(tried, tn, "%s%s", env && *env ? "../tuning/default.json from each DLCA_CL_KERNEL_PATH directory, " : "",
+           DLCA_PKGDATADIR "/tuning/default.json");
+  return 0;
+}
+
+int dlca__tuning_init(dlca_context *ctx) {
+  char shipped[1100], tried[600];
+  int rc;
+  if (shipped_table(shipped, sizeof shipped, tried, sizeof tried)) {
+    if ((rc = dlca__tuning_load(shipped, &ctx->shipped))) return rc;
+    ctx->have_shipped = 1;
+  } else {
+    dlca__warn(ctx, "no shipped tuning table (searched %s): kernels use their built-in defaults", tried);
+  }
 
   const char *env = getenv("DLCA_CL_TUNING");
   char path[1100];
