@@ -1,7 +1,7 @@
 check_PROGRAMS += tests/main
 tests_main_SOURCES = tests/main.c tests/suites.h tests/util.h tests/util.c tests/test_vectors.c
 tests_main_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_main_LDADD = libdlca_cl_internal.la $(CHECK_LIBS) $(DLCA_DEP_LIBS)
+tests_main_LDADD = tools/libdlca_tools.la libdlca_cl_internal.la $(CHECK_LIBS) $(DLCA_DEP_LIBS)
 TESTS += tests/main
 tests_main_SOURCES += tests/test_wiring.c
 tests_main_SOURCES += tests/test_model.c
@@ -33,12 +33,12 @@ EXTRA_DIST += tests/dlca-bench.sh
 TESTS += tests/dlca-tune.sh
 EXTRA_DIST += tests/dlca-tune.sh
 tests_main_SOURCES += tests/test_trainer.c
-tests_main_SOURCES += tests/test_schedule.c tools/repair.c tools/repair.h
+tests_main_SOURCES += tests/test_schedule.c
 tests_main_SOURCES += tests/test_relax.c
 tests_main_SOURCES += tests/test_iwp.c
 tests_main_SOURCES += tests/test_bits.c
 tests_main_SOURCES += tests/test_export.c
-tests_main_SOURCES += tests/test_jobs.c tools/jobs.c tools/jobs.h
+tests_main_SOURCES += tests/test_jobs.c
 # Smoke test of bench/dlca-recipes on the CPU reference.
 TESTS += tests/dlca-recipes.sh
 EXTRA_DIST += tests/dlca-recipes.sh
