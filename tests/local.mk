@@ -23,6 +23,9 @@ AM_TESTS_ENVIRONMENT = DLCA_TESTDATA='$(abs_top_srcdir)/../shared/testdata/refer
 TEST_EXTENSIONS = .sh
 SH_LOG_COMPILER = $(SHELL)
 TESTS += tests/dlca-train.sh
+# dlca-train when a write fails or an input lies (issue 35).
+TESTS += tests/dlca-train-disk.sh
+EXTRA_DIST += tests/dlca-train-disk.sh
 EXTRA_DIST += tests/dlca-train.sh tests/shell-lib.sh tests/lsan.supp
 # Per-test scratch directories (tu_tmpdir) and the test cache; distcheck wants them gone.
 clean-local: ; -rm -rf tests/tmp-* tests/cache
