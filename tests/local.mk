@@ -23,6 +23,9 @@ AM_TESTS_ENVIRONMENT = DLCA_TESTDATA='$(abs_top_srcdir)/../shared/testdata/refer
 TEST_EXTENSIONS = .sh
 SH_LOG_COMPILER = $(SHELL)
 TESTS += tests/dlca-train.sh
+# An outside program built with pkg-config against a DESTDIR install (issue 30).
+TESTS += tests/outside-program.sh
+EXTRA_DIST += tests/outside-program.sh tests/outside/checkerboard.c
 # dlca-train when a write fails or an input lies (issue 35).
 TESTS += tests/dlca-train-disk.sh
 EXTRA_DIST += tests/dlca-train-disk.sh
