@@ -313,7 +313,7 @@ START_TEST(test_converge_checkerboard_cl) {
 }
 END_TEST
 
-/* dlca-train --repair (tools/repair.c): the hard op of a gate and setting it,
+/* dlca-train --repair (lib/recipe/repair.c): the hard op of a gate and setting it,
  * for both parametrisations, on random logits. */
 START_TEST(test_repair_ops) {
   float l[16 * 8];
@@ -412,7 +412,7 @@ START_TEST(test_repair_ref) {
 }
 END_TEST
 
-/* --evolve and its clean-up (tools/repair.c) on the packed bits of a small
+/* --evolve and its clean-up (lib/recipe/repair.c) on the packed bits of a small
  * trainer: the same seed gives the same circuit; the result is never worse
  * than the start; dlca__repair_tidy sets back every changed gate that the result
  * does not need, and keeps its score. */
