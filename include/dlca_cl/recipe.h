@@ -109,11 +109,13 @@ typedef struct dlca_loop_options {
   uint64_t seed;             /* of the fresh grids and the evolution (the config's seed) */
 } dlca_loop_options;
 
-/* The defaults above: the paper's protocol (constant lr, nothing else). */
+/* The defaults above: the paper's protocol (constant lr, nothing else);
+ * epochs is 0, to be set, or the preset's after dlca_recipe_apply(). */
 DLCA_API void dlca_loop_options_default(dlca_loop_options *o);
 /* Applies a recipe (NULL: none) to a preset's configuration and options:
  * batch, relaxation, epochs, schedule, stopping, keep-best, the searches and
- * (with_abandon: for a chain of restarts) the abandon points. */
+ * (with_abandon: for a chain of restarts) the abandon points. An o->epochs
+ * of 0 becomes the recipe's, else the preset's. */
 DLCA_API DLCA_WUR int dlca_recipe_apply(const dlca_recipe *q, const dlca_preset *p, int with_abandon,
                                         dlca_train_config *cfg, dlca_loop_options *o);
 /* Parses "E:W[,E:W...]" (epochs increasing, W >= 0) into o's abandon points. */
