@@ -69,12 +69,13 @@ int dlca_loop_parse_abandon(const char *arg, dlca_loop_options *o) {
 int dlca_recipe_apply(const dlca_recipe *q, const dlca_preset *p, int with_abandon, dlca_train_config *cfg,
                       dlca_loop_options *o) {
   if (!p || !cfg || !o) return dlca__fail(DLCA_EINVAL, "dlca_recipe_apply: NULL argument");
-  if (o->epochs <= 0) o->epochs = p->epochs;
+  const int epochs_given = o->epochs > 0;
+  if (!epochs_given) o->epochs = p->epochs;
   if (!q) return DLCA_OK;
   cfg->relax.temperature = q->temperature;
   cfg->relax.gumbel_scale = q->gumbel;
   if (q->batch > 0) cfg->batch = q->batch;
-  if (q->epochs > 0) o->epochs = q->epochs;
+  if (!epochs_given && q->epochs > 0) o->epochs = q->epochs;
   if (q->cooldown) o->lr_schedule = DLCA_LR_COOLDOWN;
   o->early_stop = q->early_stop;
   if (q->keep_best) o->keep_best = 1;
