@@ -17,7 +17,7 @@
 #include <omp.h>
 #endif
 #include "dlca_cl.h"
-#include "../tools/cli.h"
+#include "cli.h"
 
 #define PROG "dlca-bench"
 #define MAX_LIST 64

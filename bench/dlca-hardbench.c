@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include "dlca_cl.h"
-#include "../tools/cli.h"
+#include "cli.h"
 
 #define PROG "dlca-hardbench"
 

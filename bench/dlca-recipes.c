@@ -15,8 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "dlca_cl.h"
-#include "../tools/cli.h"
-#include "../tools/targets.h"
+#include "cli.h"
 
 #define PROG "dlca-recipes"
 #define MAX_SEEDS 64
@@ -323,7 +322,7 @@ static int run_one(const options *o, dlca_context *ctx, int ri, long seed, resul
     rc = 1;
     goto done;
   }
-  target_checkerboard(H, W, sh.channels, y);
+  dlca_target_checkerboard(H, W, sh.channels, y);
   if ((rc = dlca_trainer_set_target(t, y, 0))) {
     rc = fail("target", 1);
     goto done;

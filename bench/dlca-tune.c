@@ -14,8 +14,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include "cl/runtime.h"
-#include "../tools/cli.h"
-#include "../tools/targets.h"
+#include "cli.h"
 
 #define PROG "dlca-tune"
 #define MAX_T 32          /* tunables of one kernel file */
@@ -118,7 +117,7 @@ typedef struct tuner {
   dlca_train_config cfg;
   dlca_model *model;
   float *target;
-  int gol, gol_order[GOL_BOARDS];
+  int gol, gol_order[DLCA_GOL_BOARDS];
   float *gol_x, *gol_y;
 } tuner;
 
@@ -179,9 +178,9 @@ static int trainer_prepare(tuner *T) {
   else if (o->quick) T->cfg.batch = 1;
   if (o->steps > 0) T->cfg.steps = (int)o->steps;
   else if (o->quick && T->cfg.steps > 4) T->cfg.steps = 4;
-  T->gol = target_is_gol(&T->preset);
+  T->gol = dlca_preset_is_gol(&T->preset);
   if (T->gol) {
-    gol_order(o->seed, T->gol_order);
+    dlca_gol_order(o->seed, T->gol_order);
     T->gol_x = malloc(sizeof(float) * 9 * (size_t)T->cfg.batch);
     T->gol_y = malloc(sizeof(float) * 9 * (size_t)T->cfg.batch);
     if (!T->gol_x || !T->gol_y) {
@@ -192,11 +191,10 @@ static int trainer_prepare(tuner *T) {
   }
   dlca_model_shape s;
   dlca_model_get_shape(T->model, &s);
-  char err[512];
-  int is_input;
-  if (target_fixed(&T->preset, s.channels, NULL, &T->target, err, sizeof err, &is_input)) {
-    fprintf(stderr, "%s: %s\n", PROG, err);
-    return is_input ? CLI_USAGE : CLI_FAIL;
+  rc = dlca_preset_target(&T->preset, s.channels, NULL, &T->target);
+  if (rc) {
+    fprintf(stderr, "%s: %s\n", PROG, dlca_last_error());
+    return rc == DLCA_ENOMEM ? CLI_FAIL : CLI_USAGE;
   }
   return CLI_OK;
 }
@@ -240,7 +238,7 @@ static int trainer_run(tuner *T, kfile *k, dlca_context *ctx, meas *m, output *o
   for (size_t e = 0; !rc && e < total; e++) {
     int timed = e >= warm;
     if (T->gol) {
-      gol_batch(T->gol_order, e, T->cfg.batch, T->gol_x, T->gol_y);
+      dlca_gol_batch(T->gol_order, e, T->cfg.batch, T->gol_x, T->gol_y);
       rc = dlca_trainer_set_input(t, T->gol_x);
       if (!rc) rc = dlca_trainer_set_target(t, T->gol_y, 1);
       if (rc) break;

@@ -11,5 +11,6 @@
 #include "dlca_cl/trainer.h" /* training on the CPU reference or on a device */
 #include "dlca_cl/parity.h"  /* device-versus-reference checks */
 #include "dlca_cl/bits.h"    /* the hard circuit on packed bits */
+#include "dlca_cl/recipe.h"  /* targets, recommended recipes, the training loop */
 
 #endif

@@ -180,8 +180,11 @@ awk -v b="$b" -v h="$h0" 'BEGIN { exit !(b != "" && b + 0 <= h + 0) }' ||
   fail "--keep-best from --model: best $b is worse than the start's $h0"
 expect 2 "rescale-logits without model" -- cb --epochs 1 --rescale-logits 0.5
 expect 2 "rescale-logits 0" -- gol --model evo1.json --rescale-logits 0
-expect 2 "rescale-logits overflowing" -- gol --model evo1.json --rescale-logits 1e300
-grep -q 'no longer finite' err.txt || fail "--rescale-logits 1e300: $(cat err.txt)"
+expect 2 "rescale-logits overflowing" -- gol --model evo1.json --rescale-logits 1e38
+grep -q 'no longer finite' err.txt || fail "--rescale-logits 1e38: $(cat err.txt)"
+# a float option whose value is not finite as a float is refused by name (issue 35)
+expect 2 "rescale-logits beyond a float" -- gol --model evo1.json --rescale-logits 1e300
+grep -q -- '--rescale-logits: 1e300 overflows' err.txt || fail "--rescale-logits 1e300: $(cat err.txt)"
 # growth's recommended recipe evolves only a circuit at most 1 value from the target
 expect 0 "growth recipe" -- "$prog" --backend ref --preset growth --epochs 1 --eval-every 1 --save g1.json
 grep -q '^recipe: *recommended for growth: keep-best, a hard evaluation every 2 epochs, repair 2 (at most 2 values wrong), evolve 1500 (at most 1 value wrong), with --restarts abandon 750:25,1500:10,2000:5' out.txt ||

@@ -8,7 +8,7 @@ tests_main_SOURCES = tests/main.c tests/suites.h tests/util.h tests/util.c tests
 # the library itself knows only the installed ones.
 tests_main_CPPFLAGS = $(AM_CPPFLAGS) -DDLCA_SRCDIR='"$(abs_top_srcdir)"'
 tests_main_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_main_LDADD = libdlca_cl_internal.la $(CHECK_LIBS) $(DLCA_DEP_LIBS)
+tests_main_LDADD = tools/libdlca_tools.la libdlca_cl_internal.la $(CHECK_LIBS) $(DLCA_DEP_LIBS)
 tests_main_SOURCES += tests/test_wiring.c
 tests_main_SOURCES += tests/test_model.c
 tests_main_SOURCES += tests/test_loader.c
@@ -29,6 +29,12 @@ AM_TESTS_ENVIRONMENT = DLCA_TESTDATA='$(abs_top_srcdir)/../shared/testdata/refer
 TEST_EXTENSIONS = .sh
 SH_LOG_COMPILER = $(SHELL)
 TESTS += tests/dlca-train.sh
+# An outside program built with pkg-config against a DESTDIR install (issue 30).
+TESTS += tests/outside-program.sh
+EXTRA_DIST += tests/outside-program.sh tests/outside/checkerboard.c
+# dlca-train when a write fails or an input lies (issue 35).
+TESTS += tests/dlca-train-disk.sh
+EXTRA_DIST += tests/dlca-train-disk.sh
 EXTRA_DIST += tests/dlca-train.sh tests/shell-lib.sh tests/lsan.supp
 # dlca-train under an address-space limit (issue 35): DLCA_EDEVMEM, not an abort.
 TESTS += tests/dlca-memory.sh
@@ -42,12 +48,13 @@ EXTRA_DIST += tests/dlca-bench.sh
 TESTS += tests/dlca-tune.sh
 EXTRA_DIST += tests/dlca-tune.sh
 tests_main_SOURCES += tests/test_trainer.c
-tests_main_SOURCES += tests/test_schedule.c tools/repair.c tools/repair.h
+tests_main_SOURCES += tests/test_schedule.c
 tests_main_SOURCES += tests/test_relax.c
 tests_main_SOURCES += tests/test_iwp.c
 tests_main_SOURCES += tests/test_bits.c
 tests_main_SOURCES += tests/test_export.c
-tests_main_SOURCES += tests/test_jobs.c tools/jobs.c tools/jobs.h
+tests_main_SOURCES += tests/test_jobs.c
+tests_main_SOURCES += tests/test_recipe.c
 # Smoke test of bench/dlca-recipes on the CPU reference.
 TESTS += tests/dlca-recipes.sh
 EXTRA_DIST += tests/dlca-recipes.sh

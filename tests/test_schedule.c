@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include "cl_util.h"
-#include "../tools/repair.h"
+#include "recipe/repair.h"
 
 static dlca_model *model_of(int C, int K, const int *ul, int n_ul, uint64_t seed) {
   dlca_model_shape s;
@@ -313,7 +313,7 @@ START_TEST(test_converge_checkerboard_cl) {
 }
 END_TEST
 
-/* dlca-train --repair (tools/repair.c): the hard op of a gate and setting it,
+/* dlca-train --repair (lib/recipe/repair.c): the hard op of a gate and setting it,
  * for both parametrisations, on random logits. */
 START_TEST(test_repair_ops) {
   float l[16 * 8];
@@ -321,10 +321,10 @@ START_TEST(test_repair_ops) {
     tu_random(l, 16 * 8, -3.0f, 3.0f, 77 + (uint64_t)npg);
     for (size_t g = 0; g < 8; g++)
       for (int op = 0; op < 16; op++) {
-        const int before = repair_hard_op(l, npg, (g + 1) % 8);
-        repair_set_op(l, npg, g, op);
-        ck_assert_int_eq(repair_hard_op(l, npg, g), op);
-        ck_assert_int_eq(repair_hard_op(l, npg, (g + 1) % 8), before); /* the other gates keep theirs */
+        const int before = dlca__repair_hard_op(l, npg, (g + 1) % 8);
+        dlca__repair_set_op(l, npg, g, op);
+        ck_assert_int_eq(dlca__repair_hard_op(l, npg, g), op);
+        ck_assert_int_eq(dlca__repair_hard_op(l, npg, (g + 1) % 8), before); /* the other gates keep theirs */
       }
   }
 }
@@ -340,7 +340,7 @@ static int hidden_score(void *ctx, const float *logits, dlca_eval *ev) {
   hidden_ops *h = ctx;
   memset(ev, 0, sizeof *ev);
   ev->total = 6;
-  for (size_t g = 0; g < 6; g++) ev->errors += repair_hard_op(logits, 16, g) != h->op[g];
+  for (size_t g = 0; g < 6; g++) ev->errors += dlca__repair_hard_op(logits, 16, g) != h->op[g];
   ev->hard_loss = (double)ev->errors;
   h->calls++;
   return DLCA_OK;
@@ -349,11 +349,11 @@ START_TEST(test_repair_search) {
   hidden_ops h = {{3, 0, 15, 6, 9, 3}, 0};
   float l[6 * 16];
   tu_random(l, 6 * 16, -3.0f, 3.0f, 78);
-  repair_result r;
-  ck_assert_int_eq(repair_circuit(l, 6, 16, 3, hidden_score, NULL, &h, &r), DLCA_OK);
+  dlca_repair_result r;
+  ck_assert_int_eq(dlca__repair_circuit(l, 6, 16, 3, hidden_score, NULL, &h, &r), DLCA_OK);
   ck_assert_uint_eq(r.after.errors, 0);
   ck_assert_uint_le(r.tried, h.calls); /* a gate's 15 candidates are scored together */
-  for (size_t g = 0; g < 6; g++) ck_assert_int_eq(repair_hard_op(l, 16, g), h.op[g]);
+  for (size_t g = 0; g < 6; g++) ck_assert_int_eq(dlca__repair_hard_op(l, 16, g), h.op[g]);
 }
 END_TEST
 
@@ -383,17 +383,17 @@ START_TEST(test_repair_ref) {
   ck_assert_int_eq(dlca_trainer_get_state(t, 1, y), DLCA_OK);
   ck_assert_int_eq(dlca_trainer_set_target(t, y, 1), DLCA_OK);
   const size_t g = G - 3; /* the last layer's first gate: channel 0, the loss channel */
-  repair_set_op(p, 16, g, 15 - repair_hard_op(p, 16, g));
+  dlca__repair_set_op(p, 16, g, 15 - dlca__repair_hard_op(p, 16, g));
   /* and two gates of the layers before, so that the search keeps several changes */
-  for (size_t k = G - 12; k > G - 30; k -= 9) repair_set_op(p, 16, k, 15 - repair_hard_op(p, 16, k));
+  for (size_t k = G - 12; k > G - 30; k -= 9) dlca__repair_set_op(p, 16, k, 15 - dlca__repair_hard_op(p, 16, k));
   /* the same search on the packed-bits circuit of the student */
   ck_assert_int_eq(dlca_trainer_set_params(t, p), DLCA_OK);
   dlca_bits *b;
   ck_assert_msg(dlca_trainer_bits(t, &b) == DLCA_OK, "%s", dlca_last_error());
-  repair_result rb;
-  ck_assert_int_eq(repair_bits(b, 2, NULL, NULL, &rb), DLCA_OK);
-  repair_result r;
-  ck_assert_int_eq(repair_circuit(p, G, 16, 2, trainer_score, NULL, t, &r), DLCA_OK);
+  dlca_repair_result rb;
+  ck_assert_int_eq(dlca__repair_bits(b, 2, NULL, NULL, &rb), DLCA_OK);
+  dlca_repair_result r;
+  ck_assert_int_eq(dlca__repair_circuit(p, G, 16, 2, trainer_score, NULL, t, &r), DLCA_OK);
   fprintf(stderr, "repair on the reference: %zu -> %zu of %zu values wrong, %zu gates changed, %zu circuits scored\n",
           r.before.errors, r.after.errors, r.after.total, r.changed, r.tried);
   ck_assert_uint_gt(r.before.errors, 0);
@@ -404,7 +404,7 @@ START_TEST(test_repair_ref) {
   ck_assert(rb.after.hard_loss == r.after.hard_loss);
   ck_assert_uint_eq(rb.changed, r.changed);
   ck_assert_uint_le(rb.tried, r.tried); /* the packed bits skip the gates that cannot reach the loss */
-  for (size_t k = 0; k < G; k++) ck_assert_int_eq(dlca_bits_op(b, k), repair_hard_op(p, 16, k));
+  for (size_t k = 0; k < G; k++) ck_assert_int_eq(dlca_bits_op(b, k), dlca__repair_hard_op(p, 16, k));
   dlca_bits_free(b);
   free(p), free(y);
   dlca_trainer_free(t);
@@ -412,9 +412,9 @@ START_TEST(test_repair_ref) {
 }
 END_TEST
 
-/* --evolve and its clean-up (tools/repair.c) on the packed bits of a small
+/* --evolve and its clean-up (lib/recipe/repair.c) on the packed bits of a small
  * trainer: the same seed gives the same circuit; the result is never worse
- * than the start; repair_tidy sets back every changed gate that the result
+ * than the start; dlca__repair_tidy sets back every changed gate that the result
  * does not need, and keeps its score. */
 START_TEST(test_repair_evolve_tidy) {
   dlca_model *m = small_model(83);
@@ -429,11 +429,11 @@ START_TEST(test_repair_evolve_tidy) {
   checkerboard(y, 6, 6, 3);
   ck_assert_int_eq(dlca_trainer_set_target(t, y, 0), DLCA_OK);
   dlca_bits *b[2];
-  evolve_result r[2];
-  const evolve_params ep = {200, 7, 8, 4, 3, 64};
+  dlca_evolve_result r[2];
+  const dlca__evolve_params ep = {200, 7, 8, 4, 3, 64};
   for (int k = 0; k < 2; k++) {
     ck_assert_int_eq(dlca_trainer_bits(t, &b[k]), DLCA_OK);
-    ck_assert_int_eq(repair_evolve(b[k], &ep, NULL, NULL, &r[k]), DLCA_OK);
+    ck_assert_int_eq(dlca__repair_evolve(b[k], &ep, NULL, NULL, &r[k]), DLCA_OK);
   }
   const size_t G = dlca_bits_n_gates(b[0]);
   for (size_t g = 0; g < G; g++) ck_assert_int_eq(dlca_bits_op(b[0], g), dlca_bits_op(b[1], g));
@@ -448,7 +448,7 @@ START_TEST(test_repair_evolve_tidy) {
   dlca_eval before, after;
   ck_assert_int_eq(dlca_bits_run(b[0], &before, NULL), DLCA_OK);
   size_t reverted = 0, changed = 0;
-  ck_assert_int_eq(repair_tidy(b[0], orig, &reverted), DLCA_OK);
+  ck_assert_int_eq(dlca__repair_tidy(b[0], orig, &reverted), DLCA_OK);
   ck_assert_int_eq(dlca_bits_run(b[0], &after, NULL), DLCA_OK);
   ck_assert_msg(after.errors < before.errors || (after.errors == before.errors && after.hard_loss <= before.hard_loss),
                 "tidy made it worse: %zu (%.9g) -> %zu (%.9g)", before.errors, before.hard_loss, after.errors,

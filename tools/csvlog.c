@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "csvlog.h"
 
 /* Reads the rows of an earlier log that a resumed run keeps: those whose
@@ -39,21 +41,56 @@ static char *kept_rows(const char *path, uint64_t upto) {
   return out;
 }
 
-int csvlog_open(csvlog *l, const char *path, uint64_t resumed_at, char *err, size_t n) {
-  char *keep = resumed_at ? kept_rows(path, resumed_at) : calloc(1, 1);
-  if (!keep) {
-    snprintf(err, n, "%s: cannot read the earlier log: %s", path, strerror(errno));
+/* Writes the header and the kept rows to a temporary file beside path,
+ * flushed to the disk, and renames it over path: an interruption or a full
+ * disk leaves the earlier log as it was, never half of it. */
+static int rewrite(const char *path, const char *keep, char *err, size_t n) {
+  size_t len = strlen(path) + 16;
+  char *tmp = malloc(len);
+  if (!tmp) {
+    snprintf(err, n, "%s: out of memory", path);
     return -1;
   }
-  l->f = fopen(path, "w");
+  snprintf(tmp, len, "%s.tmp.XXXXXX", path);
+  int fd = mkstemp(tmp);
+  /* the log keeps its mode (mkstemp makes 0600) */
+  struct stat st;
+  if (fd >= 0 && stat(path, &st) == 0) (void)!fchmod(fd, st.st_mode & 07777);
+  FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+  int ok = f && fprintf(f, "%s\n%s", CSVLOG_HEADER, keep) >= 0 && fflush(f) == 0 && fsync(fd) == 0;
+  const int saved = errno;
+  if (f) ok &= fclose(f) == 0;
+  else if (fd >= 0) close(fd);
+  if (ok && rename(tmp, path) == 0) {
+    free(tmp);
+    return 0;
+  }
+  snprintf(err, n, "%s: cannot rewrite it for the resumed run (the earlier log is kept): %s", path,
+           strerror(ok ? errno : saved));
+  if (fd >= 0) unlink(tmp);
+  free(tmp);
+  return -1;
+}
+
+int csvlog_open(csvlog *l, const char *path, uint64_t resumed_at, char *err, size_t n) {
+  l->f = NULL;
+  if (resumed_at) { /* the kept rows, rewritten atomically; the new rows are appended */
+    char *keep = kept_rows(path, resumed_at);
+    if (!keep) {
+      snprintf(err, n, "%s: cannot read the earlier log: %s", path, strerror(errno));
+      return -1;
+    }
+    int rc = rewrite(path, keep, err, n);
+    free(keep);
+    if (rc) return -1;
+  }
+  l->f = fopen(path, resumed_at ? "a" : "w");
   if (!l->f) {
     snprintf(err, n, "%s: cannot write: %s", path, strerror(errno));
-    free(keep);
     return -1;
   }
-  fprintf(l->f, "%s\n%s", CSVLOG_HEADER, keep);
-  free(keep);
-  if (fflush(l->f)) {
+  const int bad = !resumed_at && fprintf(l->f, "%s\n", CSVLOG_HEADER) < 0;
+  if (fflush(l->f) || bad) {
     snprintf(err, n, "%s: cannot write: %s", path, strerror(errno));
     fclose(l->f);
     l->f = NULL;

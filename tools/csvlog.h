@@ -18,7 +18,9 @@ typedef struct csvlog {
 /* Opens path for a run whose first new epoch follows `resumed_at`. A fresh
  * run (resumed_at == 0) starts the file over; a resumed run keeps the rows
  * up to its checkpoint's epoch and drops later ones (written after that
- * checkpoint by the run that was cut short), so the file reads as one run.
+ * checkpoint by the run that was cut short), so the file reads as one run;
+ * those rows are rewritten to a temporary file renamed over path, so that
+ * a failure loses none of them, and the new rows are appended.
  * On failure returns -1 with a message naming the file in err. */
 int csvlog_open(csvlog *l, const char *path, uint64_t resumed_at, char *err, size_t n);
 int csvlog_row(csvlog *l, uint64_t epoch, double soft_loss, const dlca_eval *e, double epochs_per_s);

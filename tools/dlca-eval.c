@@ -12,7 +12,6 @@
 #include "gates.h"
 #include "rollout.h"
 #include "strip.h"
-#include "targets.h"
 
 /* More values than this in one grid batch ([batch][H][W][C]) is a typo, not
  * an experiment: refuse it before asking for gigabytes. */
@@ -145,7 +144,7 @@ static int setup(eval *e) {
   const eval_options *o = &e->opt;
   int rc;
   if ((rc = dlca_preset_get(o->preset, &e->preset))) return fail_lib(CLI_USAGE, rc, "--preset");
-  e->is_gol = target_is_gol(&e->preset);
+  e->is_gol = dlca_preset_is_gol(&e->preset);
   e->is_image = !strcmp(e->preset.name, "growth") || !strcmp(e->preset.name, "colour");
   e->is_cb = !e->is_gol && !e->is_image;
   dlca_train_config_from_preset(&e->preset, &e->cfg);
@@ -158,11 +157,9 @@ static int setup(eval *e) {
                  e->shape.channels == 1 ? "" : "s", e->preset.name, e->preset.shape.channels);
   if ((rc = check_options(e))) return rc;
   if (!e->is_gol) {
-    char err[512];
-    int is_input;
-    if (target_fixed(&e->preset, e->shape.channels, o->target, &e->target, err, sizeof err, &is_input)) {
-      fprintf(stderr, "%s: %s\n", EVAL_PROG, err);
-      return is_input ? CLI_USAGE : EVAL_RUNTIME;
+    if ((rc = dlca_preset_target(&e->preset, e->shape.channels, o->target, &e->target))) {
+      fprintf(stderr, "%s: %s\n", EVAL_PROG, dlca_last_error());
+      return rc == DLCA_ENOMEM ? EVAL_RUNTIME : CLI_USAGE;
     }
   }
   if (o->backend_ref) {
@@ -201,23 +198,23 @@ static int check_fresh(eval *e) {
 static int check_boards(eval *e) {
   check *c = &e->boards;
   dlca_train_config cfg = e->cfg;
-  cfg.batch = GOL_BOARDS;
+  cfg.batch = DLCA_GOL_BOARDS;
   dlca_trainer *t;
   int rc = dlca_trainer_new(e->ctx, e->model, &cfg, &t);
   if (rc) return fail_lib(status_code(rc), rc, "%s: trainer of the gol preset", e->opt.model);
-  float *x = malloc(sizeof(float) * 9 * GOL_BOARDS), *y = malloc(sizeof(float) * 9 * GOL_BOARDS);
+  float *x = malloc(sizeof(float) * 9 * DLCA_GOL_BOARDS), *y = malloc(sizeof(float) * 9 * DLCA_GOL_BOARDS);
   if (!x || !y) {
     free(x), free(y), dlca_trainer_free(t);
     return oom("gol boards");
   }
-  gol_all(x, y);
+  dlca_gol_all(x, y);
   rc = dlca_trainer_set_input(t, x);
   if (!rc) rc = dlca_trainer_set_target(t, y, 1);
   if (!rc) rc = dlca_trainer_eval_hard(t, &c->ev);
   free(x), free(y), dlca_trainer_free(t);
   if (rc) return fail_lib(EVAL_RUNTIME, rc, "gol boards");
   c->ran = 1, c->pass = c->ev.errors == 0;
-  c->height = c->width = 3, c->steps = 1, c->samples = GOL_BOARDS, c->batches = 1;
+  c->height = c->width = 3, c->steps = 1, c->samples = DLCA_GOL_BOARDS, c->batches = 1;
   return 0;
 }
 
@@ -309,7 +306,7 @@ static int run_rollout(eval *e, check *c, int batch, int H, int W, int T, const 
   c->per_step[0] = gol ? 0 : host_errors(e, x0, target, batch, H, W);
   for (int s = 1; s <= T && !rc; s++) {
     if (gol)
-      for (int b = 0; b < batch; b++) gol_step(H, W, r.x + (size_t)b * H * W, life + (size_t)b * H * W);
+      for (int b = 0; b < batch; b++) dlca_gol_step(H, W, r.x + (size_t)b * H * W, life + (size_t)b * H * W);
     if ((rc = rollout_step(&r, life, &c->ev))) break;
     c->per_step[s] = c->ev.errors;
     if (gol && c->ev.errors) {
@@ -342,8 +339,8 @@ static int check_general(eval *e, int picture) {
     free(x), free(y);
     return oom("generalisation grids");
   }
-  random_bits(x, (size_t)batch * H * W * C, e->opt.seed, STREAM_GENERAL);
-  target_checkerboard(H, W, C, y);
+  dlca_target_random_bits(x, (size_t)batch * H * W * C, e->opt.seed, STREAM_GENERAL);
+  dlca_target_checkerboard(H, W, C, y);
   int rc = run_rollout(e, &e->general, batch, H, W, e->gen_steps, x, y, picture);
   free(x), free(y);
   return rc;
@@ -355,7 +352,7 @@ static int picture_training_grid(eval *e) {
   const int H = e->preset.height, W = e->preset.width, C = e->shape.channels;
   float *x = malloc(sizeof(float) * H * W * C);
   if (!x) return oom("--png");
-  random_bits(x, (size_t)H * W * C, e->opt.seed, STREAM_PICTURE);
+  dlca_target_random_bits(x, (size_t)H * W * C, e->opt.seed, STREAM_PICTURE);
   int rc = run_rollout(e, &e->picture_only, 1, H, W, e->preset.steps, x, e->target, 1);
   free(x);
   return rc;
@@ -369,7 +366,7 @@ static int check_board(eval *e) {
     fprintf(stderr, "%s: note: the model is not periodic, but the Life board wraps round\n", EVAL_PROG);
   float *x = malloc(sizeof(float) * N * N);
   if (!x) return oom("--gol-board");
-  random_bits(x, (size_t)N * N, e->opt.seed, STREAM_BOARD);
+  dlca_target_random_bits(x, (size_t)N * N, e->opt.seed, STREAM_BOARD);
   int rc = run_rollout(e, &e->board, 1, N, N, T, x, NULL, e->opt.png != NULL);
   free(x);
   return rc;
@@ -385,7 +382,7 @@ static int check_target(eval *e) {
   if (e->preset.start == DLCA_START_SEED)
     for (int k = 0; k < C; k++) x[((size_t)(H / 2) * W + W / 2) * C + k] = 1.0f;
   else if (e->preset.start == DLCA_START_RANDOM)
-    random_bits(x, (size_t)H * W * C, e->opt.seed, STREAM_PICTURE);
+    dlca_target_random_bits(x, (size_t)H * W * C, e->opt.seed, STREAM_PICTURE);
   int rc = run_rollout(e, &e->tgt, 1, H, W, T, x, e->target, e->opt.png != NULL);
   free(x);
   return rc;

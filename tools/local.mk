@@ -1,11 +1,17 @@
-# dlca-train: the command-line trainer. Public API and libpng only.
-bin_PROGRAMS += tools/dlca-train
-tools_dlca_train_SOURCES = tools/dlca-train.c tools/train_options.c tools/train_options.h \
-	tools/targets.c tools/targets.h tools/image.c tools/image.h tools/builtin.c tools/builtin.h \
-	tools/progress.c tools/progress.h tools/csvlog.c tools/csvlog.h tools/gates.c tools/gates.h tools/cli.h \
-	tools/recipes.c tools/recipes.h tools/rollout.c tools/rollout.h tools/repair.c tools/repair.h \
+# What the tools and bench programs share and the library does not install:
+# option parsing helpers (cli.h), the progress line, the CSV log, the gate
+# census, hard rollouts, pictures and the --jobs runner. Built once.
+noinst_LTLIBRARIES += tools/libdlca_tools.la
+tools_libdlca_tools_la_SOURCES = tools/cli.h tools/progress.c tools/progress.h tools/csvlog.c tools/csvlog.h \
+	tools/gates.c tools/gates.h tools/rollout.c tools/rollout.h tools/strip.c tools/strip.h \
 	tools/jobs.c tools/jobs.h
-tools_dlca_train_LDADD = libdlca_cl.la $(PNG_LIBS) -lm
+DLCA_TOOLS_LIBS = tools/libdlca_tools.la libdlca_cl.la
+
+# dlca-train: trains a preset over the library's training loop. Public API only.
+bin_PROGRAMS += tools/dlca-train
+tools_dlca_train_SOURCES = tools/dlca-train.c tools/train_run.h tools/train_options.c tools/train_options.h \
+	tools/train_report.c tools/train_chain.c
+tools_dlca_train_LDADD = $(DLCA_TOOLS_LIBS) -lm
 
 # dlca-parity: a backend against a JAX vector, or a device against the CPU reference.
 bin_PROGRAMS += tools/dlca-parity
@@ -19,10 +25,8 @@ tools_dlca_info_LDADD = libdlca_cl.la $(JANSSON_LIBS)
 
 # dlca-eval: scores a saved model's hard circuit. Public API and libpng only.
 bin_PROGRAMS += tools/dlca-eval
-tools_dlca_eval_SOURCES = tools/dlca-eval.c tools/eval_options.c tools/eval_options.h \
-	tools/rollout.c tools/rollout.h tools/strip.c tools/strip.h tools/gates.c tools/gates.h \
-	tools/targets.c tools/targets.h tools/image.c tools/image.h tools/builtin.c tools/builtin.h tools/cli.h
-tools_dlca_eval_LDADD = libdlca_cl.la $(PNG_LIBS) -lm
+tools_dlca_eval_SOURCES = tools/dlca-eval.c tools/eval_options.c tools/eval_options.h
+tools_dlca_eval_LDADD = $(DLCA_TOOLS_LIBS) $(PNG_LIBS) -lm
 
 # dlca-export: a saved model's hard circuit as C or Verilog. Public API only.
 bin_PROGRAMS += tools/dlca-export

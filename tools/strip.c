@@ -1,13 +1,30 @@
 /* Rollout pictures; see strip.h. */
+#include <errno.h>
+#include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "image.h"
 #include "strip.h"
 
 #define GAP 2       /* grey pixels between frames */
 #define WIDE_GAP 8  /* before a frame that is not a step (the target) */
 #define GREY 128
+
+/* Writes an 8-bit RGB picture, [height][width][3], as a PNG. */
+static int save_rgb(const char *path, int width, int height, const unsigned char *rgb, char *err, size_t n) {
+  png_image png;
+  memset(&png, 0, sizeof png);
+  png.version = PNG_IMAGE_VERSION;
+  png.width = (png_uint_32)width, png.height = (png_uint_32)height;
+  png.format = PNG_FORMAT_RGB;
+  if (!png_image_write_to_file(&png, path, 0, rgb, 0, NULL)) {
+    /* libpng says "fopen: ..." or similar; errno is the better reason when set */
+    snprintf(err, n, "cannot write a PNG (%s)", png.message[0] ? png.message : strerror(errno));
+    png_image_free(&png);
+    return -1;
+  }
+  return 0;
+}
 
 int strip_init(strip *s, int H, int W, int cap) {
   memset(s, 0, sizeof *s);
@@ -61,7 +78,7 @@ int strip_save(const strip *s, const char *path, char *err, size_t n) {
         memcpy(px + ((size_t)(GAP + y) * W + x0 + x) * 3, f + ((size_t)(y / s->zoom) * s->width + x / s->zoom) * 3, 3);
     x0 += fw + GAP;
   }
-  int rc = image_save_rgb(path, W, H, px, err, n);
+  int rc = save_rgb(path, W, H, px, err, n);
   free(px);
   return rc;
 }

@@ -1,6 +1,6 @@
 /* dlca-eval's pictures: a row of frames of a rollout (channel 0 in black
  * and white, or channels 0-2 as RGB), each cell a square of pixels, written
- * as one PNG through image_save_rgb(). */
+ * as one PNG through libpng. */
 #ifndef DLCA_TOOLS_STRIP_H
 #define DLCA_TOOLS_STRIP_H
 

@@ -1,13 +1,14 @@
 /* dlca-train's options (see train_options.h and doc/dlca-train.md). */
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dlca_cl.h"
 #include "cli.h"
-#include "recipes.h"
 #include "train_options.h"
 
 static const char help_text[] =
@@ -202,76 +203,13 @@ static const char help_text[] =
 void train_options_help(void) {
   fputs(help_text, stdout);
   fputs("\nRECIPES\n    --recipe recommended, the default for these presets:\n", stdout);
-  const train_recipe *q;
-  for (size_t i = 0; (q = train_recipe_at(i)); i++) {
+  const dlca_recipe *q;
+  for (size_t i = 0; (q = dlca_recipe_at(i)); i++) {
     char opts[256];
-    train_recipe_describe(q, 1, opts, sizeof opts);
+    dlca_recipe_describe(q, 1, opts, sizeof opts);
     printf("    %-20s %s\n", q->preset, opts);
   }
 }
-
-enum {
-  OPT_PRESET = 256, OPT_EPOCHS, OPT_BATCH, OPT_STEPS, OPT_LR, OPT_SEED, OPT_DEVICE, OPT_BACKEND, OPT_LOG,
-  OPT_EVAL_EVERY, OPT_SAVE, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESUME, OPT_MODEL, OPT_TARGET,
-  OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_LR_SCHEDULE, OPT_WARMUP, OPT_MIN_LR, OPT_COOLDOWN_FACTOR, OPT_PLATEAU,
-  OPT_MAX_COOLDOWNS, OPT_EARLY_STOP, OPT_KEEP_BEST, OPT_EVAL_FRESH, OPT_RESTARTS, OPT_EVAL_SCALE, OPT_REPAIR, OPT_EVOLVE, OPT_EVOLVE_LINEAGES, OPT_EVOLVE_LAMBDA, OPT_EVOLVE_CHANGES, OPT_EVOLVE_MAX_WRONG, OPT_REPAIR_MAX_WRONG, OPT_RESCALE_LOGITS, OPT_RESTART_FROM, OPT_JOBS, OPT_ABANDON, OPT_REFERENCE_PROTOCOL,
-  OPT_TEMPERATURE, OPT_GUMBEL, OPT_STRAIGHT_THROUGH, OPT_GRAD_NOISE, OPT_RECIPE, OPT_PARAM, OPT_IWP_INIT
-};
-
-const char *const train_lr_schedule_names[4] = {"constant", "cosine", "warmup-cosine", "cooldown"};
-
-static const struct option long_options[] = {
-    {"preset", required_argument, NULL, OPT_PRESET},
-    {"epochs", required_argument, NULL, OPT_EPOCHS},
-    {"batch", required_argument, NULL, OPT_BATCH},
-    {"steps", required_argument, NULL, OPT_STEPS},
-    {"lr", required_argument, NULL, OPT_LR},
-    {"seed", required_argument, NULL, OPT_SEED},
-    {"device", required_argument, NULL, OPT_DEVICE},
-    {"backend", required_argument, NULL, OPT_BACKEND},
-    {"log", required_argument, NULL, OPT_LOG},
-    {"eval-every", required_argument, NULL, OPT_EVAL_EVERY},
-    {"save", required_argument, NULL, OPT_SAVE},
-    {"checkpoint", required_argument, NULL, OPT_CHECKPOINT},
-    {"checkpoint-every", required_argument, NULL, OPT_CHECKPOINT_EVERY},
-    {"resume", required_argument, NULL, OPT_RESUME},
-    {"model", required_argument, NULL, OPT_MODEL},
-    {"target", required_argument, NULL, OPT_TARGET},
-    {"lr-schedule", required_argument, NULL, OPT_LR_SCHEDULE},
-    {"warmup", required_argument, NULL, OPT_WARMUP},
-    {"min-lr", required_argument, NULL, OPT_MIN_LR},
-    {"cooldown-factor", required_argument, NULL, OPT_COOLDOWN_FACTOR},
-    {"plateau", required_argument, NULL, OPT_PLATEAU},
-    {"max-cooldowns", required_argument, NULL, OPT_MAX_COOLDOWNS},
-    {"early-stop", required_argument, NULL, OPT_EARLY_STOP},
-    {"keep-best", no_argument, NULL, OPT_KEEP_BEST},
-    {"eval-fresh", required_argument, NULL, OPT_EVAL_FRESH},
-    {"restarts", required_argument, NULL, OPT_RESTARTS},
-    {"eval-scale", required_argument, NULL, OPT_EVAL_SCALE},
-    {"repair", required_argument, NULL, OPT_REPAIR},
-    {"restart-from", required_argument, NULL, OPT_RESTART_FROM},
-    {"jobs", required_argument, NULL, OPT_JOBS},
-    {"abandon", required_argument, NULL, OPT_ABANDON},
-    {"evolve", required_argument, NULL, OPT_EVOLVE},
-    {"evolve-lineages", required_argument, NULL, OPT_EVOLVE_LINEAGES},
-    {"evolve-lambda", required_argument, NULL, OPT_EVOLVE_LAMBDA},
-    {"evolve-changes", required_argument, NULL, OPT_EVOLVE_CHANGES},
-    {"evolve-max-wrong", required_argument, NULL, OPT_EVOLVE_MAX_WRONG},
-    {"repair-max-wrong", required_argument, NULL, OPT_REPAIR_MAX_WRONG},
-    {"rescale-logits", required_argument, NULL, OPT_RESCALE_LOGITS},
-    {"reference-protocol", no_argument, NULL, OPT_REFERENCE_PROTOCOL},
-    {"temperature", required_argument, NULL, OPT_TEMPERATURE},
-    {"gumbel", required_argument, NULL, OPT_GUMBEL},
-    {"straight-through", no_argument, NULL, OPT_STRAIGHT_THROUGH},
-    {"grad-noise", required_argument, NULL, OPT_GRAD_NOISE},
-    {"recipe", required_argument, NULL, OPT_RECIPE},
-    {"param", required_argument, NULL, OPT_PARAM},
-    {"iwp-init", required_argument, NULL, OPT_IWP_INIT},
-    {"quiet", no_argument, NULL, OPT_QUIET},
-    {"help", no_argument, NULL, OPT_HELP},
-    {"version", no_argument, NULL, OPT_VERSION},
-    {NULL, 0, NULL, 0},
-};
 
 /* Large enough for any real run, small enough that epoch arithmetic and
  * per-epoch buffers never overflow. */
@@ -281,47 +219,185 @@ static const struct option long_options[] = {
 
 /* --abandon E:W[,E:W...]: epochs rising, each E >= 1 and W >= 0. */
 int train_parse_abandon(const char *arg, train_options *o) {
-  const char *p = arg;
-  o->n_abandon = 0;
-  while (*p) {
-    char *end;
-    errno = 0;
-    long e = strtol(p, &end, 10);
-    double w = 0;
-    int ok = end != p && *end == ':' && !errno && e >= 1 && e <= MAX_EPOCHS;
-    if (ok) {
-      p = end + 1;
-      w = strtod(p, &end);
-      ok = end != p && (*end == ',' || *end == '\0') && isfinite(w) && w >= 0;
-    }
-    if (ok && o->n_abandon == TRAIN_MAX_ABANDON) {
-      fprintf(stderr, "%s: --abandon: more than %d checkpoints in '%s'\n", TRAIN_PROG, TRAIN_MAX_ABANDON, arg);
-      return 1;
-    }
-    if (ok && o->n_abandon > 0 && e <= o->abandon_epoch[o->n_abandon - 1]) {
-      fprintf(stderr, "%s: --abandon: the epochs of '%s' must rise\n", TRAIN_PROG, arg);
-      return 1;
-    }
-    if (!ok) {
-      fprintf(stderr, "%s: --abandon: '%s' is not EPOCH:LOSS[,EPOCH:LOSS...] (epoch >= 1, loss >= 0)\n",
-              TRAIN_PROG, arg);
-      return 1;
-    }
-    o->abandon_epoch[o->n_abandon] = e, o->abandon_above[o->n_abandon] = w, o->n_abandon++;
-    p = *end == ',' ? end + 1 : end;
-    if (*end == ',' && !*p) {
-      fprintf(stderr, "%s: --abandon: '%s' ends with a comma\n", TRAIN_PROG, arg);
-      return 1;
-    }
-  }
-  if (!o->n_abandon) {
-    fprintf(stderr, "%s: --abandon: empty\n", TRAIN_PROG);
+  dlca_loop_options lo;
+  dlca_loop_options_default(&lo);
+  if (dlca_loop_parse_abandon(arg, &lo)) {
+    fprintf(stderr, "%s: --abandon: %s\n", TRAIN_PROG, dlca_last_error());
     return 1;
   }
+  o->n_abandon = lo.n_abandon;
+  memcpy(o->abandon_epoch, lo.abandon_epoch, sizeof o->abandon_epoch);
+  memcpy(o->abandon_above, lo.abandon_above, sizeof o->abandon_above);
   return 0;
 }
 
-int train_options_parse(int argc, char **argv, train_options *o) {
+/* How an option's value is read (table below). */
+typedef enum kind {
+  K_STR,    /* the argument itself (const char *) */
+  K_LONG,   /* a long in [lo, hi] */
+  K_DOUBLE, /* a finite double above `above` that is also finite as a float */
+  K_NONNEG, /* a finite double >= 0, finite as a float */
+  K_FLAG,   /* sets an int to 1 */
+  K_OTHER   /* parsed by parse_other() */
+} kind;
+
+/* What the options after a value check: */
+enum {
+  F_TRAINS = 1,   /* changes the training away from the reference protocol where not `neutral` */
+  F_COOLDOWN = 2, /* only with --lr-schedule cooldown */
+};
+
+typedef struct opt_spec {
+  const char *name;
+  int kind;
+  size_t off;            /* of the value in train_options */
+  long lo, hi;           /* K_LONG */
+  double above;          /* K_DOUBLE */
+  int flags;
+  double neutral;        /* F_TRAINS: the value that changes nothing */
+  ptrdiff_t given;       /* offset of an int set when the option is given; -1: none */
+} opt_spec;
+
+#define O(f) offsetof(train_options, f)
+#define G(f) (ptrdiff_t) offsetof(train_options, f)
+static const opt_spec specs[] = {
+    {"preset", K_STR, O(preset), 0, 0, 0, 0, 0, -1},
+    {"epochs", K_LONG, O(epochs), 0, MAX_EPOCHS, 0, 0, 0, -1},
+    {"batch", K_LONG, O(batch), 1, MAX_BATCH, 0, 0, 0, -1},
+    {"steps", K_LONG, O(steps), 1, MAX_STEPS, 0, 0, 0, -1},
+    {"lr", K_DOUBLE, O(lr), 0, 0, 0.0, 0, 0, -1},
+    {"seed", K_OTHER, 0, 0, 0, 0, 0, 0, -1},
+    {"device", K_STR, O(device), 0, 0, 0, 0, 0, -1},
+    {"backend", K_OTHER, 0, 0, 0, 0, 0, 0, -1},
+    {"log", K_STR, O(log), 0, 0, 0, 0, 0, -1},
+    {"eval-every", K_LONG, O(eval_every), 1, MAX_EPOCHS, 0, 0, 0, G(eval_every_given)},
+    {"save", K_STR, O(save), 0, 0, 0, 0, 0, -1},
+    {"checkpoint", K_STR, O(checkpoint), 0, 0, 0, 0, 0, -1},
+    {"checkpoint-every", K_LONG, O(checkpoint_every), 1, MAX_EPOCHS, 0, 0, 0, -1},
+    {"resume", K_STR, O(resume), 0, 0, 0, 0, 0, -1},
+    {"model", K_STR, O(model), 0, 0, 0, 0, 0, -1},
+    {"target", K_STR, O(target), 0, 0, 0, 0, 0, -1},
+    {"lr-schedule", K_OTHER, 0, 0, 0, 0, F_TRAINS, 0, G(lr_schedule_given)},
+    {"warmup", K_LONG, O(warmup), 0, MAX_EPOCHS, 0, F_TRAINS, 0, -1},
+    {"min-lr", K_NONNEG, O(min_lr), 0, 0, 0, F_TRAINS, 0, -1},
+    {"cooldown-factor", K_DOUBLE, O(cooldown_factor), 0, 0, 0.0, F_COOLDOWN, 0, -1},
+    {"plateau", K_LONG, O(plateau), 1, MAX_EPOCHS, 0, F_COOLDOWN, 0, -1},
+    {"max-cooldowns", K_LONG, O(max_cooldowns), 0, 1000, 0, F_COOLDOWN, 0, -1},
+    {"early-stop", K_LONG, O(early_stop), 1, MAX_EPOCHS, 0, F_TRAINS, -1, -1},
+    {"keep-best", K_FLAG, O(keep_best), 0, 0, 0, F_TRAINS, -1, -1},
+    {"eval-fresh", K_LONG, O(eval_fresh), 1, 1000000, 0, 0, 0, -1},
+    {"restarts", K_LONG, O(restarts), 0, 100000, 0, 0, 0, -1},
+    {"eval-scale", K_LONG, O(eval_scale), 1, 16, 0, 0, 0, -1},
+    {"repair", K_LONG, O(repair), 0, 100, 0, 0, 0, -1},
+    {"restart-from", K_LONG, O(restart_from), 0, 100000, 0, 0, 0, -1},
+    {"jobs", K_LONG, O(jobs), 1, 256, 0, 0, 0, -1},
+    {"abandon", K_OTHER, 0, 0, 0, 0, F_TRAINS, -1, -1},
+    {"evolve", K_LONG, O(evolve), 0, 1000000000L, 0, 0, 0, -1},
+    {"evolve-lineages", K_LONG, O(evolve_lineages), 1, 65536L, 0, 0, 0, -1},
+    {"evolve-lambda", K_LONG, O(evolve_lambda), 1, 65536L, 0, 0, 0, -1},
+    {"evolve-changes", K_LONG, O(evolve_changes), 1, 64, 0, 0, 0, -1},
+    {"evolve-max-wrong", K_LONG, O(evolve_max_wrong), 0, 1000000000L, 0, 0, 0, G(evolve_max_wrong_given)},
+    {"repair-max-wrong", K_LONG, O(repair_max_wrong), 0, 1000000000L, 0, 0, 0, G(repair_max_wrong_given)},
+    {"rescale-logits", K_DOUBLE, O(rescale_logits), 0, 0, 0.0, 0, 0, -1},
+    {"reference-protocol", K_FLAG, O(reference_protocol), 0, 0, 0, 0, 0, -1},
+    {"temperature", K_DOUBLE, O(temperature), 0, 0, 0.0, F_TRAINS, 1, -1},
+    {"gumbel", K_NONNEG, O(gumbel), 0, 0, 0, F_TRAINS, 0, -1},
+    {"straight-through", K_FLAG, O(straight_through), 0, 0, 0, F_TRAINS, -1, -1},
+    {"grad-noise", K_NONNEG, O(grad_noise), 0, 0, 0, F_TRAINS, 0, -1},
+    {"recipe", K_OTHER, 0, 0, 0, 0, 0, 0, -1},
+    {"param", K_OTHER, 0, 0, 0, 0, 0, 0, -1},
+    {"iwp-init", K_DOUBLE, O(iwp_init), 0, 0, 0.0, 0, 0, -1},
+    {"quiet", K_FLAG, O(quiet), 0, 0, 0, 0, 0, -1},
+    {"help", K_FLAG, O(help), 0, 0, 0, 0, 0, -1},
+    {"version", K_FLAG, O(version), 0, 0, 0, 0, 0, -1},
+};
+#undef O
+#undef G
+#define N_SPECS (sizeof specs / sizeof specs[0])
+
+/* One of the choices in names[n], by name; -1 after printing why. */
+static int choose(const char *opt, const char *arg, const char *const *names, int n, const char *expected) {
+  for (int i = 0; i < n; i++)
+    if (!strcmp(arg, names[i])) return i;
+  fprintf(stderr, "%s: --%s: '%s' is %s\n", TRAIN_PROG, opt, arg, expected);
+  return -1;
+}
+
+/* The options that are not a plain value; returns nonzero when bad. */
+static int parse_other(const opt_spec *s, const char *arg, train_options *o) {
+  static const char *const backends[] = {"cl", "ref"}, *const recipes[] = {"", "reference", "recommended"};
+  static const char *const params[] = {"softmax16", "iwp"};
+  static const char *const schedules[] = {"constant", "cosine", "warmup-cosine", "cooldown"};
+  int k = 0;
+  if (!strcmp(s->name, "seed")) {
+    unsigned long long v = 0;
+    k = cli_parse_u64(TRAIN_PROG, "--seed", arg, &v);
+    o->seed = v;
+    return k;
+  }
+  if (!strcmp(s->name, "abandon")) return train_parse_abandon(arg, o);
+  if (!strcmp(s->name, "backend")) {
+    if ((k = choose(s->name, arg, backends, 2, "neither cl nor ref")) >= 0) o->backend_ref = k;
+  } else if (!strcmp(s->name, "recipe")) {
+    if ((k = choose(s->name, arg, recipes + 1, 2, "not reference or recommended")) >= 0) o->recipe = k + 1;
+  } else if (!strcmp(s->name, "param")) {
+    if ((k = choose(s->name, arg, params, 2, "neither softmax16 nor iwp")) >= 0)
+      o->param = k ? DLCA_PARAM_IWP : DLCA_PARAM_SOFTMAX16;
+  } else if ((k = choose(s->name, arg, schedules, 4, "not constant, cosine, warmup-cosine or cooldown")) >= 0) {
+    o->lr_schedule = k;
+  }
+  return k < 0;
+}
+
+/* The value of a number option, for the checks below. */
+static double value_of(const opt_spec *s, const train_options *o) {
+  const char *p = (const char *)o + s->off;
+  if (!strcmp(s->name, "lr-schedule")) return o->lr_schedule;
+  if (s->kind == K_LONG) return (double)*(const long *)(const void *)p;
+  if (s->kind == K_DOUBLE || s->kind == K_NONNEG) return *(const double *)(const void *)p;
+  return 0;
+}
+
+/* The limits some options add to their kind's. */
+static int check_range(const opt_spec *s, const char *arg, double v) {
+  const char *why = NULL;
+  if (!strcmp(s->name, "cooldown-factor") && v >= 1) why = "'%s' is not below 1";
+  else if (!strcmp(s->name, "temperature") && v < 1e-3) why = "%s is below 0.001";
+  else if (!strcmp(s->name, "iwp-init") && !(v <= 1e6)) why = "%s is above 1e6";
+  else if ((s->kind == K_DOUBLE || s->kind == K_NONNEG) && !isfinite((float)v))
+    why = "%s overflows a 32-bit float (the library's lr, temperature and logits are floats)";
+  if (!why) return 0;
+  fprintf(stderr, "%s: --%s: ", TRAIN_PROG, s->name);
+  fprintf(stderr, why, arg);
+  fputc('\n', stderr);
+  return 1;
+}
+
+/* Parses the value of option s; returns nonzero after printing why. */
+static int parse_one(const opt_spec *s, const char *arg, train_options *o) {
+  char *p = (char *)o + s->off, opt[64];
+  snprintf(opt, sizeof opt, "--%s", s->name);
+  int bad = 0;
+  switch (s->kind) {
+    case K_STR: *(const char **)(void *)p = arg; break;
+    case K_FLAG: *(int *)(void *)p = 1; break;
+    case K_LONG: bad = cli_parse_long(TRAIN_PROG, opt, arg, s->lo, s->hi, (long *)(void *)p); break;
+    case K_DOUBLE: bad = cli_parse_double(TRAIN_PROG, opt, arg, s->above, (double *)(void *)p); break;
+    case K_NONNEG:
+      bad = !strcmp(s->name, "min-lr") ? cli_parse_double(TRAIN_PROG, opt, arg, -INFINITY, (double *)(void *)p)
+                                       : cli_parse_nonneg(TRAIN_PROG, opt, arg, (double *)(void *)p);
+      if (!bad && *(double *)(void *)p < 0) {
+        fprintf(stderr, "%s: --%s: '%s' is negative\n", TRAIN_PROG, s->name, arg);
+        bad = 1;
+      }
+      break;
+    default: bad = parse_other(s, arg, o);
+  }
+  if (s->given >= 0) *(int *)(void *)((char *)o + s->given) = 1;
+  return bad || check_range(s, arg, value_of(s, o));
+}
+
+static void set_defaults(train_options *o) {
   memset(o, 0, sizeof *o);
   o->epochs = o->batch = o->steps = -1;
   o->eval_every = 10;
@@ -330,258 +406,82 @@ int train_options_parse(int argc, char **argv, train_options *o) {
   o->cooldown_factor = 0.1;
   o->plateau = 100;
   o->max_cooldowns = 2;
-  o->repair = -1; /* the recipe's, else none */
-  o->evolve = -1; /* the recipe's, else none */
+  o->repair = -1;           /* the recipe's, else none */
+  o->evolve = -1;           /* the recipe's, else none */
   o->evolve_max_wrong = -1; /* any, unless the recipe's evolution says */
   o->repair_max_wrong = -1; /* any, unless the recipe's repair says */
   o->evolve_lineages = 64, o->evolve_lambda = 4, o->evolve_changes = 3;
   o->jobs = 1;
   o->temperature = o->gumbel = -1;
   o->param = -1;
-  /* which cooldown-only or training-changing options were given, for the checks below */
-  const char *cooldown_only = NULL, *changes_training = NULL;
+}
+
+/* One line on stderr and the usage exit code. */
+static int usage(const char *fmt, ...) {
+  va_list ap;
+  fprintf(stderr, "%s: ", TRAIN_PROG);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  return CLI_USAGE;
+}
+
+/* The options that exclude or need each other. */
+static int check_combinations(train_options *o, const opt_spec *cooldown_only, const opt_spec *changes_training) {
+  if (!o->preset) return usage("--preset: missing; one of gol, checkerboard, checkerboard-async, growth, colour");
+  if (o->reference_protocol && o->recipe == TRAIN_RECIPE_RECOMMENDED)
+    return usage("--recipe recommended: contradicts --reference-protocol");
+  if (o->reference_protocol) o->recipe = TRAIN_RECIPE_REFERENCE;
+  if (o->reference_protocol && changes_training)
+    return usage("--%s: the reference protocol trains with a constant lr, no early stop, no --keep-best and no "
+                 "relaxation", changes_training->name);
+  if (o->min_lr > 0 && o->lr_schedule == TRAIN_LR_CONSTANT)
+    return usage("--min-lr: only with --lr-schedule cosine, warmup-cosine or cooldown");
+  if (cooldown_only && o->lr_schedule != TRAIN_LR_COOLDOWN)
+    return usage("--%s: only with --lr-schedule cooldown", cooldown_only->name);
+  if (o->iwp_init > 0 && o->param != DLCA_PARAM_IWP) return usage("--iwp-init: only with --param iwp");
+  if (o->iwp_init > 0 && o->model) return usage("--iwp-init: initialises a fresh model, but --model gives one");
+  if (o->rescale_logits > 0 && (!o->model || o->resume))
+    return usage("--rescale-logits: needs --model (and not --resume)");
+  if (o->restarts > 0 && (o->resume || o->model))
+    return usage("--restarts: trains fresh models with new seeds, but %s gives the start",
+                 o->resume ? "--resume" : "--model");
+  if (o->restart_from > 0 && o->restarts == 0)
+    return usage("--restart-from: goes on with a chain of --restarts, which is not given");
+  if (o->jobs > 1 && o->restarts == 0)
+    return usage("--jobs: runs the runs of a chain of --restarts side by side, which is not given");
+  if (o->restarts > 0 && o->eval_fresh == 0) o->eval_fresh = 100; /* what decides a restart */
+  if (o->backend_ref && o->device) return usage("--device: chooses an OpenCL device, but --backend is ref");
+  return 0;
+}
+
+int train_options_parse(int argc, char **argv, train_options *o) {
+  struct option longs[N_SPECS + 1];
+  for (size_t i = 0; i < N_SPECS; i++) {
+    const int flag = specs[i].kind == K_FLAG;
+    longs[i] = (struct option){specs[i].name, flag ? no_argument : required_argument, NULL, 256 + (int)i};
+  }
+  memset(&longs[N_SPECS], 0, sizeof longs[N_SPECS]);
+  set_defaults(o);
+  /* which cooldown-only or training-changing options were given, for the checks */
+  const opt_spec *cooldown_only = NULL, *changes_training = NULL;
   opterr = 0; /* getopt's own messages do not follow "dlca-train: what: why" */
+  optind = 1;
   int c;
-  while ((c = getopt_long(argc, argv, ":hqV", long_options, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":hqV", longs, NULL)) != -1) {
     const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
-    int bad = 0;
-    switch (c) {
-      case OPT_PRESET: o->preset = optarg; break;
-      case OPT_EPOCHS: bad = cli_parse_long(TRAIN_PROG, "--epochs", optarg, 0, MAX_EPOCHS, &o->epochs); break;
-      case OPT_BATCH: bad = cli_parse_long(TRAIN_PROG, "--batch", optarg, 1, MAX_BATCH, &o->batch); break;
-      case OPT_STEPS: bad = cli_parse_long(TRAIN_PROG, "--steps", optarg, 1, MAX_STEPS, &o->steps); break;
-      case OPT_LR: bad = cli_parse_double(TRAIN_PROG, "--lr", optarg, 0.0, &o->lr); break;
-      case OPT_SEED: {
-        unsigned long long s = 0;
-        bad = cli_parse_u64(TRAIN_PROG, "--seed", optarg, &s);
-        o->seed = s;
-        break;
-      }
-      case OPT_DEVICE: o->device = optarg; break;
-      case OPT_BACKEND:
-        if (!strcmp(optarg, "ref")) o->backend_ref = 1;
-        else if (!strcmp(optarg, "cl")) o->backend_ref = 0;
-        else {
-          fprintf(stderr, "%s: --backend: '%s' is neither cl nor ref\n", TRAIN_PROG, optarg);
-          bad = 1;
-        }
-        break;
-      case OPT_LOG: o->log = optarg; break;
-      case OPT_EVAL_EVERY:
-        bad = cli_parse_long(TRAIN_PROG, "--eval-every", optarg, 1, MAX_EPOCHS, &o->eval_every);
-        o->eval_every_given = 1;
-        break;
-      case OPT_SAVE: o->save = optarg; break;
-      case OPT_CHECKPOINT: o->checkpoint = optarg; break;
-      case OPT_CHECKPOINT_EVERY:
-        bad = cli_parse_long(TRAIN_PROG, "--checkpoint-every", optarg, 1, MAX_EPOCHS, &o->checkpoint_every);
-        break;
-      case OPT_RESUME: o->resume = optarg; break;
-      case OPT_LR_SCHEDULE: {
-        int k = -1;
-        for (int i = 0; i < 4; i++)
-          if (!strcmp(optarg, train_lr_schedule_names[i])) k = i;
-        if (k < 0) {
-          fprintf(stderr, "%s: --lr-schedule: '%s' is not constant, cosine, warmup-cosine or cooldown\n", TRAIN_PROG,
-                  optarg);
-          bad = 1;
-        }
-        o->lr_schedule = k;
-        o->lr_schedule_given = 1;
-        if (k != TRAIN_LR_CONSTANT) changes_training = "--lr-schedule";
-        break;
-      }
-      case OPT_WARMUP:
-        bad = cli_parse_long(TRAIN_PROG, "--warmup", optarg, 0, MAX_EPOCHS, &o->warmup);
-        if (o->warmup > 0) changes_training = "--warmup";
-        break;
-      case OPT_MIN_LR:
-        bad = cli_parse_double(TRAIN_PROG, "--min-lr", optarg, -INFINITY, &o->min_lr);
-        if (!bad && o->min_lr < 0) {
-          fprintf(stderr, "%s: --min-lr: '%s' is negative\n", TRAIN_PROG, optarg);
-          bad = 1;
-        }
-        if (o->min_lr > 0) changes_training = "--min-lr";
-        break;
-      case OPT_COOLDOWN_FACTOR:
-        bad = cli_parse_double(TRAIN_PROG, "--cooldown-factor", optarg, 0.0, &o->cooldown_factor);
-        if (!bad && o->cooldown_factor >= 1) {
-          fprintf(stderr, "%s: --cooldown-factor: '%s' is not below 1\n", TRAIN_PROG, optarg);
-          bad = 1;
-        }
-        cooldown_only = "--cooldown-factor";
-        break;
-      case OPT_PLATEAU:
-        bad = cli_parse_long(TRAIN_PROG, "--plateau", optarg, 1, MAX_EPOCHS, &o->plateau);
-        cooldown_only = "--plateau";
-        break;
-      case OPT_MAX_COOLDOWNS:
-        bad = cli_parse_long(TRAIN_PROG, "--max-cooldowns", optarg, 0, 1000, &o->max_cooldowns);
-        cooldown_only = "--max-cooldowns";
-        break;
-      case OPT_EARLY_STOP:
-        bad = cli_parse_long(TRAIN_PROG, "--early-stop", optarg, 1, MAX_EPOCHS, &o->early_stop);
-        changes_training = "--early-stop";
-        break;
-      case OPT_KEEP_BEST:
-        o->keep_best = 1;
-        changes_training = "--keep-best";
-        break;
-      case OPT_EVAL_FRESH: bad = cli_parse_long(TRAIN_PROG, "--eval-fresh", optarg, 1, 1000000, &o->eval_fresh); break;
-      case OPT_RESTARTS: bad = cli_parse_long(TRAIN_PROG, "--restarts", optarg, 0, 100000, &o->restarts); break;
-      case OPT_EVAL_SCALE: bad = cli_parse_long(TRAIN_PROG, "--eval-scale", optarg, 1, 16, &o->eval_scale); break;
-      case OPT_REPAIR: bad = cli_parse_long(TRAIN_PROG, "--repair", optarg, 0, 100, &o->repair); break;
-      case OPT_EVOLVE: bad = cli_parse_long(TRAIN_PROG, "--evolve", optarg, 0, 1000000000L, &o->evolve); break;
-      case OPT_EVOLVE_LINEAGES:
-        bad = cli_parse_long(TRAIN_PROG, "--evolve-lineages", optarg, 1, 65536L, &o->evolve_lineages);
-        break;
-      case OPT_EVOLVE_LAMBDA:
-        bad = cli_parse_long(TRAIN_PROG, "--evolve-lambda", optarg, 1, 65536L, &o->evolve_lambda);
-        break;
-      case OPT_EVOLVE_CHANGES:
-        bad = cli_parse_long(TRAIN_PROG, "--evolve-changes", optarg, 1, 64, &o->evolve_changes);
-        break;
-      case OPT_RESCALE_LOGITS:
-        bad = cli_parse_double(TRAIN_PROG, "--rescale-logits", optarg, 0.0, &o->rescale_logits);
-        break;
-      case OPT_EVOLVE_MAX_WRONG:
-        bad = cli_parse_long(TRAIN_PROG, "--evolve-max-wrong", optarg, 0, 1000000000L, &o->evolve_max_wrong);
-        o->evolve_max_wrong_given = 1;
-        break;
-      case OPT_REPAIR_MAX_WRONG:
-        bad = cli_parse_long(TRAIN_PROG, "--repair-max-wrong", optarg, 0, 1000000000L, &o->repair_max_wrong);
-        o->repair_max_wrong_given = 1;
-        break;
-      case OPT_RESTART_FROM:
-        bad = cli_parse_long(TRAIN_PROG, "--restart-from", optarg, 0, 100000, &o->restart_from);
-        break;
-      case OPT_JOBS: bad = cli_parse_long(TRAIN_PROG, "--jobs", optarg, 1, 256, &o->jobs); break;
-      case OPT_ABANDON:
-        bad = train_parse_abandon(optarg, o);
-        changes_training = "--abandon";
-        break;
-      case OPT_REFERENCE_PROTOCOL: o->reference_protocol = 1; break;
-      case OPT_RECIPE:
-        if (!strcmp(optarg, "reference")) o->recipe = TRAIN_RECIPE_REFERENCE;
-        else if (!strcmp(optarg, "recommended")) o->recipe = TRAIN_RECIPE_RECOMMENDED;
-        else {
-          fprintf(stderr, "%s: --recipe: '%s' is not reference or recommended\n", TRAIN_PROG, optarg);
-          bad = 1;
-        }
-        break;
-      case OPT_TEMPERATURE:
-        bad = cli_parse_double(TRAIN_PROG, "--temperature", optarg, 0.0, &o->temperature);
-        if (!bad && o->temperature < 1e-3) {
-          fprintf(stderr, "%s: --temperature: %s is below 0.001\n", TRAIN_PROG, optarg);
-          bad = 1;
-        }
-        if (!bad && o->temperature != 1) changes_training = "--temperature";
-        break;
-      case OPT_GUMBEL:
-        bad = cli_parse_nonneg(TRAIN_PROG, "--gumbel", optarg, &o->gumbel);
-        if (!bad && o->gumbel > 0) changes_training = "--gumbel";
-        break;
-      case OPT_STRAIGHT_THROUGH:
-        o->straight_through = 1;
-        changes_training = "--straight-through";
-        break;
-      case OPT_GRAD_NOISE:
-        bad = cli_parse_nonneg(TRAIN_PROG, "--grad-noise", optarg, &o->grad_noise);
-        if (!bad && o->grad_noise > 0) changes_training = "--grad-noise";
-        break;
-      case OPT_PARAM:
-        if (!strcmp(optarg, "softmax16")) o->param = DLCA_PARAM_SOFTMAX16;
-        else if (!strcmp(optarg, "iwp")) o->param = DLCA_PARAM_IWP;
-        else {
-          fprintf(stderr, "%s: --param: '%s' is neither softmax16 nor iwp\n", TRAIN_PROG, optarg);
-          bad = 1;
-        }
-        break;
-      case OPT_IWP_INIT:
-        bad = cli_parse_double(TRAIN_PROG, "--iwp-init", optarg, 0.0, &o->iwp_init);
-        if (!bad && !(o->iwp_init <= 1e6)) {
-          fprintf(stderr, "%s: --iwp-init: %s is above 1e6\n", TRAIN_PROG, optarg);
-          bad = 1;
-        }
-        break;
-      case OPT_MODEL: o->model = optarg; break;
-      case OPT_TARGET: o->target = optarg; break;
-      case 'q':
-      case OPT_QUIET: o->quiet = 1; break;
-      case 'h':
-      case OPT_HELP: o->help = 1; break;
-      case 'V':
-      case OPT_VERSION: o->version = 1; break;
-      case ':':
-        fprintf(stderr, "%s: %s: needs a value (see --help)\n", TRAIN_PROG, name);
-        return CLI_USAGE;
-      default:
-        fprintf(stderr, "%s: %s: unknown option (see --help)\n", TRAIN_PROG, name);
-        return CLI_USAGE;
-    }
-    if (bad) return CLI_USAGE;
+    if (c == 'q' || c == 'h' || c == 'V') /* the table ends with quiet, help, version */
+      c = 256 + (int)N_SPECS - (c == 'q' ? 3 : c == 'h' ? 2 : 1);
+    if (c == ':') return usage("%s: needs a value (see --help)", name);
+    if (c < 256 || c >= 256 + (int)N_SPECS) return usage("%s: unknown option (see --help)", name);
+    const opt_spec *s = &specs[c - 256];
+    if (parse_one(s, optarg, o)) return CLI_USAGE;
+    if ((s->flags & F_TRAINS) && value_of(s, o) != s->neutral) changes_training = s;
+    if (s->flags & F_COOLDOWN) cooldown_only = s;
   }
   if (o->help || o->version) return 0;
-  if (optind < argc) {
-    fprintf(stderr, "%s: %s: unexpected argument; options start with -- (see --help)\n", TRAIN_PROG,
-            argv[optind]);
-    return CLI_USAGE;
-  }
-  if (!o->preset) {
-    fprintf(stderr, "%s: --preset: missing; one of gol, checkerboard, checkerboard-async, growth, colour\n",
-            TRAIN_PROG);
-    return CLI_USAGE;
-  }
-  if (o->reference_protocol && o->recipe == TRAIN_RECIPE_RECOMMENDED) {
-    fprintf(stderr, "%s: --recipe recommended: contradicts --reference-protocol\n", TRAIN_PROG);
-    return CLI_USAGE;
-  }
-  if (o->reference_protocol) o->recipe = TRAIN_RECIPE_REFERENCE;
-  if (o->reference_protocol && changes_training) {
-    fprintf(stderr,
-            "%s: %s: the reference protocol trains with a constant lr, no early stop, no --keep-best and no "
-            "relaxation\n",
-            TRAIN_PROG, changes_training);
-    return CLI_USAGE;
-  }
-  if (o->min_lr > 0 && o->lr_schedule == TRAIN_LR_CONSTANT) {
-    fprintf(stderr, "%s: --min-lr: only with --lr-schedule cosine, warmup-cosine or cooldown\n", TRAIN_PROG);
-    return CLI_USAGE;
-  }
-  if (cooldown_only && o->lr_schedule != TRAIN_LR_COOLDOWN) {
-    fprintf(stderr, "%s: %s: only with --lr-schedule cooldown\n", TRAIN_PROG, cooldown_only);
-    return CLI_USAGE;
-  }
-  if (o->iwp_init > 0 && o->param != DLCA_PARAM_IWP) {
-    fprintf(stderr, "%s: --iwp-init: only with --param iwp\n", TRAIN_PROG);
-    return CLI_USAGE;
-  }
-  if (o->iwp_init > 0 && o->model) {
-    fprintf(stderr, "%s: --iwp-init: initialises a fresh model, but --model gives one\n", TRAIN_PROG);
-    return CLI_USAGE;
-  }
-  if (o->rescale_logits > 0 && (!o->model || o->resume)) {
-    fprintf(stderr, "%s: --rescale-logits: needs --model (and not --resume)\n", TRAIN_PROG);
-    return CLI_USAGE;
-  }
-  if (o->restarts > 0 && (o->resume || o->model)) {
-    fprintf(stderr, "%s: --restarts: trains fresh models with new seeds, but %s gives the start\n", TRAIN_PROG,
-            o->resume ? "--resume" : "--model");
-    return CLI_USAGE;
-  }
-  if (o->restart_from > 0 && o->restarts == 0) {
-    fprintf(stderr, "%s: --restart-from: goes on with a chain of --restarts, which is not given\n", TRAIN_PROG);
-    return CLI_USAGE;
-  }
-  if (o->jobs > 1 && o->restarts == 0) {
-    fprintf(stderr, "%s: --jobs: runs the runs of a chain of --restarts side by side, which is not given\n",
-            TRAIN_PROG);
-    return CLI_USAGE;
-  }
-  if (o->restarts > 0 && o->eval_fresh == 0) o->eval_fresh = 100; /* what decides a restart */
-  if (o->backend_ref && o->device) {
-    fprintf(stderr, "%s: --device: chooses an OpenCL device, but --backend is ref\n", TRAIN_PROG);
-    return CLI_USAGE;
-  }
-  return 0;
+  if (optind < argc)
+    return usage("%s: unexpected argument; options start with -- (see --help)", argv[optind]);
+  return check_combinations(o, cooldown_only, changes_training);
 }

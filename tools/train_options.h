@@ -3,10 +3,11 @@
 #define DLCA_TOOLS_TRAIN_OPTIONS_H
 
 #include <stdint.h>
+#include "dlca_cl.h"
 
 #define TRAIN_PROG "dlca-train"
 #define TRAIN_INTERRUPT_CKPT "dlca-train-interrupted.ckpt"
-#define TRAIN_MAX_ABANDON 8 /* --abandon checkpoints */
+#define TRAIN_MAX_ABANDON DLCA_LOOP_MAX_ABANDON /* --abandon checkpoints */
 
 typedef struct train_options {
   const char *preset;
@@ -52,7 +53,7 @@ typedef struct train_options {
   double abandon_above[TRAIN_MAX_ABANDON];
   int reference_protocol;        /* --reference-protocol */
   /* Issue 6 relaxations (dlca_relax). temperature and gumbel are -1 when
-   * not given: the preset's recipe (tools/recipes.h) or the reference. */
+   * not given: the preset's recipe (dlca_recipe_for) or the reference. */
   double temperature, gumbel, grad_noise;
   int straight_through;
   int recipe;                    /* TRAIN_RECIPE_* */
@@ -65,8 +66,8 @@ typedef struct train_options {
 /* --recipe: the preset's default (recommended where measured), or forced. */
 enum { TRAIN_RECIPE_DEFAULT, TRAIN_RECIPE_REFERENCE, TRAIN_RECIPE_RECOMMENDED };
 
+/* The library's dlca_lr_schedule, by value. */
 enum { TRAIN_LR_CONSTANT, TRAIN_LR_COSINE, TRAIN_LR_WARMUP_COSINE, TRAIN_LR_COOLDOWN };
-extern const char *const train_lr_schedule_names[4];
 
 /* Fills o from argv. Returns 0, or an exit code (2) after printing one
  * line on stderr. --help and --version only set their flags. */

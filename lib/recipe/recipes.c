@@ -1,11 +1,12 @@
-/* The recommended recipes of tools/recipes.h. Each entry must be backed by a
- * measurement over several seeds in doc/training.md. */
+/* The recommended recipes (dlca_cl/recipe.h): the relaxation, batch,
+ * epochs, schedule, stopping and repair that measured best on each preset.
+ * Each entry must be backed by a measurement over several seeds in
+ * doc/training.md. */
 #include <stdio.h>
 #include <string.h>
-#include "dlca_cl.h"
-#include "recipes.h"
+#include "core/internal.h"
 
-static const train_recipe recipes[] = {
+static const dlca_recipe recipes[] = {
     /* 4 of 5 seeds exact on all 512 boards in 3000 epochs (without relaxation: 2 of 5), on the CPU
      * reference and on the H100 alike */
     {"gol", 2.0f, 0.5f, 0, 0, 1, 3, 1, DLCA_PARAM_SOFTMAX16, 0, 0, 0, -1, -1, NULL},
@@ -34,13 +35,19 @@ static const train_recipe recipes[] = {
     {"growth", 0.0f, 0.0f, 0, 0, 0, 0, 1, DLCA_PARAM_SOFTMAX16, 2, 2, 1500, 1, 2, "750:25,1500:10,2000:5"},
 };
 
-const train_recipe *train_recipe_for(const char *preset, int param) {
+int dlca_recipe_for(const char *preset, int param, const dlca_recipe **out) {
+  if (!out) return dlca__fail(DLCA_EINVAL, "dlca_recipe_for: NULL argument");
+  *out = NULL;
   for (size_t i = 0; i < sizeof recipes / sizeof recipes[0]; i++)
-    if (preset && !strcmp(recipes[i].preset, preset) && recipes[i].param == param) return &recipes[i];
-  return NULL;
+    if (preset && !strcmp(recipes[i].preset, preset) && recipes[i].param == param) {
+      *out = &recipes[i];
+      return DLCA_OK;
+    }
+  return dlca__fail(DLCA_EUNSUPPORTED, "%s has no recommended recipe for %s gates", preset ? preset : "(null)",
+                    dlca_parametrisation_name(param));
 }
 
-const train_recipe *train_recipe_at(size_t i) { return i < sizeof recipes / sizeof recipes[0] ? &recipes[i] : NULL; }
+const dlca_recipe *dlca_recipe_at(size_t i) { return i < sizeof recipes / sizeof recipes[0] ? &recipes[i] : NULL; }
 
 /* Appends one item to buf, after sep where buf is not empty. */
 static void put(char *buf, size_t n, const char *sep, const char *item) {
@@ -57,7 +64,7 @@ static void put_max_wrong(char *buf, size_t n, const char *sep, int as_options, 
   else snprintf(t, sizeof t, "(at most %ld value%s wrong)", k, k == 1 ? "" : "s"), put(buf, n, " ", t);
 }
 
-void train_recipe_describe(const train_recipe *q, int as_options, char *buf, size_t n) {
+void dlca_recipe_describe(const dlca_recipe *q, int as_options, char *buf, size_t n) {
   const char *sep = as_options ? " " : ", ";
   char t[64];
   if (!n) return;

@@ -1,33 +1,25 @@
-/* Greedy repair of a trained hard circuit (dlca-train --repair, issue 6):
+/* Greedy repair of a trained hard circuit (the recipes' repair, issue 6; internal):
  * a local search over the gates' hard ops that keeps every change that
  * lowers (values wrong, hard loss). The circuits are scored either on the
  * packed-bits circuit (dlca_bits, many variants at once, in parallel) or by
  * a caller's evaluation of logits, one circuit at a time. */
-#ifndef DLCA_TOOLS_REPAIR_H
-#define DLCA_TOOLS_REPAIR_H
+#ifndef DLCA_RECIPE_REPAIR_H
+#define DLCA_RECIPE_REPAIR_H
 
 #include <stddef.h>
 #include "dlca_cl.h"
 
 /* Scores the hard circuit of `logits` into *ev (errors and hard_loss);
  * returns a DLCA_ status. */
-typedef int (*repair_score_fn)(void *ctx, const float *logits, dlca_eval *ev);
+typedef int (*dlca__repair_score_fn)(void *ctx, const float *logits, dlca_eval *ev);
 /* Called after each block of gates when not NULL: gates done, of total.
  * A nonzero return stops the search there, with the best circuit so far. */
-typedef int (*repair_tick_fn)(void *ctx, int pass, size_t gate, size_t gates, const dlca_eval *best);
-
-typedef struct repair_result {
-  dlca_eval before, after; /* the circuit given and the one returned */
-  int passes;              /* passes run */
-  int stopped;             /* the tick stopped it */
-  size_t changed;          /* gates whose hard op changed (counted per change kept) */
-  size_t tried;            /* circuits scored */
-} repair_result;
+typedef int (*dlca__repair_tick_fn)(void *ctx, int pass, size_t gate, size_t gates, const dlca_eval *best);
 
 /* What the search needs of a circuit: its score, the scores of variants
  * (variant i: gate gates[i] set to ops[i], nothing else changed), and its
  * ops. `block` gates' variants are scored in one call. */
-typedef struct repair_circuit_ops {
+typedef struct dlca__repair_circuit_ops {
   int (*score)(void *c, dlca_eval *out);
   int (*variants)(void *c, size_t n, const size_t *gates, const uint8_t *ops, dlca_eval *out);
   int (*get_op)(void *c, size_t gate);
@@ -36,15 +28,15 @@ typedef struct repair_circuit_ops {
    * candidates are skipped: they could not be kept anyway) */
   void (*live)(void *c, uint8_t *live);
   size_t n_gates, block;
-} repair_circuit_ops;
+} dlca__repair_circuit_ops;
 
 /* The hard op of gate g of logits with npg logits per gate (16: the argmax,
  * ties to the lowest; 4: the input-wise truth table of the signs). */
-int repair_hard_op(const float *logits, int npg, size_t g);
+int dlca__repair_hard_op(const float *logits, int npg, size_t g);
 /* Makes op the hard op of gate g, changing as little as it can: softmax-16
  * raises logit op to just above the largest; input-wise flips the signs
  * that differ. */
-void repair_set_op(float *logits, int npg, size_t g, int op);
+void dlca__repair_set_op(float *logits, int npg, size_t g, int op);
 
 /* Up to max_passes passes over every gate, in order: each of the other 15
  * ops in turn, the first that lowers (errors, hard_loss) kept; stops after
@@ -52,14 +44,14 @@ void repair_set_op(float *logits, int npg, size_t g, int op);
  * scored against the circuit as it was at the block's start; after a kept
  * change the block starts again at the next gate, so the result is that of
  * the serial search, whatever the block size. */
-int repair_search(const repair_circuit_ops *ops, void *circuit, int max_passes, repair_tick_fn tick, void *ctx,
-                  repair_result *out);
-/* repair_search on logits (n_gates x npg, which hold the result), each
+int dlca__repair_search(const dlca__repair_circuit_ops *ops, void *circuit, int max_passes, dlca__repair_tick_fn tick, void *ctx,
+                  dlca_repair_result *out);
+/* dlca__repair_search on logits (n_gates x npg, which hold the result), each
  * circuit scored by score(). */
-int repair_circuit(float *logits, size_t n_gates, int npg, int max_passes, repair_score_fn score,
-                   repair_tick_fn tick, void *ctx, repair_result *out);
-/* repair_search on a packed-bits circuit, which holds the result. */
-int repair_bits(dlca_bits *b, int max_passes, repair_tick_fn tick, void *ctx, repair_result *out);
+int dlca__repair_circuit(float *logits, size_t n_gates, int npg, int max_passes, dlca__repair_score_fn score,
+                   dlca__repair_tick_fn tick, void *ctx, dlca_repair_result *out);
+/* dlca__repair_search on a packed-bits circuit, which holds the result. */
+int dlca__repair_bits(dlca_bits *b, int max_passes, dlca__repair_tick_fn tick, void *ctx, dlca_repair_result *out);
 
 /* Evolution of a packed-bits circuit (dlca-train --evolve), after
  * Cartesian genetic programming: `lineages` copies of the circuit evolve
@@ -75,22 +67,12 @@ int repair_bits(dlca_bits *b, int max_passes, repair_tick_fn tick, void *ctx, re
  * values wrong, after `generations`, or when tick (called every 64
  * generations and at the last, with gate = generations done) returns nonzero; the circuit
  * becomes the best lineage. */
-typedef struct evolve_params {
+typedef struct dlca__evolve_params {
   uint64_t generations, seed;
   int lineages, lambda, max_changes, migrate_every;
-} evolve_params;
+} dlca__evolve_params;
 
-typedef struct evolve_result {
-  dlca_eval before, after;
-  uint64_t generations;   /* run */
-  uint64_t taken;         /* lineage steps taken (offspring that replaced their parent) */
-  uint64_t improved;      /* of those, the ones that lowered (errors, hard loss) */
-  size_t scored;          /* circuits scored */
-  size_t drift;           /* gates where the result differs from the circuit given */
-  int stopped;
-} evolve_result;
-
-int repair_evolve(dlca_bits *b, const evolve_params *p, repair_tick_fn tick, void *ctx, evolve_result *out);
+int dlca__repair_evolve(dlca_bits *b, const dlca__evolve_params *p, dlca__repair_tick_fn tick, void *ctx, dlca_evolve_result *out);
 
 /* Undoes what drift left behind: sets the gates whose op differs from
  * orig_ops[] back to it, wherever that does not make (errors, hard loss)
@@ -99,6 +81,6 @@ int repair_evolve(dlca_bits *b, const evolve_params *p, repair_tick_fn tick, voi
  * halves of the set that failed, down to single gates; then every changed
  * gate left dead (dlca_bits_live_gates). *reverted counts the gates set
  * back. */
-int repair_tidy(dlca_bits *b, const uint8_t *orig_ops, size_t *reverted);
+int dlca__repair_tidy(dlca_bits *b, const uint8_t *orig_ops, size_t *reverted);
 
 #endif

@@ -1,9 +1,9 @@
 /* Greedy repair of a hard circuit; see repair.h. */
-#include "repair.h"
+#include "recipe/repair.h"
 #include <stdlib.h>
 #include <string.h>
 
-int repair_hard_op(const float *logits, int npg, size_t g) {
+int dlca__repair_hard_op(const float *logits, int npg, size_t g) {
   const float *l = logits + (size_t)npg * g;
   if (npg == 4) return 8 * (l[0] > 0.0f) + 4 * (l[1] > 0.0f) + 2 * (l[2] > 0.0f) + (l[3] > 0.0f);
   int best = 0;
@@ -12,7 +12,7 @@ int repair_hard_op(const float *logits, int npg, size_t g) {
   return best;
 }
 
-void repair_set_op(float *logits, int npg, size_t g, int op) {
+void dlca__repair_set_op(float *logits, int npg, size_t g, int op) {
   float *l = logits + (size_t)npg * g;
   if (npg == 4) {
     for (int i = 0; i < 4; i++) {
@@ -24,7 +24,7 @@ void repair_set_op(float *logits, int npg, size_t g, int op) {
   float mx = l[0];
   for (int i = 1; i < 16; i++)
     if (l[i] > mx) mx = l[i];
-  if (repair_hard_op(logits, npg, g) != op) l[op] = mx + 1.0f;
+  if (dlca__repair_hard_op(logits, npg, g) != op) l[op] = mx + 1.0f;
 }
 
 /* (errors, hard loss), lexicographically */
@@ -32,8 +32,8 @@ static int better(const dlca_eval *a, const dlca_eval *b) {
   return a->errors < b->errors || (a->errors == b->errors && a->hard_loss < b->hard_loss);
 }
 
-int repair_search(const repair_circuit_ops *ops, void *c, int max_passes, repair_tick_fn tick, void *ctx,
-                  repair_result *out) {
+int dlca__repair_search(const dlca__repair_circuit_ops *ops, void *c, int max_passes, dlca__repair_tick_fn tick, void *ctx,
+                  dlca_repair_result *out) {
   memset(out, 0, sizeof *out);
   const size_t block = ops->block ? ops->block : 1, nmax = 15 * block;
   size_t *gates = malloc(sizeof(size_t) * nmax);
@@ -82,7 +82,7 @@ int repair_search(const repair_circuit_ops *ops, void *c, int max_passes, repair
 typedef struct logits_circuit {
   float *logits;
   int npg;
-  repair_score_fn score;
+  dlca__repair_score_fn score;
   void *ctx;
 } logits_circuit;
 
@@ -97,7 +97,7 @@ static int logits_variants(void *c, size_t n, const size_t *gates, const uint8_t
   for (size_t i = 0; i < n; i++) {
     float *lg = l->logits + (size_t)l->npg * gates[i];
     memcpy(keep, lg, sizeof(float) * (size_t)l->npg);
-    repair_set_op(l->logits, l->npg, gates[i], ops[i]);
+    dlca__repair_set_op(l->logits, l->npg, gates[i], ops[i]);
     int rc = l->score(l->ctx, l->logits, &out[i]);
     memcpy(lg, keep, sizeof(float) * (size_t)l->npg);
     if (rc) return rc;
@@ -107,21 +107,21 @@ static int logits_variants(void *c, size_t n, const size_t *gates, const uint8_t
 
 static int logits_get_op(void *c, size_t g) {
   logits_circuit *l = c;
-  return repair_hard_op(l->logits, l->npg, g);
+  return dlca__repair_hard_op(l->logits, l->npg, g);
 }
 
 static int logits_set_op(void *c, size_t g, int op) {
   logits_circuit *l = c;
-  repair_set_op(l->logits, l->npg, g, op);
+  dlca__repair_set_op(l->logits, l->npg, g, op);
   return DLCA_OK;
 }
 
-int repair_circuit(float *logits, size_t n_gates, int npg, int max_passes, repair_score_fn score,
-                   repair_tick_fn tick, void *ctx, repair_result *out) {
+int dlca__repair_circuit(float *logits, size_t n_gates, int npg, int max_passes, dlca__repair_score_fn score,
+                   dlca__repair_tick_fn tick, void *ctx, dlca_repair_result *out) {
   logits_circuit l = {logits, npg, score, ctx};
   /* one gate per block: a kept change ends the gate's candidates, as before */
-  const repair_circuit_ops ops = {logits_score, logits_variants, logits_get_op, logits_set_op, NULL, n_gates, 1};
-  return repair_search(&ops, &l, max_passes, tick, ctx, out);
+  const dlca__repair_circuit_ops ops = {logits_score, logits_variants, logits_get_op, logits_set_op, NULL, n_gates, 1};
+  return dlca__repair_search(&ops, &l, max_passes, tick, ctx, out);
 }
 
 static int bits_score(void *c, dlca_eval *out) { return dlca_bits_run(c, out, NULL); }
@@ -134,15 +134,15 @@ static void bits_live(void *c, uint8_t *live) {
   if (!dlca_bits_live_gates(c, live)) memset(live, 1, dlca_bits_n_gates(c)); /* none, or out of memory: all */
 }
 
-int repair_bits(dlca_bits *b, int max_passes, repair_tick_fn tick, void *ctx, repair_result *out) {
+int dlca__repair_bits(dlca_bits *b, int max_passes, dlca__repair_tick_fn tick, void *ctx, dlca_repair_result *out) {
   /* 64 gates (960 variants) a call: enough for every thread, and a kept
    * change (a few per pass) wastes at most one block */
-  const repair_circuit_ops ops = {bits_score,  bits_variants, bits_get_op, bits_set_op,
+  const dlca__repair_circuit_ops ops = {bits_score,  bits_variants, bits_get_op, bits_set_op,
                                   bits_live,   dlca_bits_n_gates(b), 64};
-  return repair_search(&ops, b, max_passes, tick, ctx, out);
+  return dlca__repair_search(&ops, b, max_passes, tick, ctx, out);
 }
 
-int repair_evolve(dlca_bits *b, const evolve_params *p, repair_tick_fn tick, void *ctx, evolve_result *out) {
+int dlca__repair_evolve(dlca_bits *b, const dlca__evolve_params *p, dlca__repair_tick_fn tick, void *ctx, dlca_evolve_result *out) {
   memset(out, 0, sizeof *out);
   const size_t G = dlca_bits_n_gates(b), P = (size_t)p->lineages, L = (size_t)p->lambda, k = (size_t)p->max_changes;
   if (P < 1 || L < 1 || k < 1 || G < 1) return DLCA_EINVAL;
@@ -257,7 +257,7 @@ static int tidy_set(dlca_bits *b, const uint8_t *orig, const size_t *gates, size
   return tidy_set(b, orig, gates + n / 2, n - n / 2, cur, reverted);
 }
 
-int repair_tidy(dlca_bits *b, const uint8_t *orig_ops, size_t *reverted) {
+int dlca__repair_tidy(dlca_bits *b, const uint8_t *orig_ops, size_t *reverted) {
   *reverted = 0;
   const size_t G = dlca_bits_n_gates(b);
   size_t *gates = malloc(sizeof(size_t) * (G ? G : 1)), n = 0;

@@ -1,7 +1,7 @@
 /* Built-in target images (see builtin.h), as character art. */
 #include <stdlib.h>
 #include <string.h>
-#include "builtin.h"
+#include "recipe/builtin.h"
 
 static const char *const lizard[20] = {
     "....................",
@@ -56,7 +56,7 @@ static const swatch palette[] = {
     {'g', {0.20f, 0.70f, 0.25f, 1}},
 };
 
-static int draw(const char *const *rows, int side, int transparent_background, image *out) {
+static int draw(const char *const *rows, int side, int transparent_background, dlca__image *out) {
   memset(out, 0, sizeof *out);
   out->rgba = calloc((size_t)side * side * 4, sizeof(float));
   if (!out->rgba) return -1;
@@ -73,5 +73,5 @@ static int draw(const char *const *rows, int side, int transparent_background, i
   return 0;
 }
 
-int builtin_lizard(image *out) { return draw(lizard, 20, 1, out); }
-int builtin_mushroom(image *out) { return draw(mushroom, 16, 0, out); }
+int dlca__builtin_lizard(dlca__image *out) { return draw(lizard, 20, 1, out); }
+int dlca__builtin_mushroom(dlca__image *out) { return draw(mushroom, 16, 0, out); }

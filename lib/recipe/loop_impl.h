@@ -1,0 +1,38 @@
+/* The training loop's state (dlca_loop of dlca_cl/recipe.h), shared by
+ * loop.c (the epochs) and loop_polish.c (keep-best, repair, fresh grids). */
+#ifndef DLCA_RECIPE_LOOP_IMPL_H
+#define DLCA_RECIPE_LOOP_IMPL_H
+
+#include "core/internal.h"
+
+struct dlca_loop {
+  dlca_loop_options opt;
+  dlca_preset preset;
+  dlca_train_config cfg;
+  dlca_trainer *t;
+  dlca_trainer *gol_eval; /* gol: a batch-512 twin that scores every board */
+  float *gol_x, *gol_y;   /* gol: one epoch's boards and successors */
+  float *params;          /* gol: the logits copied into gol_eval */
+  float *best;            /* keep_best: the logits of the lowest hard loss */
+  int gol_order[DLCA_GOL_BOARDS];
+  int npg;                /* logits per gate */
+  int begun;              /* the loop's state below is set up */
+  dlca_loop_event_fn events;
+  void *events_user;
+  dlca_loop_result res;
+  double cur_lr;          /* cooldown's current lr before warm-up */
+  /* cooldown's plateau test: the soft loss of one epoch is one batch's, so
+   * noisy; it compares means over windows of `plateau` epochs instead */
+  double best_window, window_sum;
+  uint64_t window_n;
+  double last_hard;       /* the previous evaluation's hard loss (NAN before one) */
+  long zero_streak;       /* evaluations in a row with hard loss 0 */
+  int abandon_next;       /* the abandon point to test next */
+};
+
+/* Wraps the last error in "what: ...", keeping the inner message. */
+int dlca__loop_fail(int status, const char *fmt, ...) DLCA_PRINTF(2, 3);
+/* Scores the hard circuit of the trainer (gol: all 512 boards on the twin). */
+int dlca__loop_evaluate(dlca_loop *r, dlca_eval *ev);
+
+#endif

@@ -1,0 +1,154 @@
+/* After a run's last epoch (dlca_cl/recipe.h): keep-best's logits back, the
+ * repair and evolution of the hard circuit, and the check on fresh grids. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "core/internal.h"
+#include "recipe/repair.h"
+#include "recipe/loop_impl.h"
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The hard evaluation of a candidate circuit, on the trainer that
+ * dlca__loop_evaluate uses (gol: its 512 boards). */
+static int repair_score(void *ctx, const float *logits, dlca_eval *ev) {
+  dlca_loop *r = ctx;
+  dlca_trainer *t = r->gol_eval ? r->gol_eval : r->t;
+  int rc = dlca_trainer_set_params(t, logits);
+  return rc ? rc : dlca_trainer_eval_hard(t, ev);
+}
+
+static int tick(dlca_loop *r, dlca_loop_event_kind kind, int pass, size_t done, size_t total, const dlca_eval *best) {
+  if (!r->events) return 0;
+  dlca_loop_event ev = {kind, r->res.epoch, NULL, 0, 0, 0, pass, done, total, best};
+  return r->events(r->events_user, &ev);
+}
+
+static int repair_tick(void *ctx, int pass, size_t gate, size_t gates, const dlca_eval *best) {
+  return tick(ctx, DLCA_LOOP_REPAIR, pass, gate, gates, best);
+}
+
+static int evolve_tick(void *ctx, int pass, size_t gen, size_t gens, const dlca_eval *cur) {
+  (void)pass;
+  return tick(ctx, DLCA_LOOP_EVOLVE, -1, gen, gens, cur);
+}
+
+/* The evolution of b, then its tidying: drift changed many gates that the
+ * result does not need, which are set back. */
+static int evolve(dlca_loop *r, dlca_bits *b) {
+  dlca_loop_result *w = &r->res;
+  const dlca_loop_options *o = &r->opt;
+  const double t1 = now_s();
+  const size_t G = dlca_bits_n_gates(b);
+  uint8_t *orig = malloc(G);
+  int rc = orig ? DLCA_OK : dlca__fail(DLCA_ENOMEM, "evolution: out of memory");
+  for (size_t g = 0; !rc && g < G; g++) orig[g] = (uint8_t)dlca_bits_op(b, g);
+  const dlca__evolve_params ep = {(uint64_t)o->evolve, dlca_rng_u32(o->seed, 0x45564F4Cu, 0), /* "EVOL" */
+                                  (int)o->evolve_lineages, (int)o->evolve_lambda, (int)o->evolve_changes, 64};
+  if (!rc) rc = dlca__repair_evolve(b, &ep, evolve_tick, r, &w->evolve);
+  if (!rc) rc = dlca__repair_tidy(b, orig, &w->evolve_reverted);
+  free(orig);
+  w->have_evolve = 1;
+  w->evolve_s = now_s() - t1;
+  return rc;
+}
+
+/* The searches on the packed-bits circuit b of logits l (all cores, many
+ * variants a pass); the kept ops go back into l. */
+static int search_bits(dlca_loop *r, dlca_bits *b, float *l, int passes_on, int evolve_on, double t0) {
+  dlca_loop_result *w = &r->res;
+  const dlca_loop_options *o = &r->opt;
+  const size_t P = dlca_trainer_n_params(r->t);
+  dlca_eval end, cur, ev; /* cur: the circuit's evaluation where known, for the gates below */
+  int have_cur = 0, rc = DLCA_OK;
+  if (passes_on && o->repair_max_wrong >= 0) { /* a far miss is not worth the passes */
+    have_cur = !(rc = dlca_bits_run(b, &cur, NULL));
+    if (have_cur && cur.errors > (size_t)o->repair_max_wrong)
+      passes_on = 0, w->repair_skipped = 1, w->repair_wrong = cur.errors;
+  }
+  if (!rc && passes_on) {
+    rc = dlca__repair_bits(b, (int)o->repair, repair_tick, r, &w->repair);
+    w->have_repair = 1, w->repair_bits = 1;
+    w->repair_s = now_s() - t0;
+    cur = w->repair.after, have_cur = !rc;
+  }
+  if (!rc && evolve_on && o->evolve_max_wrong >= 0) { /* only near misses are worth the generations */
+    if (!have_cur) rc = dlca_bits_run(b, &cur, NULL);
+    if (!rc && cur.errors > (size_t)o->evolve_max_wrong)
+      evolve_on = 0, w->evolve_skipped = 1, w->evolve_wrong = cur.errors;
+  }
+  if (!rc && evolve_on && !w->repair.stopped) rc = evolve(r, b);
+  for (size_t g = 0; !rc && g < P / (size_t)r->npg; g++) dlca__repair_set_op(l, r->npg, g, dlca_bits_op(b, g));
+  if (!rc) rc = dlca_bits_run(b, &end, NULL);
+  /* the trainer's own evaluation of the result must agree */
+  if (!rc && !(rc = repair_score(r, l, &ev)) && ev.errors != end.errors)
+    return dlca__fail(DLCA_EPARITY,
+                      "repair/evolve: the trainer finds %zu values wrong in the changed circuit, the packed-bits "
+                      "circuit %zu", ev.errors, end.errors);
+  return rc;
+}
+
+/* The repair and evolution of the trainer's circuit, which they replace.
+ * Where the start grids are not 0/1 (no packed bits), the repair scores
+ * each circuit on the trainer instead. */
+static int search(dlca_loop *r, int passes_on, int evolve_on) {
+  dlca_loop_result *w = &r->res;
+  const size_t P = dlca_trainer_n_params(r->t);
+  dlca_trainer *te = r->gol_eval ? r->gol_eval : r->t;
+  float *l = malloc(sizeof(float) * P);
+  if (!l) return dlca__fail(DLCA_ENOMEM, "repair: out of memory");
+  const double t0 = now_s();
+  dlca_bits *b = NULL;
+  dlca_eval ev;
+  int rc = dlca_trainer_get_params(r->t, l);
+  if (!rc && (rc = dlca_trainer_set_params(te, l)) == DLCA_OK && dlca_trainer_bits(te, &b) == DLCA_OK) {
+    rc = search_bits(r, b, l, passes_on, evolve_on, t0);
+    dlca_bits_free(b);
+  } else if (!rc && evolve_on) {
+    rc = dlca__fail(DLCA_EINVAL, "evolve: needs start grids of 0s and 1s (the packed-bits circuit)");
+  } else if (!rc && passes_on && r->opt.repair_max_wrong >= 0 && !(rc = repair_score(r, l, &ev)) &&
+             ev.errors > (size_t)r->opt.repair_max_wrong) {
+    w->repair_skipped = 1, w->repair_wrong = ev.errors;
+  } else if (!rc && passes_on) {
+    rc = dlca__repair_circuit(l, P / (size_t)r->npg, r->npg, (int)r->opt.repair, repair_score, repair_tick, r,
+                              &w->repair);
+    w->have_repair = 1, w->repair_s = now_s() - t0;
+  }
+  if (!rc) rc = dlca_trainer_set_params(r->t, l);
+  free(l);
+  return rc;
+}
+
+int dlca_loop_polish(dlca_loop *r) {
+  dlca_loop_result *w = &r->res;
+  const dlca_loop_options *o = &r->opt;
+  int rc;
+  if (w->have_best && (rc = dlca_trainer_set_params(r->t, r->best)))
+    return dlca__loop_fail(rc, "keep-best: restoring the logits of epoch %llu", (unsigned long long)w->best_epoch);
+  /* a recipe's searches are for what this run trained; asked for, they take
+   * any model. An abandoned run is far from working: they would only cost time */
+  const int trained = w->epoch != w->first;
+  const int repair_now = o->repair > 0 && (trained || !(o->search_needs_training & 1)) && !w->abandoned;
+  const int evolve_now = o->evolve > 0 && (trained || !(o->search_needs_training & 2)) && !w->abandoned;
+  return repair_now || evolve_now ? search(r, repair_now, evolve_now) : DLCA_OK;
+}
+
+int dlca_loop_eval_fresh(dlca_loop *r) {
+  dlca_loop_result *w = &r->res;
+  int rc;
+  if (r->opt.eval_fresh <= 0 || w->abandoned) return DLCA_OK;
+  dlca_trainer *ft = r->t;
+  if (r->gol_eval) { /* gol: all 512 boards, on the twin */
+    rc = dlca_trainer_get_params(r->t, r->params);
+    if (!rc) rc = dlca_trainer_set_params(r->gol_eval, r->params);
+    if (rc) return rc;
+    ft = r->gol_eval;
+  }
+  if ((rc = dlca_trainer_eval_hard_fresh(ft, r->opt.seed, (int)r->opt.eval_fresh, &w->fresh))) return rc;
+  w->have_fresh = 1;
+  return DLCA_OK;
+}
