@@ -16,4 +16,5 @@
   X(bits) \
   X(export) \
   X(jobs) \
-  X(mutations)
+  X(mutations) \
+  X(files)
