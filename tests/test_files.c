@@ -98,6 +98,11 @@ START_TEST(test_fifo_model_and_tuning) {
   const char *dir = tu_tmpdir("files-fifo");
   ck_assert_int_eq(within(load_model_fifo, fifo_in(dir, "model.json")), 0);
   ck_assert_int_eq(within(load_tuning_fifo, fifo_in(dir, "table.json")), 0);
+  /* a directory is "a directory", not "not valid JSON" */
+  dlca__tuning_table t;
+  ck_assert_int_eq(dlca__tuning_load(dir, &t), DLCA_ETUNING);
+  ck_assert_msg(strstr(dlca_last_error(), dir) && strstr(dlca_last_error(), "is a directory"), "%s",
+                dlca_last_error());
 }
 END_TEST
 
