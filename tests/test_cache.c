@@ -188,6 +188,42 @@ START_TEST(test_refused_binary) {
 }
 END_TEST
 
+/* An entry is bound to its whole key: one with the right name and header
+ * hash but another program's key text (a hash collision, or a forgery) is
+ * a miss, and is deleted. */
+START_TEST(test_entry_bound_to_key) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("cache-bound");
+  dlca_build_info a;
+  must_build("selftest.cl", "-DDLCA_TEST_A=1", &a);
+  dlca_context *ctx = tcl_context();
+  char *src;
+  size_t len;
+  ck_assert(dlca__kernel_source(ctx, "selftest.cl", &src, &len, NULL, 0) == DLCA_OK);
+  dlca__cache_id ka, kb;
+  dlca__cache_key_program(&ka, &ctx->info, src, len, "-DDLCA_TEST_A=1");
+  dlca__cache_key_program(&kb, &ctx->info, src, len, "-DDLCA_TEST_B=1");
+  unsigned char *bin, *got;
+  size_t blen, glen;
+  ck_assert_int_eq(dlca__cache_load(a.cache_file, &ka, &bin, &blen), 0);
+  char pb[1100];
+  dlca__cache_entry_path(ctx->cache_dir, kb.hash, pb, sizeof pb);
+  dlca__cache_id forged = ka;
+  forged.hash = kb.hash;
+  ck_assert(dlca__cache_store(pb, &forged, bin, blen) == DLCA_OK);
+  ck_assert_int_eq(dlca__cache_load(pb, &kb, &got, &glen), 1);
+  ck_assert(access(pb, F_OK) != 0);
+  /* stored under its own key, it loads */
+  ck_assert(dlca__cache_store(pb, &kb, bin, blen) == DLCA_OK);
+  ck_assert_int_eq(dlca__cache_load(pb, &kb, &got, &glen), 0);
+  ck_assert(glen == blen && memcmp(got, bin, blen) == 0);
+  free(got);
+  free(bin);
+  free(src);
+  dlca_context_free(ctx);
+}
+END_TEST
+
 /* Two processes building one program at once: both succeed and leave one
  * valid entry (atomic rename, no lock file). */
 START_TEST(test_two_processes) {
@@ -575,6 +611,7 @@ Suite *suite_cache(void) {
   tcase_add_test(tc, test_source_miss);
   tcase_add_test(tc, test_corrupt_entries);
   tcase_add_test(tc, test_refused_binary);
+  tcase_add_test(tc, test_entry_bound_to_key);
   tcase_add_test(tc, test_two_processes);
   tcase_add_test(tc, test_build_error);
   tcase_add_test(tc, test_loader);
