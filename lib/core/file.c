@@ -43,9 +43,15 @@ int dlca__check_owned(const char *path, const struct stat *st, int status) {
 }
 
 /* Opens path for reading without blocking (a FIFO would wait for a writer)
- * and checks what it is before anything is read; 1 if missing and allowed. */
+ * and checks what it is before anything is read; 1 if missing and allowed.
+ * A path that is not a regular file is refused before it is even opened
+ * (opening some devices has effects); fstat after the open decides. */
 static int open_checked(const char *path, const dlca__read_limits *lim, struct stat *st, int *fdp) {
-  int flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (lim->flags & DLCA__READ_NOFOLLOW ? O_NOFOLLOW : 0);
+  int nofollow = lim->flags & DLCA__READ_NOFOLLOW;
+  if ((nofollow ? lstat(path, st) : stat(path, st)) == 0 && !S_ISREG(st->st_mode) &&
+      !(nofollow && S_ISLNK(st->st_mode)))
+    return dlca__fail(lim->status, "%s: is %s, not a regular file", path, dlca__file_kind(st->st_mode));
+  int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0);
   int fd = open(path, flags);
   if (fd < 0) {
     int e = errno;

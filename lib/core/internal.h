@@ -47,7 +47,8 @@ typedef struct dlca__read_limits {
 
 /* Reads a whole regular file; *out is malloc'd and NUL-terminated. Opens
  * with O_NONBLOCK and checks fstat before reading: a FIFO, a device, a
- * directory or a file over lim->max is refused by name, never read. */
+ * directory or a file over lim->max is refused by name, never read. The
+ * size read is fstat's (a /proc file reads as empty). */
 int dlca__read_file_limited(const char *path, const dlca__read_limits *lim, char **out, size_t *len);
 /* The same with a 256 MiB limit and DLCA_EIO. */
 int dlca__read_file(const char *path, char **out, size_t *len);
