@@ -289,6 +289,24 @@ START_TEST(test_tuning_writable_by_others) {
 }
 END_TEST
 
+/* Under umask 002 (user private groups) the cache's own entries must not
+ * come out group-writable, or the next run would refuse them. */
+START_TEST(test_cache_umask_002) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("files-umask");
+  mode_t old = umask(002);
+  dlca_build_info a, b;
+  const char *w;
+  ck_assert_int_eq(build_from(&a, &w), 1);
+  ck_assert_int_eq(build_from(&b, &w), 1);
+  umask(old);
+  ck_assert_msg(b.from_cache == DLCA_BUILD_DISK, "not a disk hit: %d; %s", b.from_cache, w);
+  struct stat st;
+  ck_assert_int_eq(stat(b.cache_file, &st), 0);
+  ck_assert_int_eq(st.st_mode & 0777, 0644);
+}
+END_TEST
+
 START_TEST(test_new_cache_is_private) {
   if (!tcl_platform()) return;
   const char *dir = tcl_fresh_env("files-private");
@@ -445,6 +463,7 @@ Suite *suite_files(void) {
   tcase_add_test(tc, test_cache_writable_by_others);
   tcase_add_test(tc, test_tuning_writable_by_others);
   tcase_add_test(tc, test_new_cache_is_private);
+  tcase_add_test(tc, test_cache_umask_002);
   tcase_add_test(tc, test_write_refuses_special_files);
   tcase_add_test(tc, test_write_follows_links);
   tcase_add_test(tc, test_write_modes);

@@ -234,7 +234,7 @@ int dlca__cache_store(const char *path, const dlca__cache_id *k, const unsigned 
   memcpy(buf, &h, sizeof h);
   /* Two processes storing the same key both rename a complete file over
    * the name: the last one wins and either is valid. */
-  rc = dlca__write_file_atomic(path, buf, total);
+  rc = dlca__write_file_atomic_mode(path, buf, total, 022);
   free(buf);
   return rc;
 }

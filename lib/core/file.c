@@ -177,20 +177,20 @@ static void remove_stale_temps(const char *target) {
 }
 
 /* Creates <target>.tmp.<pid>.<random>: with the old file's mode (and owner,
- * where allowed), or for a new file 0666 less the umask. */
-static int create_temp(const char *target, const struct stat *old, char *tmp, size_t n) {
+ * where allowed), or for a new file 0666 less the umask; less `strip`. */
+static int create_temp(const char *target, const struct stat *old, unsigned strip, char *tmp, size_t n) {
   static unsigned counter;
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   for (int i = 0; i < 100; i++) {
     unsigned r = (unsigned)ts.tv_nsec ^ (__atomic_fetch_add(&counter, 1u, __ATOMIC_RELAXED) * 2654435761u);
     snprintf(tmp, n, "%s.tmp.%ld.%06x", target, (long)getpid(), r & 0xffffffu);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, old ? 0600 : 0666);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, old ? 0600 : 0666 & ~strip);
     if (fd >= 0) {
       if (old && (old->st_uid != geteuid() || old->st_gid != getegid()) && fchown(fd, old->st_uid, old->st_gid)) {
         /* not ours to give away: the file keeps its mode, and becomes ours */
       }
-      if (old) fchmod(fd, old->st_mode & 0777);
+      if (old) fchmod(fd, old->st_mode & 0777 & ~strip);
       return fd;
     }
     if (errno != EEXIST) return -1;
@@ -222,13 +222,13 @@ static int sync_dir(const char *target) {
   return e;
 }
 
-int dlca__write_file_atomic(const char *path, const void *data, size_t len) {
+int dlca__write_file_atomic_mode(const char *path, const void *data, size_t len, unsigned strip) {
   char target[PATH_MAX], tmp[PATH_MAX + 40];
   struct stat st;
   int exists, rc = resolve_target(path, target, sizeof target, &st, &exists);
   if (rc) return rc;
   remove_stale_temps(target);
-  int fd = create_temp(target, exists ? &st : NULL, tmp, sizeof tmp);
+  int fd = create_temp(target, exists ? &st : NULL, strip, tmp, sizeof tmp);
   if (fd < 0)
     return dlca__fail(DLCA_EIO, "%s: cannot create a temporary file beside it: %s", path, strerror(errno));
   int e = write_all(fd, data, len);
@@ -243,4 +243,8 @@ int dlca__write_file_atomic(const char *path, const void *data, size_t len) {
   if ((e = sync_dir(target)))
     return dlca__fail(DLCA_EIO, "%s: written, but its directory could not be synced: %s", path, strerror(e));
   return DLCA_OK;
+}
+
+int dlca__write_file_atomic(const char *path, const void *data, size_t len) {
+  return dlca__write_file_atomic_mode(path, data, len, 0);
 }

@@ -33,6 +33,10 @@ const char *dlca__cl_error_name(int err);
  * where allowed, its owner); a new one gets 0666 less the umask. Temp files
  * of this path left by a dead process are removed first (doc/model-format.md). */
 int dlca__write_file_atomic(const char *path, const void *data, size_t len);
+/* The same, with the permission bits in strip removed from the file's mode
+ * (022 for the cache, whose files must be writable by no one else whatever
+ * the umask: a umask of 002 would make them group-writable, and untrusted). */
+int dlca__write_file_atomic_mode(const char *path, const void *data, size_t len, unsigned strip);
 
 /* What a bounded read accepts. */
 typedef struct dlca__read_limits {
