@@ -834,7 +834,8 @@ static int write_table(tuner *T, kfile *ks, int nk, const char *path, int make_d
       rc = dlca__mkdirs(dir);
     }
   }
-  if (!rc) rc = dlca__write_file_atomic(path, text, len);
+  /* in the cache directory: writable by no one else whatever the umask, or the library ignores it */
+  if (!rc) rc = dlca__write_file_atomic_mode(path, text, len, make_dir ? 022 : 0);
   free(text);
   if (rc) {
     fprintf(stderr, "%s: writing the tuning table: %s\n", PROG, lib_error(rc));

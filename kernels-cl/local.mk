@@ -5,8 +5,8 @@
 dist_kernels_DATA += kernels-cl/rng.cl kernels-cl/selftest.cl
 dist_kernels_DATA += kernels-cl/trainer.cl kernels-cl/trainer_cpu.cl kernels-cl/trainer_tile.cl \
 	kernels-cl/grid.cl
-kernels_trainerdir = $(kernelsdir)/trainer
-dist_kernels_trainer_DATA = kernels-cl/trainer/common.cl kernels-cl/trainer/coef.cl kernels-cl/trainer/start.cl \
+
+dist_kernels_trainer_DATA += kernels-cl/trainer/common.cl kernels-cl/trainer/coef.cl kernels-cl/trainer/start.cl \
 	kernels-cl/trainer/forward.cl kernels-cl/trainer/backward.cl kernels-cl/trainer/backward_perc.cl \
 	kernels-cl/trainer/adamw.cl kernels-cl/trainer/eval.cl \
 	kernels-cl/trainer/tile_common.cl kernels-cl/trainer/tile_forward.cl kernels-cl/trainer/tile_backward.cl \

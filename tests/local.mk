@@ -18,6 +18,7 @@ tests_main_SOURCES += tests/test_cache.c
 tests_main_SOURCES += tests/test_bank_order.c
 tests_main_SOURCES += tests/test_tuning.c
 tests_main_SOURCES += tests/test_mutations.c
+tests_main_SOURCES += tests/test_files.c
 tests_main_SOURCES += tests/cl_util.h tests/cl_util.c
 AM_TESTS_ENVIRONMENT = DLCA_TESTDATA='$(abs_top_srcdir)/../shared/testdata/reference'; export DLCA_TESTDATA; \
 	DLCA_CL_KERNEL_PATH='$(abs_top_srcdir)/kernels-cl'; export DLCA_CL_KERNEL_PATH; \

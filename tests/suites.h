@@ -17,4 +17,5 @@
   X(export) \
   X(jobs) \
   X(recipe) \
-  X(mutations)
+  X(mutations) \
+  X(files)

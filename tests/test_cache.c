@@ -2,6 +2,7 @@
  * memory and disk hits, misses on changed source or options, corrupt
  * entries, two processes at once, build errors and include handling. */
 #include <pthread.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,16 +208,53 @@ START_TEST(test_refused_binary) {
   size_t len;
   dlca_context *ctx = tcl_context();
   ck_assert(dlca__kernel_source(ctx, "selftest.cl", &src, &len, NULL, 0) == DLCA_OK);
-  uint64_t key = dlca__cache_key(&ctx->info, src, len, "");
-  free(src);
+  dlca__cache_id key;
+  dlca__cache_key_program(&key, &ctx->info, src, len, "");
   char path[1100];
-  dlca__cache_entry_path(ctx->cache_dir, key, path, sizeof path);
+  dlca__cache_entry_path(ctx->cache_dir, key.hash, path, sizeof path);
   ck_assert_str_eq(path, a.cache_file);
   static const unsigned char junk[] = "this is not a program binary, whatever the driver";
-  ck_assert(dlca__cache_store(path, key, junk, sizeof junk) == DLCA_OK);
+  ck_assert(dlca__cache_store(path, &key, junk, sizeof junk) == DLCA_OK);
+  free(src);
   ck_assert(dlca_context_build(ctx, "selftest.cl", NULL, &b) == DLCA_OK);
   ck_assert_int_eq(b.from_cache, DLCA_BUILD_COMPILED);
   ck_assert(file_size(path) > (off_t)sizeof junk + 64);
+  dlca_context_free(ctx);
+}
+END_TEST
+
+/* An entry is bound to its whole key: one with the right name and header
+ * hash but another program's key text (a hash collision, or a forgery) is
+ * a miss, and is deleted. */
+START_TEST(test_entry_bound_to_key) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("cache-bound");
+  dlca_build_info a;
+  must_build("selftest.cl", "-DDLCA_TEST_A=1", &a);
+  dlca_context *ctx = tcl_context();
+  char *src;
+  size_t len;
+  ck_assert(dlca__kernel_source(ctx, "selftest.cl", &src, &len, NULL, 0) == DLCA_OK);
+  dlca__cache_id ka, kb;
+  dlca__cache_key_program(&ka, &ctx->info, src, len, "-DDLCA_TEST_A=1");
+  dlca__cache_key_program(&kb, &ctx->info, src, len, "-DDLCA_TEST_B=1");
+  unsigned char *bin, *got;
+  size_t blen, glen;
+  ck_assert_int_eq(dlca__cache_load(a.cache_file, &ka, &bin, &blen), 0);
+  char pb[1100];
+  dlca__cache_entry_path(ctx->cache_dir, kb.hash, pb, sizeof pb);
+  dlca__cache_id forged = ka;
+  forged.hash = kb.hash;
+  ck_assert(dlca__cache_store(pb, &forged, bin, blen) == DLCA_OK);
+  ck_assert_int_eq(dlca__cache_load(pb, &kb, &got, &glen), 1);
+  ck_assert(access(pb, F_OK) != 0);
+  /* stored under its own key, it loads */
+  ck_assert(dlca__cache_store(pb, &kb, bin, blen) == DLCA_OK);
+  ck_assert_int_eq(dlca__cache_load(pb, &kb, &got, &glen), 0);
+  ck_assert(glen == blen && memcmp(got, bin, blen) == 0);
+  free(got);
+  free(bin);
+  free(src);
   dlca_context_free(ctx);
 }
 END_TEST
@@ -432,9 +470,19 @@ START_TEST(test_cache_dir_order) {
   setenv("HOME", "/home/someone", 1);
   ck_assert(dlca_cache_dir(got, sizeof got) == DLCA_OK);
   ck_assert_str_eq(got, "/home/someone/.cache/dlca_cl");
+  /* without HOME: the password database's home, never a predictable /tmp path */
   unsetenv("HOME");
-  ck_assert(dlca_cache_dir(got, sizeof got) == DLCA_OK);
-  ck_assert_msg(strstr(got, "/dlca_cl-") != NULL, "%s", got);
+  struct passwd *pw = getpwuid(geteuid());
+  int rc = dlca_cache_dir(got, sizeof got);
+  if (pw && pw->pw_dir && pw->pw_dir[0] == '/' && strcmp(pw->pw_dir, "/") != 0) {
+    char want[1100];
+    snprintf(want, sizeof want, "%s/.cache/dlca_cl", pw->pw_dir);
+    ck_assert_int_eq(rc, DLCA_OK);
+    ck_assert_str_eq(got, want);
+  } else {
+    ck_assert_int_eq(rc, DLCA_EINVAL);
+    ck_assert_msg(strstr(dlca_last_error(), "DLCA_CL_CACHE_DIR") != NULL, "%s", dlca_last_error());
+  }
   char small[4];
   ck_assert_int_eq(dlca_cache_dir(small, sizeof small), DLCA_EINVAL);
   if (home) setenv("HOME", home, 1);
@@ -601,6 +649,7 @@ Suite *suite_cache(void) {
   tcase_add_test(tc, test_subfolder_include_key);
   tcase_add_test(tc, test_corrupt_entries);
   tcase_add_test(tc, test_refused_binary);
+  tcase_add_test(tc, test_entry_bound_to_key);
   tcase_add_test(tc, test_two_processes);
   tcase_add_test(tc, test_build_error);
   tcase_add_test(tc, test_loader);

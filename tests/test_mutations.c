@@ -3,7 +3,8 @@
  * length and with characters replaced. Every load must fail cleanly (a
  * status, a message that names the file, the trainer untouched) or, for a
  * model whose change is still valid JSON of the right shape, succeed; it
- * must never crash. The shipped tuning table gets the model file's sweeps.
+ * must never crash. The shipped tuning table gets the model file's sweeps,
+ * and a binary cache entry (format 2) is cut and flipped at every byte.
  * scripts/run-sanitizers.sh runs this suite under ASan and
  * UBSan, which is where a read past a buffer would show. No device: the
  * loaders are host code, so the CPU reference trainer is enough. */
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <xxhash.h>
 #include "cl/runtime.h"
 #include "util.h"
@@ -339,6 +341,47 @@ START_TEST(test_json_sweeps) {
 }
 END_TEST
 
+/* ---- cache entries ---- */
+
+/* A format-2 entry (header, key text, payload) cut at every length and
+ * flipped at every byte: each load is a miss that deletes the file, never a
+ * crash or a payload. Host only: a hash-only key, as bank orders use. */
+START_TEST(test_cache_entry_mutations) {
+  const char *dir = tu_tmpdir("mut-entry");
+  char path[1200];
+  snprintf(path, sizeof path, "%s/programs/0123456789abcdef.clbin", dir);
+  uint64_t key = 0x0123456789abcdefull;
+  dlca__cache_id id;
+  dlca__cache_key_hash(&id, &key);
+  unsigned char payload[100];
+  for (size_t i = 0; i < sizeof payload; i++) payload[i] = (unsigned char)(i * 7 + 1);
+  ck_assert_msg(dlca__cache_store(path, &id, payload, sizeof payload) == DLCA_OK, "%s", dlca_last_error());
+  size_t len;
+  unsigned char *good = (unsigned char *)tu_read(path, &len), *bin, *b = malloc(len);
+  ck_assert_int_eq(dlca__cache_load(path, &id, &bin, &len), 0);
+  ck_assert(memcmp(bin, payload, sizeof payload) == 0);
+  free(bin);
+  len = sizeof payload + 48 + 16;
+  for (size_t n = 0; n < 2 * len; n++) {
+    int cut = n < len;
+    size_t at = cut ? n : n - len, m = cut ? n : len;
+    memcpy(b, good, len);
+    if (!cut) b[at] ^= 0x10;
+    spit(path, b, m);
+    ck_assert_msg(dlca__cache_load(path, &id, &bin, &m) == 1, "%s at %zu loaded", cut ? "cut" : "flip", at);
+    ck_assert_msg(access(path, F_OK) != 0, "%s at %zu: the bad entry is still there", cut ? "cut" : "flip", at);
+  }
+  /* another key, same bytes: a miss */
+  uint64_t other = key ^ 1;
+  dlca__cache_id oid;
+  dlca__cache_key_hash(&oid, &other);
+  spit(path, good, len);
+  ck_assert_int_eq(dlca__cache_load(path, &oid, &bin, &len), 1);
+  free(good);
+  free(b);
+}
+END_TEST
+
 Suite *suite_mutations(void) {
   Suite *s = suite_create("mutations");
   TCase *tc = tcase_create("files");
@@ -348,6 +391,7 @@ Suite *suite_mutations(void) {
   tcase_add_test(tc, test_checkpoint_crafted);
   tcase_add_test(tc, test_checkpoint_diverged);
   tcase_add_loop_test(tc, test_json_sweeps, 0, 4);
+  tcase_add_test(tc, test_cache_entry_mutations);
   suite_add_tcase(s, tc);
   return s;
 }

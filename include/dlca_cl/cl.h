@@ -2,7 +2,7 @@
  * binary cache, and the tuned-parameter table. Environment variables:
  *   DLCA_CL_DEVICE       device spec: "0", "1:0", "gpu", "cpu", "accelerator", or a name substring
  *   DLCA_CL_KERNEL_PATH  colon-separated directories searched for .cl files before the installed ones
- *   DLCA_CL_CACHE_DIR    binary cache directory (else $XDG_CACHE_HOME/dlca_cl, ~/.cache/dlca_cl, a temp dir)
+ *   DLCA_CL_CACHE_DIR    binary cache directory (else $XDG_CACHE_HOME/dlca_cl, ~/.cache/dlca_cl, none)
  *   DLCA_CL_CACHE        0 turns the binary cache off
  *   DLCA_CL_TUNING       a tuning table that overrides the shipped and cached ones
  *                        (doc/tuning-table.md); a malformed one fails dlca_context_new
@@ -71,8 +71,11 @@ DLCA_API DLCA_WUR int dlca_context_build(dlca_context *ctx, const char *file, co
                                          dlca_build_info *info);
 
 /* The binary cache directory now in effect (DLCA_CL_CACHE_DIR, else
- * $XDG_CACHE_HOME/dlca_cl, ~/.cache/dlca_cl, a temp dir), whether or not
- * DLCA_CL_CACHE=0 turns the cache off. A context reads it when created. */
+ * $XDG_CACHE_HOME/dlca_cl, else ~/.cache/dlca_cl with HOME or the password
+ * database's home), whether or not DLCA_CL_CACHE=0 turns the cache off;
+ * DLCA_EINVAL if there is none (never a shared temp dir). A context reads
+ * it when created, and uses it only if this user owns it and no one else
+ * can write it (doc/kernel-cache.md). */
 DLCA_API DLCA_WUR int dlca_cache_dir(char *buf, size_t n);
 /* Deletes every cached program binary and bank-aware gate order under
  * dlca_cache_dir(). The user tuning table (tuning.json) there is kept. */

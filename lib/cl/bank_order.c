@@ -272,11 +272,13 @@ int dlca__bank_order_cached(dlca_context *ctx, const dlca_model *m, int proposal
   const uint64_t key = order_key(m, proposals);
   unsigned char *p;
   size_t len;
+  dlca__cache_id ck;
+  dlca__cache_key_hash(&ck, &key);
   if (from_cache) *from_cache = 0;
   for (int l = 0; l <= m->n_update; l++) rows[l] = NULL;
   if (ctx->cache_on && key) {
     dlca__cache_order_path(ctx->cache_dir, key, path, sizeof path);
-    if (dlca__cache_load(path, key, &p, &len) == 0) {
+    if (dlca__cache_load(path, &ck, &p, &len) == 0) {
       const int bad = rows_from(m, p, len, rows);
       free(p);
       if (!bad) {
@@ -293,7 +295,7 @@ int dlca__bank_order_cached(dlca_context *ctx, const dlca_model *m, int proposal
   size_t n = 0;
   for (int l = 0; l <= m->n_update; l++)
     for (int u = 0; u < m->shape.update_layers[l]; u++) out[n++] = rows[l][u];
-  if (dlca__cache_store(path, key, (const unsigned char *)out, sizeof(int32_t) * n) != DLCA_OK)
+  if (dlca__cache_store(path, &ck, (const unsigned char *)out, sizeof(int32_t) * n) != DLCA_OK)
     dlca__warn(ctx, "bank order cache: %s", dlca_last_error());
   free(out);
   return DLCA_OK;

@@ -83,7 +83,9 @@ int dlca_context_new(const char *spec, dlca_context **out) {
     dlca_context_free(ctx);
     return rc;
   }
-  if (dlca__cache_dir(ctx->cache_dir, sizeof ctx->cache_dir, &ctx->cache_on) != DLCA_OK) {
+  /* A cache directory that another user owns or can write is not used. */
+  if (dlca__cache_dir(ctx->cache_dir, sizeof ctx->cache_dir, &ctx->cache_on) != DLCA_OK ||
+      (ctx->cache_on && dlca__cache_prepare(ctx->cache_dir) != DLCA_OK)) {
     dlca__warn(ctx, "binary cache off: %s", dlca_last_error());
     ctx->cache_on = 0;
   }

@@ -247,7 +247,9 @@ static int program_get(dlca_context *ctx, const char *file, const char *opts, cl
     free(src);
     return rc;
   }
-  uint64_t key = dlca__cache_key(&ctx->info, src, len, opts);
+  dlca__cache_id ck; /* points into src and opts */
+  dlca__cache_key_program(&ck, &ctx->info, src, len, opts);
+  uint64_t key = ck.hash;
 
   /* One lock over the whole build: two threads asking for one program
    * compile it once. */
@@ -269,7 +271,7 @@ static int program_get(dlca_context *ctx, const char *file, const char *opts, cl
   cl_program prog = NULL;
   unsigned char *bin;
   size_t blen;
-  if (ctx->cache_on && dlca__cache_load(bi.cache_file, key, &bin, &blen) == 0) {
+  if (ctx->cache_on && dlca__cache_load(bi.cache_file, &ck, &bin, &blen) == 0) {
     prog = from_binary(ctx, bin, blen, opts);
     free(bin);
     if (prog) bi.from_cache = DLCA_BUILD_DISK;
@@ -284,7 +286,7 @@ static int program_get(dlca_context *ctx, const char *file, const char *opts, cl
     bi.from_cache = DLCA_BUILD_COMPILED;
     if (ctx->cache_on) {
       if (binary_of(prog, &bin, &blen) == 0) {
-        if (dlca__cache_store(bi.cache_file, key, bin, blen) != DLCA_OK)
+        if (dlca__cache_store(bi.cache_file, &ck, bin, blen) != DLCA_OK)
           dlca__warn(ctx, "binary cache: %s", dlca_last_error());
         free(bin);
       } else {

@@ -76,21 +76,41 @@ void dlca__kernel_stem(const char *file, char *out, size_t n);
 /* The cache directory of the current environment; *enabled = 0 under
  * DLCA_CL_CACHE=0. */
 int dlca__cache_dir(char *buf, size_t n, int *enabled);
-/* The entry key: XXH3-64 of the library version, the platform name and
- * version, the device name, vendor and driver, the source and the options. */
+/* What an entry is for, in full: pieces (pointers, valid while the caller
+ * holds them) whose length-prefixed text is stored in the entry and compared
+ * on load, and its XXH3-64, which names the file. */
+typedef struct dlca__cache_id {
+  uint64_t hash;
+  size_t n;
+  const void *ptr[10];
+  size_t len[10];
+} dlca__cache_id;
+/* A program's key: the library version, the platform name and version, the
+ * device name, vendor and driver, the options and the source. */
+void dlca__cache_key_program(dlca__cache_id *k, const dlca_device_info *dev, const char *src, size_t len,
+                             const char *options);
+/* A key that is only a hash computed elsewhere (bank orders); *hash must
+ * outlive k. */
+void dlca__cache_key_hash(dlca__cache_id *k, const uint64_t *hash);
+/* dlca__cache_key_program's hash. */
 uint64_t dlca__cache_key(const dlca_device_info *dev, const char *src, size_t len, const char *options);
 /* <dir>/programs/<key>.clbin */
 void dlca__cache_entry_path(const char *dir, uint64_t key, char *buf, size_t n);
 /* <dir>/orders/<key>.order: a bank-aware order (bank_order.c), in the same
  * entry format */
 void dlca__cache_order_path(const char *dir, uint64_t key, char *buf, size_t n);
-/* The binary stored under path; 0 and *bin with a valid entry. A missing
- * entry returns 1; a corrupt one is deleted and returns 1 as well. */
-int dlca__cache_load(const char *path, uint64_t key, unsigned char **bin, size_t *len);
+/* The binary stored under path; 0 and *bin with a valid entry for k. A
+ * missing entry returns 1; a bad one (corrupt, another key, not a regular
+ * file of this user, a link) is deleted and returns 1 as well. */
+int dlca__cache_load(const char *path, const dlca__cache_id *k, unsigned char **bin, size_t *len);
 /* Stores an entry atomically (temp file, fsync, rename). */
-int dlca__cache_store(const char *path, uint64_t key, const unsigned char *bin, size_t len);
-/* mkdir -p */
+int dlca__cache_store(const char *path, const dlca__cache_id *k, const unsigned char *bin, size_t len);
+/* mkdir -p, new directories 0700 */
 int dlca__mkdirs(const char *dir);
+/* Creates dir, dir/programs and dir/orders (0700) where missing, and checks
+ * that each is a directory of this user that no one else can write. A
+ * failure (message set) means: run without the disk cache. */
+int dlca__cache_prepare(const char *dir);
 
 /* ---- the tuning table (tuning.c) ---- */
 

@@ -164,18 +164,37 @@ void dlca__tuning_free(dlca__tuning_table *t) {
   t->n_entries = 0;
 }
 
-int dlca__tuning_load(const char *path, dlca__tuning_table *t) {
+/* A tuning table is a few KiB; this is far beyond any real one. */
+#define TUNING_MAX ((size_t)16 << 20)
+
+/* Reads and parses the table at path with the bounded reader (a FIFO or a
+ * device is refused, never waited on); 1 if missing and flags allow it. */
+static int load_table(const char *path, int flags, dlca__tuning_table *t) {
   memset(t, 0, sizeof *t);
   snprintf(t->path, sizeof t->path, "%s", path);
-  if (access(path, R_OK) != 0) return BAD("%s: cannot read the tuning table", path);
+  const dlca__read_limits lim = {TUNING_MAX, DLCA_ETUNING, "a tuning table", flags};
+  char *text;
+  size_t len;
+  int rc = dlca__read_file_limited(path, &lim, &text, &len);
+  if (rc == 1) return 1;
+  if (rc) {
+    char why[1200]; /* the reader's message names the path and what is wrong */
+    snprintf(why, sizeof why, "%s", dlca_last_error());
+    return BAD("cannot read the tuning table: %s", why);
+  }
   json_error_t je;
-  json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+  json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+  free(text);
   if (!root)
     return BAD("%s:%d:%d: tuning table is not valid JSON: %s", path, je.line, je.column, je.text);
-  int rc = read_table(root, path, t);
+  rc = read_table(root, path, t);
   json_decref(root);
   if (rc) dlca__tuning_free(t);
   return rc;
+}
+
+int dlca__tuning_load(const char *path, dlca__tuning_table *t) {
+  return load_table(path, 0, t);
 }
 
 int dlca__tuning_matches(const dlca__tuning_table *t, const char *device, const char *driver) {
@@ -272,8 +291,10 @@ int dlca__tuning_init(dlca_context *ctx) {
   if (explicit) snprintf(path, sizeof path, "%s", env);
   else if (ctx->cache_on) snprintf(path, sizeof path, "%s/tuning.json", ctx->cache_dir);
   else return DLCA_OK;
-  if (!explicit && access(path, F_OK) != 0) return DLCA_OK;
-  rc = dlca__tuning_load(path, &ctx->user);
+  /* The one in the cache directory must be this user's and writable by no
+   * one else (doc/kernel-cache.md); one named by DLCA_CL_TUNING is the user's choice. */
+  rc = load_table(path, explicit ? 0 : DLCA__READ_MISSING_OK | DLCA__READ_OWNED, &ctx->user);
+  if (rc == 1) return DLCA_OK;
   if (rc) {
     /* Named explicitly, a bad table is the user's mistake to hear about; one
      * found in the cache directory must not stop the library working. */

@@ -279,22 +279,23 @@ json_t *dlca__model_to_json(const dlca_model *m) {
   return root;
 }
 
+/* A model file of the largest shapes is tens of MiB; beyond this it is not one. */
+#define MODEL_MAX ((size_t)512 << 20)
+
 int dlca_model_load(const char *path, dlca_model **out) {
   if (!path || !out) return dlca__fail(DLCA_EINVAL, "dlca_model_load: NULL argument");
   *out = NULL;
+  const dlca__read_limits lim = {MODEL_MAX, DLCA_EIO, "a model file", 0};
+  char *text;
+  size_t len;
+  int rc = dlca__read_file_limited(path, &lim, &text, &len);
+  if (rc) return rc; /* missing, unreadable, a FIFO, a directory, too large */
   json_error_t err;
-  json_t *root = json_load_file(path, JSON_DECODE_ANY, &err);
-  if (!root) {
-    /* not JSON, or not readable at all (missing, a directory, no permission) */
-    FILE *f = fopen(path, "rb");
-    if (!f) return dlca__fail(DLCA_EIO, "%s: cannot open model file: %s", path, strerror(errno));
-    (void)fgetc(f);
-    int e = ferror(f) ? errno : 0;
-    fclose(f);
-    if (e) return dlca__fail(DLCA_EIO, "%s: cannot read model file: %s", path, strerror(e));
-    return dlca__fail(DLCA_EPARSE, "%s:%d:%d: not valid JSON: %s", path, err.line, err.column, err.text);
-  }
-  int rc = dlca__model_from_json(root, path, out);
+  /* duplicate keys are refused: "last one wins" would hide a hand edit */
+  json_t *root = json_loadb(text, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &err);
+  free(text);
+  if (!root) return dlca__fail(DLCA_EPARSE, "%s:%d:%d: not valid JSON: %s", path, err.line, err.column, err.text);
+  rc = dlca__model_from_json(root, path, out);
   json_decref(root);
   return rc;
 }

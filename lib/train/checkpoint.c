@@ -94,10 +94,13 @@ int dlca_trainer_save_checkpoint(dlca_trainer *t, const char *path) {
 int dlca_trainer_load_checkpoint(dlca_trainer *t, const char *path) {
   if (!t || !path) return dlca__fail(DLCA_EINVAL, "dlca_trainer_load_checkpoint: NULL argument");
   char *buf;
-  size_t len;
-  int rc = dlca__read_file(path, &buf, &len);
+  size_t len, P = t->model->n_params, payload = sizeof(ckpt_meta) + 3 * P * sizeof(float);
+  /* This model's checkpoint has exactly this size: a larger file (or
+   * /dev/zero, a FIFO, a directory) is refused before anything is read. */
+  const dlca__read_limits lim = {sizeof(ckpt_header) + payload, DLCA_ECHECKPOINT,
+                                 "a checkpoint of this model (padded, or written for another model)", 0};
+  int rc = dlca__read_file_limited(path, &lim, &buf, &len);
   if (rc) return rc;
-  size_t P = t->model->n_params, payload = sizeof(ckpt_meta) + 3 * P * sizeof(float);
   const ckpt_header *h = (const ckpt_header *)buf;
   const ckpt_meta *meta = (const ckpt_meta *)(buf + sizeof *h);
   if (len < sizeof *h && len >= 8 && memcmp(buf, CKPT_MAGIC, 8) == 0)

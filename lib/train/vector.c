@@ -57,14 +57,15 @@ static double num(json_t *o, const char *k, double dflt) {
 int dlca__vector_load(const char *path, dlca_vector *v) {
   memset(v, 0, sizeof *v);
   json_error_t err;
-  json_t *root = json_load_file(path, 0, &err);
-  if (!root) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return dlca__fail(DLCA_EIO, "%s: cannot open vector file", path);
-    fclose(f);
-    return BAD("%s:%d:%d: not valid JSON: %s", path, err.line, err.column, err.text);
-  }
-  int rc = DLCA_OK;
+  const dlca__read_limits lim = {(size_t)64 << 20, DLCA_EPARSE, "a test vector", 0};
+  char *text;
+  size_t len;
+  int rc = dlca__read_file_limited(path, &lim, &text, &len);
+  if (rc) return rc;
+  json_t *root = json_loadb(text, len, 0, &err);
+  free(text);
+  if (!root) return BAD("%s:%d:%d: not valid JSON: %s", path, err.line, err.column, err.text);
+  rc = DLCA_OK;
   json_t *name = json_object_get(root, "name"), *run = json_object_get(root, "run"),
          *opt = json_object_get(root, "optimizer"), *exp = json_object_get(root, "expected");
   if (!json_is_object(run) || !json_is_object(opt) || !json_is_object(exp)) {
