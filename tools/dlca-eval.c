@@ -86,6 +86,7 @@ static int status_code(int status) {
     case DLCA_EPARSE:
     case DLCA_EMODEL:
     case DLCA_ECONFIG:
+    case DLCA_ETUNING: /* a table value outside its @tunable range */
     case DLCA_ENODEVICE:
     case DLCA_EDEVMEM: /* the grid asked for is larger than the device */
     case DLCA_EUNSUPPORTED: return CLI_USAGE;

@@ -220,6 +220,7 @@ bad:
     fprintf(stderr, "%s: %s\n", prog, dlca_last_error());
     dlca_context_free(ctx);
     return rc == DLCA_EIO || rc == DLCA_EPARSE || rc == DLCA_EMODEL || rc == DLCA_EINVAL || rc == DLCA_ECONFIG ||
+                   rc == DLCA_ETUNING ||
                    rc == DLCA_EUNSUPPORTED
                ? CLI_USAGE
                : CLI_FAIL;

@@ -105,13 +105,7 @@ static int setup_device(run *r) {
     return 0;
   }
   int rc = dlca_context_new(r->opt.device, &r->ctx);
-  if (rc == DLCA_ENOPLATFORM)
-    return train_fail(r, CLI_FAIL, rc, "OpenCL (use --backend ref for the CPU reference)");
-  if (rc) {
-    /* A spec that matches nothing is a typo the user can fix. */
-    int code = rc == DLCA_ENODEVICE || rc == DLCA_EINVAL ? CLI_USAGE : CLI_FAIL;
-    return train_fail(r, code, rc, r->opt.device ? "--device" : "OpenCL device (default)");
-  }
+  if (rc) return cli_context_fail(TRAIN_PROG, r->opt.device, rc, "use --backend ref for the CPU reference");
   dlca_device_info info;
   dlca_context_device(r->ctx, &info);
   snprintf(r->device, sizeof r->device, "%s (%s, OpenCL device %s)", info.name, info.platform, info.spec);
@@ -122,7 +116,7 @@ static int setup_device(run *r) {
 static int setup_loop(run *r) {
   int rc = dlca_loop_new(r->ctx, &r->preset, r->model, &r->cfg, r->target, &r->lo, &r->loop);
   if (rc) {
-    int code = rc == DLCA_ECONFIG || rc == DLCA_EINVAL ? CLI_USAGE : CLI_FAIL;
+    int code = rc == DLCA_ECONFIG || rc == DLCA_EINVAL || rc == DLCA_ETUNING ? CLI_USAGE : CLI_FAIL;
     return train_fail(r, code, rc, "trainer (%s, batch %d, %d steps)", r->preset.name, r->cfg.batch, r->cfg.steps);
   }
   r->t = dlca_loop_trainer(r->loop);

@@ -171,16 +171,26 @@ static const char help_text[] =
     "                         at the end\n"
     "    --checkpoint-every N (default 100)\n"
     "    --quiet              print errors only\n"
-    "    --help               this text\n"
-    "    --version            the library version\n"
+    "    -h, --help           this text\n"
+    "    -V, --version        the program's and the library's version\n"
     "\n"
     "    Progress goes to stderr: one line redrawn in place on a terminal, else a\n"
     "    line every tenth of the run. The summary goes to stdout.\n"
     "\n"
     "INTERRUPTING\n"
     "    Ctrl-C or SIGTERM stops after the current epoch, writes a checkpoint to\n"
-    "    --checkpoint FILE (or " TRAIN_INTERRUPT_CKPT " in the current\n"
+    "    the file of --checkpoint (or " TRAIN_INTERRUPT_CKPT " in the current\n"
     "    directory) and exits 130. A second Ctrl-C quits at once.\n"
+    "\n"
+    "ENVIRONMENT\n"
+    "    DLCA_CL_DEVICE       the default --device\n"
+    "    DLCA_CL_KERNEL_PATH  directories searched for kernel sources before the\n"
+    "                         installed ones; the shipped tuning table is read\n"
+    "                         from ../tuning/default.json beside each\n"
+    "    DLCA_CL_CACHE_DIR    the cache of compiled kernels (DLCA_CL_CACHE=0: off)\n"
+    "    DLCA_CL_TUNING       a tuning table over the shipped one (dlca-tune(1))\n"
+    "    DLCA_CL_BUILD_OPTIONS  more OpenCL compiler options for every build\n"
+    "    OMP_NUM_THREADS      threads of --backend ref, --repair and --evolve\n"
     "\n"
     "EXIT STATUS\n"
     "    0    success\n"
@@ -202,7 +212,7 @@ static const char help_text[] =
 
 void train_options_help(void) {
   fputs(help_text, stdout);
-  fputs("\nRECIPES\n    --recipe recommended, the default for these presets:\n", stdout);
+  fputs("\nRECIPES\n    The recommended recipe (--recipe recommended), the default for these presets:\n", stdout);
   const dlca_recipe *q;
   for (size_t i = 0; (q = dlca_recipe_at(i)); i++) {
     char opts[256];
