@@ -1,4 +1,4 @@
-/* The device training epoch (spec/dlca.md sections 1-4; doc/kernels.md): gate
+/* The device training epoch (doc/semantics.md sections 1-4; doc/kernels.md): gate
  * coefficients, start grids, one launch per forward step, one fused launch
  * per backward step, and one launch for gradient reduction + clip + AdamW.
  * CPU twin: lib/ref/ (forward.c, backward.c, optim.c, gates.c).

@@ -9,7 +9,7 @@
  * Loops stay rolled, so that each model's program builds in seconds.
  *
  * Semantics are those of dlca_forward and dlca_backward in trainer.cl
- * (spec/dlca.md sections 1-4; doc/kernels.md), and the host (lib/cl/
+ * (doc/semantics.md sections 1-4; doc/kernels.md), and the host (lib/cl/
  * cl_trainer.c) passes them the same arguments, then the scratch buffer.
  * Same -D shape options as trainer.cl. CPU twin: lib/ref/forward.c and
  * lib/ref/backward.c (layer_backward, cell_backward). */

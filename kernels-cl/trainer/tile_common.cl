@@ -150,7 +150,7 @@ inline float gate_t(float4 c, float a, float b) { return c.x + c.y * a + c.z * b
 inline tvec gate_tv(float4 c, tvec a, tvec b) { return c.x + c.y * a + c.z * b + c.w * a * b; }
 
 /* patch[(f C + c) TL + lane] = channel c of neighbour f = 3 dr + dq of cell
- * base + lane (spec section 3.1); 0 outside a zero-padded grid and past the
+ * base + lane (doc/semantics.md section 3.1); 0 outside a zero-padded grid and past the
  * last cell. */
 /* A thread's TPN patch values, loaded TPATCH_BATCH at a time before they
  * are stored (by default all, at most 16: one round trip a tile instead of
