@@ -419,7 +419,7 @@ static void profile_into(row *r, const dlca_kernel_profile *p, size_t n, long re
     double ms = p[i].total_ms / (double)repeats;
     total += ms;
     /* forward, backward: trainer.cl's or trainer_cpu.cl's steps; forward_tile,
-     * backward_tile: trainer_tile.cl's (lib/cl/cl_trainer.c) */
+     * backward_tile: trainer_tile.cl's (lib/cl/trainer/enqueue.c) */
     if (!strcmp(p[i].name, "coef") || !strcmp(p[i].name, "start") || !strncmp(p[i].name, "forward", 7))
       r->ph_forward += ms;
     else if (!strncmp(p[i].name, "backward", 8)) r->ph_backward += ms;

@@ -62,7 +62,7 @@ typedef float real_t;
  * stack (C K <= WG_NARROW) and two gates of the widest update layer, the host
  * builds every kernel with WG_NARROW threads (-DLWG) and runs WG / WG_NARROW
  * times the backward groups per compute unit: more groups resident per compute
- * unit for the same registers (lib/cl/cl_trainer.c: plan_groups). */
+ * unit for the same registers (lib/cl/trainer/plan.c: plan_groups). */
 // @tunable WG_NARROW 0 128 64 | 0, 1..4096 pow2
 #ifndef WG_NARROW
 #define WG_NARROW 0
@@ -106,7 +106,7 @@ typedef float real_t;
 #else
 #define NEED_MORE 0
 #endif
-/* Which forward and backward steps the host runs (lib/cl/cl_trainer.c):
+/* Which forward and backward steps the host runs (lib/cl/trainer/plan.c):
  * 0 dlca_forward and dlca_backward below (a work-group per cell, barriers
  * per layer: GPUs); 1 those of trainer_cpu.cl (SIMD across cells, one
  * work-item per group, no barriers: CPU devices); 2 those of trainer_tile.cl
@@ -146,7 +146,7 @@ typedef float real_t;
 #endif
 /* dlca_backward_perc's own groups per compute unit under PSPLIT (times
  * WG / WG_NARROW, as PERC_SPLIT_GROUPS_PER_CU; 0: dlca_backward's groups):
- * host only (lib/cl/cl_trainer.c: nwg_perc) */
+ * host only (lib/cl/trainer/plan.c: plan_perc_groups) */
 // @tunable PERC_GROUPS_PER_CU 0 3 2 4 | 0..64
 #ifndef PERC_GROUPS_PER_CU
 #define PERC_GROUPS_PER_CU 0

@@ -38,7 +38,7 @@
 
 __constant int US[NU + 1] = {U_SIZES};
 __constant int LOSS[NLOSS] = {LOSS_CH};
-/* one perception stack as a flat list of gates (host: build()): gate q reads
+/* one perception stack as a flat list of gates (host: build.c, perception_options): gate q reads
  * x[P_XA[q]], x[P_XB[q]], writes x[9 + q], coefficient P_CO[q] + k P_CG[q];
  * P_BQ is the backward order */
 __constant int PXA[PG1] = {P_XA}, PXB[PG1] = {P_XB}, PCO[PG1] = {P_CO}, PCG[PG1] = {P_CG}, PBQ[PG1] = {P_BQ};
@@ -49,7 +49,7 @@ __constant int PXA[PG1] = {P_XA}, PXB[PG1] = {P_XB}, PCO[PG1] = {P_CO}, PCG[PG1]
 #define ACC_STRIDE (ACC_PERC + NGU * 4)
 
 /* One group's scratch, in floatV units (the host sizes it: cpu_scratch_floats
- * in lib/cl/cl_trainer.c): the update input and every update layer's outputs,
+ * in lib/cl/trainer/footprint.c): the update input and every update layer's outputs,
  * two gradient rows (ping-pong), the patch and its gradient, the output
  * gradient, one perception stack's values and gradients (where they are not
  * private, PPRIV 0), then the gate-sum accumulators, ACC_STRIDE floatA. */
@@ -75,7 +75,7 @@ __constant int PXA[PG1] = {P_XA}, PXB[PG1] = {P_XB}, PCO[PG1] = {P_CO}, PCG[PG1]
 #define PUNROLL
 #endif
 
-/* doc/semantics.md section 1, in the order of gate_eval in trainer.cl */
+/* doc/semantics.md section 1, in the order of gate_eval in trainer/common.cl */
 inline floatV gate_v(float4 c, floatV a, floatV b) { return c.x + c.y * a + c.z * b + c.w * a * b; }
 
 /* (sum of the lanes of s0, of s1, of s2, of s3), in a fixed order. */

@@ -132,7 +132,7 @@ typedef TV_PASTE(float, TV) tvec;
 __constant int US[NU + 1] = {U_SIZES};
 __constant int UF[NU] = {U_FANOUT};
 __constant int LOSS[NLOSS] = {LOSS_CH};
-/* one perception stack as a flat list of gates (host: build()), as in trainer.cl */
+/* one perception stack as a flat list of gates (host: build.c, perception_options), as in trainer.cl */
 __constant int PXA[PG1] = {P_XA}, PXB[PG1] = {P_XB}, PCO[PG1] = {P_CO}, PCG[PG1] = {P_CG}, PBQ[PG1] = {P_BQ};
 
 /* The gate sums in `partial`, as dlca_adamw reads them: perception

@@ -96,7 +96,7 @@ static size_t plan_backward(const dlca_trainer *t, cl_shape *s, const cl_tuned *
  * one launch) and there is more than one step. Its groups wait for each
  * other, so it is for devices that run all s->nwg groups at once (the
  * tuned groups per compute unit must fit); where they do not, the waits
- * give up and cl_loss reports it. */
+ * give up and dlca__clt_loss reports it. */
 static void plan_persist(const dlca_trainer *t, cl_shape *s, const cl_tuned *u) {
   s->units = (cells_of(t) + (size_t)s->cpw - 1) / (size_t)s->cpw;
   s->persist = !s->kernels && u->persist > 0 && t->cfg.steps > 1 &&
