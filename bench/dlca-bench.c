@@ -40,8 +40,8 @@
 #define CPU_LOCAL_GBS 0.0
 /* The fewest local-memory bytes per update gate and cell-step of any fp32
  * design that keeps a cell's activations on chip: 11 four-byte accesses
- * (forward 3, recompute 3, backward 5; doc/performance.md, "The floor of
- * any design at batch 512"). */
+ * (forward 3, recompute 3, backward 5; doc/performance.md, "Work and
+ * floors"). */
 #define LOCAL_BYTES_PER_GATE 44.0
 /* Arithmetic of one relaxed gate evaluation: c0 + c1 a + c2 b + c3 ab and
  * its operand loads, or its share of the 4 backward sums. */
@@ -353,7 +353,7 @@ static int timed_epoch(dlca_trainer *t, double *ms) {
   return rc;
 }
 
-/* A fixed target: the 2x2-square checkerboard of the spec on every loss
+/* A fixed target: the 2x2-square checkerboard of doc/semantics.md on every loss
  * channel, 0 elsewhere. Only the timing matters here, not what is learnt. */
 static float *make_target(const dlca_train_config *cfg, int C) {
   float *y = calloc((size_t)cfg->height * cfg->width * C, sizeof *y);
@@ -419,7 +419,7 @@ static void profile_into(row *r, const dlca_kernel_profile *p, size_t n, long re
     double ms = p[i].total_ms / (double)repeats;
     total += ms;
     /* forward, backward: trainer.cl's or trainer_cpu.cl's steps; forward_tile,
-     * backward_tile: trainer_tile.cl's (lib/cl/cl_trainer.c) */
+     * backward_tile: trainer_tile.cl's (lib/cl/trainer/enqueue.c) */
     if (!strcmp(p[i].name, "coef") || !strcmp(p[i].name, "start") || !strncmp(p[i].name, "forward", 7))
       r->ph_forward += ms;
     else if (!strncmp(p[i].name, "backward", 8)) r->ph_backward += ms;

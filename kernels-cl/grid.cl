@@ -1,6 +1,6 @@
 /* The grid semantics that trainer.cl, trainer_cpu.cl and trainer_tile.cl
  * share: the 3x3 neighbourhood's boundaries, the async fire masks
- * (spec/dlca.md section 3) and the gather of a state gradient from the
+ * (doc/semantics.md section 3) and the gather of a state gradient from the
  * neighbours' patch gradients. Needs -DPERIODIC, -DASYNC and -DC. */
 #ifndef DLCA_GRID_CL
 #define DLCA_GRID_CL
@@ -30,7 +30,7 @@ inline int wrap_ok(int *rr, int *qq, int H, int W) {
 }
 
 /* Channel c of neighbour f = 3 dr + dq, cell (r + dr - 1, q + dq - 1), of
- * cell (r, q) of sample b of the batch's grid (spec section 3.1): wrapped,
+ * cell (r, q) of sample b of the batch's grid (doc/semantics.md section 3.1): wrapped,
  * or 0 outside a zero-padded grid. */
 inline float neighbour_value(__global const float *grid, int b, int r, int q, int f, int c, int H, int W) {
   int rr = r + f / 3 - 1, qq = q + f % 3 - 1;

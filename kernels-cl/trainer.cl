@@ -1,4 +1,4 @@
-/* The device training epoch (spec/dlca.md sections 1-4; doc/kernels.md): gate
+/* The device training epoch (doc/semantics.md sections 1-4; doc/kernels.md): gate
  * coefficients, start grids, one launch per forward step, one fused launch
  * per backward step, and one launch for gradient reduction + clip + AdamW.
  * CPU twin: lib/ref/ (forward.c, backward.c, optim.c, gates.c).
@@ -8,7 +8,7 @@
  *    an #ifndef fallback; the kernel loader injects its tuned value as a
  *    #define line and refuses one outside ALLOWED (doc/tuning-table.md);
  *  - a constant or a value derived from the others (#define, no #ifndef);
- *  - a value the host sets: the -D options of lib/cl/cl_trainer.c (build),
+ *  - a value the host sets: the -D options of lib/cl/trainer/build.c,
  *    listed here and nowhere else.
  * Host-set (-D), the model's shape and the plan of this run:
  *   C, K, S, NP, P_SIZES (NP+1 widths), NU, U_SIZES (NU+1 widths), U_FANOUT

@@ -8,9 +8,10 @@
  * live in its slot of a global scratch buffer (plain memory on a CPU).
  * Loops stay rolled, so that each model's program builds in seconds.
  *
- * Semantics are those of dlca_forward and dlca_backward in trainer.cl
- * (spec/dlca.md sections 1-4; doc/kernels.md), and the host (lib/cl/
- * cl_trainer.c) passes them the same arguments, then the scratch buffer.
+ * Semantics are those of dlca_forward and dlca_backward (trainer/forward.cl,
+ * trainer/backward.cl; doc/semantics.md sections 1-4; doc/kernels.md), and
+ * the host (lib/cl/trainer/enqueue.c) passes them the same arguments, then
+ * the scratch buffer.
  * Same -D shape options as trainer.cl. CPU twin: lib/ref/forward.c and
  * lib/ref/backward.c (layer_backward, cell_backward). */
 #include "grid.cl"

@@ -11,9 +11,9 @@
  * global `scratch` buffer during the recompute, coalesced, for the backward
  * pass to read; two local rows ping-pong the forward pass and the gradients.
  *
- * Semantics are those of dlca_forward and dlca_backward in trainer.cl
- * (spec/dlca.md sections 1-4; doc/kernels.md); the host (lib/cl/
- * cl_trainer.c) passes the arguments of trainer_cpu.cl's steps, then local
+ * Semantics are those of dlca_forward and dlca_backward (trainer/forward.cl,
+ * trainer/backward.cl; doc/semantics.md sections 1-4; doc/kernels.md); the
+ * host (lib/cl/trainer/enqueue.c) passes the arguments of trainer_cpu.cl's steps, then local
  * memory (the forward step takes no scratch). Same -D shape options as trainer.cl (ACTF: the floats of one
  * lane's scratch). CPU twin: lib/ref/forward.c and lib/ref/backward.c. */
 #include "grid.cl"

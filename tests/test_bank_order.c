@@ -57,7 +57,8 @@ static double cycles_per_gather(const dlca_model *m, int **row) {
   return sum / n;
 }
 
-/* spec: lib/cl/bank_order.c, its search as doc/performance.md v29 measured */
+/* spec: lib/cl/bank_order.c, its search as doc/performance.md ("A bank-aware
+ * gate order") measured */
 START_TEST(test_order_rows) {
   dlca_model *m = checkerboard();
   int *a[DLCA_MAX_LAYERS + 1], *b[DLCA_MAX_LAYERS + 1], *id[DLCA_MAX_LAYERS + 1];
@@ -73,7 +74,7 @@ START_TEST(test_order_rows) {
     }
     free(seen);
   }
-  /* the model's own order: 3.3 cycles; v28's random swaps at 150 a unit:
+  /* the model's own order: 3.3 cycles; random swaps alone at 150 a unit:
    * 1.9; the aimed search at 1200: 1.2 */
   const double before = cycles_per_gather(m, id), after = cycles_per_gather(m, a);
   ck_assert_msg(before > 3.0 && after < 1.3, "cycles a gather %.3f -> %.3f", before, after);

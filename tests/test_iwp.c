@@ -13,14 +13,14 @@
 #include "train/trainer_impl.h"
 #include "util.h"
 
-/* spec/dlca.md section 1, typed in again from the spec's table (not read from
+/* doc/semantics.md section 1, typed in again from its table (not read from
  * the library): op i = c0 + c1 a + c2 b + c3 ab. */
 static const double spec_M[16][4] = {
     {0, 0, 0, 0},  {0, 0, 0, 1},   {0, 1, 0, -1}, {0, 1, 0, 0},  {0, 0, 1, -1},  {0, 0, 1, 0},
     {0, 1, 1, -2}, {0, 1, 1, -1},  {1, -1, -1, 1}, {1, -1, -1, 2}, {1, 0, -1, 0}, {1, 0, -1, 1},
     {1, -1, 0, 0}, {1, -1, 0, 1},  {1, 0, 0, -1},  {1, 0, 0, 0}};
 
-/* The truth table of op i, from the spec's real-valued forms evaluated at
+/* The truth table of op i, from the real-valued forms (doc/semantics.md section 1) evaluated at
  * (a, b): t[0] = op(0,0), t[1] = op(0,1), t[2] = op(1,0), t[3] = op(1,1). */
 static void truth(int op, int t[4]) {
   for (int k = 0; k < 4; k++) {
@@ -41,7 +41,7 @@ START_TEST(test_truth_tables) {
     for (int op = 0; op < 16; op++) {
       int t[4];
       truth(op, t);
-      /* the spec's numbering: bit 3 op(0,0), bit 2 op(0,1), bit 1 op(1,0), bit 0 op(1,1) */
+      /* doc/semantics.md's numbering: bit 3 op(0,0), bit 2 op(0,1), bit 1 op(1,0), bit 0 op(1,1) */
       ck_assert_int_eq(8 * t[0] + 4 * t[1] + 2 * t[2] + t[3], op);
       float w[4];
       for (int k = 0; k < 4; k++) w[k] = t[k] ? cases[c].z : -cases[c].z;

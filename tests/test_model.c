@@ -283,7 +283,7 @@ START_TEST(test_histogram) {
   size_t active = dlca_model_gate_histogram(m, counts);
   for (int i = 0; i < 16; i++) ck_assert_uint_eq(counts[i], want[i]);
   ck_assert_uint_eq(active, n - want[3] - want[5]);
-  /* ties go to the lowest index (spec section 1) */
+  /* ties go to the lowest index (doc/semantics.md section 1) */
   memset(m->params, 0, sizeof(float) * m->n_params);
   m->params[16 * 0 + 9] = 1, m->params[16 * 0 + 12] = 1; /* gate 0: 9 and 12 tie -> 9 */
   m->params[16 * 1 + 5] = 2, m->params[16 * 1 + 3] = 2; /* gate 1: 3 and 5 tie -> 3 */

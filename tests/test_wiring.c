@@ -1,4 +1,4 @@
-/* Wiring generation (spec/dlca.md section 2), the preset shapes (section 5)
+/* Wiring generation (doc/semantics.md section 2), the preset shapes (section 5)
  * and the random numbers behind them (doc/rng.md): first_kernel, unique and
  * random layers, reproducibility for a seed, and the exact formulas that
  * doc/rng.md documents, re-implemented here from the document. */
@@ -47,8 +47,8 @@ static void check_in_range(const dlca_layer *L, const char *what) {
   }
 }
 
-/* The pair list of spec section 2 for `unique`, in the spec's order, written
- * from the spec text independently of lib/model/wiring.c. */
+/* The pair list of doc/semantics.md section 2 for `unique`, in its order, written
+ * from that text independently of lib/model/wiring.c. */
 static int spec_unique_pairs(int N, int G, int32_t *a, int32_t *b) {
   int n = 0;
   for (int i = 0; i + 1 < N; i += 2) a[n] = i, b[n] = i + 1, n++;        /* 1. (0,1), (2,3), ... */
@@ -129,7 +129,7 @@ static const int unique_shapes[][2] = {
 };
 
 START_TEST(test_unique_spec_pairs) {
-  /* every (N, G): the generated pairs are exactly the spec's first G pairs, in some order */
+  /* every (N, G): the generated pairs are exactly doc/semantics.md's first G pairs, in some order */
   for (size_t c = 0; c < sizeof unique_shapes / sizeof *unique_shapes; c++) {
     int N = unique_shapes[c][0], G = unique_shapes[c][1];
     dlca_layer L;
@@ -143,7 +143,7 @@ START_TEST(test_unique_spec_pairs) {
       check_in_range(&L, "unique");
       int64_t *got = pair_keys(L.wa, L.wb, G), *want = pair_keys(a, b, G);
       for (int g = 0; g < G; g++)
-        ck_assert_msg(got[g] == want[g], "N %d G %d: pair set differs from spec section 2 at %d", N, G, g);
+        ck_assert_msg(got[g] == want[g], "N %d G %d: pair set differs from doc/semantics.md section 2 at %d", N, G, g);
       /* distinct pairs, a < b, no gate reads one input twice */
       for (int g = 1; g < G; g++) ck_assert_msg(got[g] != got[g - 1], "N %d G %d: duplicate pair", N, G);
       for (int g = 0; g < G; g++) ck_assert_msg(L.wa[g] < L.wb[g], "N %d G %d: gate %d (%d, %d)", N, G, g, L.wa[g], L.wb[g]);
@@ -159,7 +159,7 @@ END_TEST
 
 START_TEST(test_unique_covers_inputs) {
   /* Every input is read when N is even and 2G >= N, or N is odd and G >= N - 1.
-   * For odd N with (N+1)/2 <= G < N-1 the spec's own rule (and difflogic's
+   * For odd N with (N+1)/2 <= G < N-1 doc/semantics.md's own rule (and difflogic's
    * get_unique_connections, which it follows) leaves input N-1 unread: step 2
    * reaches (N-2, N-1) only at its last pair. test_unique_odd_gap pins that. */
   for (size_t c = 0; c < sizeof unique_shapes / sizeof *unique_shapes; c++) {
@@ -186,7 +186,7 @@ START_TEST(test_unique_covers_inputs) {
 END_TEST
 
 START_TEST(test_unique_odd_gap) {
-  /* spec section 2 with N = 9, G = 5: (0,1) (2,3) (4,5) (6,7) then (1,2); input 8 is never read */
+  /* doc/semantics.md section 2 with N = 9, G = 5: (0,1) (2,3) (4,5) (6,7) then (1,2); input 8 is never read */
   dlca_layer L;
   ck_assert_int_eq(wire(9, 5, DLCA_WIRING_UNIQUE, 3, &L), DLCA_OK);
   int unused[9];
@@ -300,7 +300,7 @@ END_TEST
 /* ---- presets ------------------------------------------------------------ */
 
 START_TEST(test_presets) {
-  /* spec section 5 */
+  /* doc/semantics.md section 5 */
   static const struct {
     const char *name;
     int C, periodic, K, S, update_in, H, T, batch, epochs, async;

@@ -3,7 +3,7 @@
 
 /* Gradient reduction + clip + AdamW: one thread per gate. The 4 sums dL/dc
  * are summed over work-groups (and channels, for perception gates) in a fixed
- * order; then dL/dp = M dL/dc, dL/dlogit = p (dL/dp - p . dL/dp) (spec section 1). */
+ * order; then dL/dp = M dL/dc, dL/dlogit = p (dL/dp - p . dL/dp) (doc/semantics.md section 1). */
 __kernel void dlca_adamw(__global float *params, __global float *grad, __global float *m, __global float *v,
                          __global const float *partial, int nwg, __global const float *loss_partial,
                          __global float *loss_out, __global int *flags, int units, float lr, float b1, float b2,

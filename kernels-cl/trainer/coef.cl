@@ -35,7 +35,7 @@ __constant float4 GATE_M[16] = {
 
 #if NPG == 4
 /* IWP: the hard op is the truth table of the signs, bit 3 op(0,0) ... bit 0
- * op(1,1) (spec section 1's numbering); twin: dlca__hard_op. */
+ * op(1,1) (doc/semantics.md section 1's numbering); twin: dlca__hard_op. */
 inline int hard_op(const float *w) {
   return 8 * (w[0] > 0.0f) + 4 * (w[1] > 0.0f) + 2 * (w[2] > 0.0f) + (w[3] > 0.0f);
 }
@@ -97,7 +97,7 @@ __kernel void dlca_coef(__global const float *params, __global float4 *coef, __g
   for (int i = 0; i < 16; i++) s += (p[i] = exp((z[i] - z[bz]) * inv_tau));
   float inv = 1.0f / s;
   for (int i = 0; i < 16; i++) p[i] *= inv;
-  /* c = M^T p with M of spec section 1 (rows: FALSE, AND, A&~B, A, ~A&B, B, XOR, OR,
+  /* c = M^T p with M of doc/semantics.md section 1 (rows: FALSE, AND, A&~B, A, ~A&B, B, XOR, OR,
    * NOR, XNOR, ~B, A|~B, ~A, ~A|B, NAND, TRUE) */
   float c0 = p[8] + p[9] + p[10] + p[11] + p[12] + p[13] + p[14] + p[15];
   float c1 = p[2] + p[3] + p[6] + p[7] - p[8] - p[9] - p[12] - p[13];

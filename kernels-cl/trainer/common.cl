@@ -62,7 +62,7 @@ typedef float real_t;
  * stack (C K <= WG_NARROW) and two gates of the widest update layer, the host
  * builds every kernel with WG_NARROW threads (-DLWG) and runs WG / WG_NARROW
  * times the backward groups per compute unit: more groups resident per compute
- * unit for the same registers (lib/cl/cl_trainer.c: plan_groups). */
+ * unit for the same registers (lib/cl/trainer/plan.c: plan_groups). */
 // @tunable WG_NARROW 0 128 64 | 0, 1..4096 pow2
 #ifndef WG_NARROW
 #define WG_NARROW 0
@@ -106,7 +106,7 @@ typedef float real_t;
 #else
 #define NEED_MORE 0
 #endif
-/* Which forward and backward steps the host runs (lib/cl/cl_trainer.c):
+/* Which forward and backward steps the host runs (lib/cl/trainer/plan.c):
  * 0 dlca_forward and dlca_backward below (a work-group per cell, barriers
  * per layer: GPUs); 1 those of trainer_cpu.cl (SIMD across cells, one
  * work-item per group, no barriers: CPU devices); 2 those of trainer_tile.cl
@@ -146,7 +146,7 @@ typedef float real_t;
 #endif
 /* dlca_backward_perc's own groups per compute unit under PSPLIT (times
  * WG / WG_NARROW, as PERC_SPLIT_GROUPS_PER_CU; 0: dlca_backward's groups):
- * host only (lib/cl/cl_trainer.c: nwg_perc) */
+ * host only (lib/cl/trainer/plan.c: plan_perc_groups) */
 // @tunable PERC_GROUPS_PER_CU 0 3 2 4 | 0..64
 #ifndef PERC_GROUPS_PER_CU
 #define PERC_GROUPS_PER_CU 0
@@ -179,8 +179,8 @@ __constant int UF[NU + 1] = {U_FANOUT, 0};
 /* BWD_PUSH (host: the tunable, taken with PSPLIT where the plan fits; the
  * kernel sees PUSH): dlca_backward's update layers push each gate's two
  * input gradients into gradient slots of its inputs instead of each input
- * pulling them through the reverse wiring (doc/kernels.md, "The push
- * backward"). Input i of a layer with n inputs, read by gates in the order
+ * pulling them through the reverse wiring (doc/kernels.md, "The backward
+ * step"). Input i of a layer with n inputs, read by gates in the order
  * of rev (gate order, a before b), has slot k at k n + i for its first two
  * readers (k < R2 = min(2, UF)) and at R2 n + ovf(i) + k - 2 past them
  * (ovf packs the few inputs with more readers). Gate g stores d (c1 + c3 b)
@@ -316,7 +316,7 @@ inline __local const float4 *stage_perc_coefs(__global const float4 *coef, __glo
 #endif
 }
 
-/* The update input's width (spec section 3.3), US[0] */
+/* The update input's width (doc/semantics.md section 3.3), US[0] */
 #define UIN (C + C * S * K)
 /* Perception pairs (channel, kernel) per thread, and update gates per thread. */
 #define PAIR_SLOTS ((C * K + WG - 1) / WG)
@@ -331,7 +331,7 @@ inline __local const float4 *stage_perc_coefs(__global const float4 *coef, __glo
 #define ACC_PERC (K * PG1 * 4)
 #define ACC_STRIDE (ACC_PERC + NGU * 4)
 
-/* spec section 1: a gate is c0 + c1 a + c2 b + c3 ab (same order as the twin). */
+/* doc/semantics.md section 1: a gate is c0 + c1 a + c2 b + c3 ab (same order as the twin). */
 inline float gate_eval(float4 c, float a, float b) { return c.x + c.y * a + c.z * b + c.w * a * b; }
 
 /* Value x of a unit's patches (as load_patch lays them out, one after

@@ -38,7 +38,7 @@
 
 __constant int US[NU + 1] = {U_SIZES};
 __constant int LOSS[NLOSS] = {LOSS_CH};
-/* one perception stack as a flat list of gates (host: build()): gate q reads
+/* one perception stack as a flat list of gates (host: build.c, perception_options): gate q reads
  * x[P_XA[q]], x[P_XB[q]], writes x[9 + q], coefficient P_CO[q] + k P_CG[q];
  * P_BQ is the backward order */
 __constant int PXA[PG1] = {P_XA}, PXB[PG1] = {P_XB}, PCO[PG1] = {P_CO}, PCG[PG1] = {P_CG}, PBQ[PG1] = {P_BQ};
@@ -49,7 +49,7 @@ __constant int PXA[PG1] = {P_XA}, PXB[PG1] = {P_XB}, PCO[PG1] = {P_CO}, PCG[PG1]
 #define ACC_STRIDE (ACC_PERC + NGU * 4)
 
 /* One group's scratch, in floatV units (the host sizes it: cpu_scratch_floats
- * in lib/cl/cl_trainer.c): the update input and every update layer's outputs,
+ * in lib/cl/trainer/footprint.c): the update input and every update layer's outputs,
  * two gradient rows (ping-pong), the patch and its gradient, the output
  * gradient, one perception stack's values and gradients (where they are not
  * private, PPRIV 0), then the gate-sum accumulators, ACC_STRIDE floatA. */
@@ -75,7 +75,7 @@ __constant int PXA[PG1] = {P_XA}, PXB[PG1] = {P_XB}, PCO[PG1] = {P_CO}, PCG[PG1]
 #define PUNROLL
 #endif
 
-/* spec section 1, in the order of gate_eval in trainer.cl */
+/* doc/semantics.md section 1, in the order of gate_eval in trainer/common.cl */
 inline floatV gate_v(float4 c, floatV a, floatV b) { return c.x + c.y * a + c.z * b + c.w * a * b; }
 
 /* (sum of the lanes of s0, of s1, of s2, of s3), in a fixed order. */
@@ -89,7 +89,7 @@ inline float4 lane_sums(floatA s0, floatA s1, floatA s2, floatA s3) {
   return (float4)(a.even + a.odd, b.even + b.odd);
 }
 
-/* Adds a gate's 4 sums d, d a, d b, d a b (spec section 1), lane by lane, to
+/* Adds a gate's 4 sums d, d a, d b, d a b (doc/semantics.md section 1), lane by lane, to
  * its accumulators acc[0..3]. */
 inline void add_sums(__global floatA *acc, floatV d, floatV a, floatV b) {
   const floatV da = d * a;
@@ -97,7 +97,7 @@ inline void add_sums(__global floatA *acc, floatV d, floatV a, floatV b) {
 }
 
 /* patch[f C + c], lane j = channel c of the neighbour f = 3 dr + dq of cell
- * base + j (spec section 3.1); lanes past the last cell read 0. */
+ * base + j (doc/semantics.md section 3.1); lanes past the last cell read 0. */
 inline void load_patch(__global const float *grid, int base, int cells, int H, int W, __global float *patch) {
   for (int j = 0; j < VEC; j++) {
     const int cell = base + j;

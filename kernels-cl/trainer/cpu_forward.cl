@@ -2,7 +2,7 @@
  * of VEC cells; twin lib/ref/forward.c. */
 
 /* The circuit of the chunk's cells: scratch patch -> act[UTOTAL] (the update
- * input, spec section 3.3, and every update layer's outputs). */
+ * input, doc/semantics.md section 3.3, and every update layer's outputs). */
 inline void cell_forward(__global const float4 *coef, __global const int *wires, __global floatV *s) {
   __global floatV *act = s + SCR_ACT;
 #if PPRIV
@@ -15,7 +15,7 @@ inline void cell_forward(__global const float4 *coef, __global const int *wires,
   for (int c = 0; c < C; c++)
     for (int k = 0; k < K; k++) {
       perceive(coef, patch, c, k, x);
-      /* spec section 3.2: output s of kernel k on channel c at C + c*(S*K) + s*K + k */
+      /* doc/semantics.md section 3.2: output s of kernel k on channel c at C + c*(S*K) + s*K + k */
 PUNROLL
       for (int o = 0; o < S; o++) act[C + c * S * K + o * K + k] = x[PTOT - S + o];
     }
@@ -48,7 +48,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void dlca_forward_cpu(
     load_patch(cur, base, cells, H, W, (__global float *)(s + SCR_PATCH));
     cell_forward(coef, wires, s);
     for (int j = 0; j < VEC && base + j < cells; j++) {
-      /* an async cell that did not fire keeps its state (spec section 3) */
+      /* an async cell that did not fire keeps its state (doc/semantics.md section 3) */
       const int fired = fires(masks, use_masks, mask_key, rate, t, cells, base + j);
       __global const float *src = fired ? y : centre;
       for (int c = 0; c < C; c++) nxt[(size_t)(base + j) * C + c] = src[c * VEC + j];

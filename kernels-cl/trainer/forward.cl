@@ -38,7 +38,7 @@ inline void cell_forward(__global const float4 *coef, __local const float4 *pcoe
     for (int j = 0; j < ncell; j++) {
       float x[PTOT];
       perceive_forward(pcoef, patch + j * pstride, c, k, x);
-      /* spec section 3.2: output s of kernel k on channel c at C + c*(S*K) + s*K + k */
+      /* doc/semantics.md section 3.2: output s of kernel k on channel c at C + c*(S*K) + s*K + k */
       for (int s = 0; s < S; s++) act[j * astride + C + c * S * K + s * K + k] = x[PTOT - S + s];
     }
   }
@@ -114,7 +114,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_forward(
     load_patch(cur, cell, H, W, patch);
     barrier(CLK_LOCAL_MEM_FENCE);
     cell_forward(coef, pcoef, wires, patch, act, 1, 0, 0, 0);
-    /* an async cell that did not fire keeps its state (spec section 3) */
+    /* an async cell that did not fire keeps its state (doc/semantics.md section 3) */
     for (int c = tid; c < C; c += WG) nxt[(size_t)cell * C + c] = fired ? act[UTOTAL - C + c] : patch[4 * C + c];
     barrier(CLK_LOCAL_MEM_FENCE);
   }

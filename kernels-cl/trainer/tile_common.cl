@@ -132,7 +132,7 @@ typedef TV_PASTE(float, TV) tvec;
 __constant int US[NU + 1] = {U_SIZES};
 __constant int UF[NU] = {U_FANOUT};
 __constant int LOSS[NLOSS] = {LOSS_CH};
-/* one perception stack as a flat list of gates (host: build()), as in trainer.cl */
+/* one perception stack as a flat list of gates (host: build.c, perception_options), as in trainer.cl */
 __constant int PXA[PG1] = {P_XA}, PXB[PG1] = {P_XB}, PCO[PG1] = {P_CO}, PCG[PG1] = {P_CG}, PBQ[PG1] = {P_BQ};
 
 /* The gate sums in `partial`, as dlca_adamw reads them: perception
@@ -150,7 +150,7 @@ inline float gate_t(float4 c, float a, float b) { return c.x + c.y * a + c.z * b
 inline tvec gate_tv(float4 c, tvec a, tvec b) { return c.x + c.y * a + c.z * b + c.w * a * b; }
 
 /* patch[(f C + c) TL + lane] = channel c of neighbour f = 3 dr + dq of cell
- * base + lane (spec section 3.1); 0 outside a zero-padded grid and past the
+ * base + lane (doc/semantics.md section 3.1); 0 outside a zero-padded grid and past the
  * last cell. */
 /* A thread's TPN patch values, loaded TPATCH_BATCH at a time before they
  * are stored (by default all, at most 16: one round trip a tile instead of

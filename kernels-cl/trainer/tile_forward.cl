@@ -55,7 +55,7 @@ T_UNROLL
         perceive_tl(tc + TABN, patch, c, k, cl, x);
       else
         perceive_t(coef, patch, c, k, cl, x);
-      /* spec section 3.2: output s of kernel k on channel c at C + c*(S*K) + s*K + k */
+      /* doc/semantics.md section 3.2: output s of kernel k on channel c at C + c*(S*K) + s*K + k */
       for (int s = 0; s < S; s++) {
         const int o = (C + c * S * K + s * K + k) * TL + cl;
         buf[o] = x[PTOT - S + s];
@@ -142,7 +142,7 @@ __kernel __attribute__((reqd_work_group_size(TWG, 1, 1))) void dlca_forward_tile
     tile_forward(coef, wires, patch, buf, 0, 0, tab, tabw, TFWD_STAGE); /* nothing stored */
     for (int i = tid; i < C * TL; i += TWG) {
       const int c = i % C, lane = i / C, cell = base + lane;
-      /* an async cell that did not fire keeps its state (spec section 3) */
+      /* an async cell that did not fire keeps its state (doc/semantics.md section 3) */
       if (cell < cells)
         nxt[(size_t)cell * C + c] =
             fires(masks, use_masks, mask_key, rate, t, cells, cell) ? y[c * TL + lane] : patch[(4 * C + c) * TL + lane];

@@ -16,7 +16,7 @@
  * gather whose inputs share a bank moves one of them to a bank it lacks, or
  * moves the gate that reads it to another warp (random swaps alone stall
  * near 1.9 cycles a gather; aimed ones reach 1.2 with 1200 proposals a
- * unit, doc/performance.md v29). A fixed seed and effort (`proposals` a
+ * unit: doc/performance.md, "What is fast, and why"). A fixed seed and effort (`proposals` a
  * hidden unit, the tunable BWD_BANKS_EFFORT): the same model always gets
  * the same order. Host code only; no twin (the
  * order changes no value: lib/cl/trainer/ keeps every sum in the model's

@@ -1,6 +1,7 @@
 /* Register caps for devices whose program binaries are PTX (NVIDIA).
  *
- * NVIDIA's OpenCL ignores -cl-nv-maxrregcount (doc/performance.md v13), so
+ * NVIDIA's OpenCL ignores -cl-nv-maxrregcount (driver 580: ptxas reports
+ * the same register counts with it; doc/performance.md, "Ruled out"), so
  * ptxas gives a kernel every register it wants, and one register too many
  * can cost a third of the groups an SM holds. PTX has its own directive for
  * it: `.maxnreg N` between an entry's parameter list and its body. A kernel

@@ -82,7 +82,7 @@ static int hard_op_of(const dlca_model *m, size_t first_logit) {
   return dlca__hard_op(m->shape.parametrisation, m->params + first_logit);
 }
 
-/* Flattens m into nl (spec/dlca.md section 3). */
+/* Flattens m into nl (doc/semantics.md section 3). */
 static int build(const dlca_model *m, netlist *nl) {
   const int C = m->shape.channels, K = dlca__model_K(m), S = dlca__model_S(m), npg = dlca__model_npg(m);
   const int width = dlca__model_max_width(m) > 9 ? dlca__model_max_width(m) : 9;

@@ -124,7 +124,7 @@ int dlca__model_from_json(json_t *root, const char *where, dlca_model **out) {
   if (!json_is_boolean(per))
     return BAD("%s: periodic: expected true or false, found %s", where, per ? dlca__json_type(per) : "nothing");
   s.periodic = json_is_true(per);
-  /* optional (issue 6): absent means the spec's softmax-16 */
+  /* optional (issue 6): absent means the paper's softmax-16 */
   json_t *par = json_object_get(root, "parametrisation");
   if (par) {
     const char *pv = json_is_string(par) ? json_string_value(par) : NULL;

@@ -119,7 +119,7 @@ void dlca__model_init_logits(dlca_model *m, float z) {
     }
     return;
   }
-  /* spec section 1: every logit 0, the pass-through gate (3) 10.0 */
+  /* doc/semantics.md section 1: every logit 0, the pass-through gate (3) 10.0 */
   memset(m->params, 0, m->n_params * sizeof(float));
   for (size_t g = 0; g < n; g++) m->params[g * 16 + 3] = z;
 }
@@ -134,7 +134,7 @@ int dlca_model_init_pass_through(dlca_model *m, float z) {
 
 int dlca__hard_op(dlca_parametrisation p, const float *l) {
   if (p == DLCA_PARAM_IWP) return 8 * (l[0] > 0) + 4 * (l[1] > 0) + 2 * (l[2] > 0) + (l[3] > 0);
-  int best = 0; /* spec section 1: ties go to the lowest index */
+  int best = 0; /* doc/semantics.md section 1: ties go to the lowest index */
   for (int i = 1; i < 16; i++)
     if (l[i] > l[best]) best = i;
   return best;

@@ -35,7 +35,7 @@ static inline int dlca__model_S(const dlca_model *m) {
 }
 static inline int dlca__model_K(const dlca_model *m) { return m->shape.n_kernels; }
 static inline int dlca__model_C(const dlca_model *m) { return m->shape.channels; }
-/* Width of the update network's input: C + C*S*K (spec section 3.3). */
+/* Width of the update network's input: C + C*S*K (doc/semantics.md section 3.3). */
 static inline int dlca__model_update_in(const dlca_model *m) {
   return m->shape.channels * (1 + dlca__model_S(m) * m->shape.n_kernels);
 }
@@ -47,11 +47,11 @@ int dlca__model_max_width(const dlca_model *m);
 int dlca__shape_validate(const dlca_model_shape *s, int generating);
 /* Allocates a model of this shape with zeroed wires and logits. */
 int dlca__model_alloc(const dlca_model_shape *s, dlca_model **out);
-/* Fills a layer's wires by kind from a splitmix64 state (spec section 2). */
+/* Fills a layer's wires by kind from a splitmix64 state (doc/semantics.md section 2). */
 int dlca__wire_layer(dlca_layer *L, dlca_wiring kind, uint64_t *rng);
 /* Sets every logit to the pass-through initialisation of strength z. */
 void dlca__model_init_logits(dlca_model *m, float z);
-/* The hard op (0..15, spec section 1) of one gate's logits: softmax-16 the
+/* The hard op (0..15, doc/semantics.md section 1) of one gate's logits: softmax-16 the
  * argmax (ties to the lowest op), IWP 8 [w00 > 0] + 4 [w01 > 0] +
  * 2 [w10 > 0] + [w11 > 0]. */
 int dlca__hard_op(dlca_parametrisation p, const float *logits);

@@ -1,4 +1,4 @@
-/* The paper's experiments as presets, spec/dlca.md section 5. */
+/* The paper's experiments as presets, doc/semantics.md section 5. */
 #include <string.h>
 #include <strings.h>
 #include "model/model_impl.h"

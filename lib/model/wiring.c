@@ -1,4 +1,4 @@
-/* Wiring generation, spec/dlca.md section 2. Shuffles are Fisher-Yates driven
+/* Wiring generation, doc/semantics.md section 2. Shuffles are Fisher-Yates driven
  * by splitmix64 (doc/rng.md): reproducible for a seed, not JAX's PRNG. */
 #include <stdlib.h>
 #include "model/model_impl.h"

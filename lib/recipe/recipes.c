@@ -16,22 +16,21 @@ static const dlca_recipe recipes[] = {
     {"checkerboard", 2.0f, 0.5f, 0, 1000, 1, 3, 1, DLCA_PARAM_SOFTMAX16, 0, 0, 0, -1, -1, NULL},
     /* H100: with --restarts, seeds 1-5 each reproduce the image exactly within 1-22 runs (one run in
      * 12 exact); without the repair one in 60; the paper's protocol 43-175 values wrong on seeds 1-5
-     * (doc/training.md, "colour: reproduced exactly on 5 of 5 seeds") */
+     * (doc/training.md, "colour") */
     {"colour", 0.0f, 0.5f, 0, 0, 0, 0, 1, DLCA_PARAM_SOFTMAX16, 1, 0, 0, -1, -1, NULL},
     /* H100: of 264 runs of the paper's protocol with keep-best and a hard evaluation every 2 epochs
      * (seeds 100000-100099, 300000-300094, 400000-400068), the kept circuit was 1 cell of 400 wrong in
      * 1 run, at most 2 in 6, at most 5 in 22; with the default evaluation every 10 epochs, at most 5 in
      * 4 of 105 (seeds 500000-500104), since --keep-best only sees the epochs evaluated. Evolution took
      * the 1-cell miss to the exact lizard in 106 generations and found nothing in 3000 generations of
-     * a 2-cell one, so it runs on 1-cell misses only (doc/training.md, "growth: reproduced exactly").
+     * a 2-cell one, so it runs on 1-cell misses only (doc/training.md, "growth").
      * In a chain of --restarts, a run is abandoned when its best is above 25 cells wrong at epoch 750,
-     * above 10 at epoch 1500 or above 5 at epoch 2000. The 4 runs of sweep50-51 (H100) that the recipe
-     * makes exact were at most 13, 8 and 4 there, and 189005, found later (sweep52), 16, 4 and 2. Over
-     * the 1,500 runs of sweep50-54 the rule cuts the mean run to 0.29 of its epochs (0.43 with
-     * sweep51's 750:40,1500:15), which predicts 1.38x the runs per GPU minute (doc/training.md).
-     * The repair runs on circuits at most 2 cells wrong: of the 47 runs of sweep50-51 that ended at
-     * most 5 wrong, it took 1 of 8 two-cell misses to 0 and 2 to 1 (one of which evolution then took to
-     * 0), and none of the 38 at 3-5 wrong below 3 */
+     * above 10 at epoch 1500 or above 5 at epoch 2000: every exact run found (H100, H200) was at most
+     * 16, 8 and 4 cells wrong there, and replayed on 1,500 runs the rule keeps them all and cuts the
+     * mean run to about 0.29 of its epochs (doc/training.md, "growth").
+     * The repair runs on circuits at most 2 cells wrong: of the runs that ended at most 5 wrong, it
+     * took 1 of 8 two-cell misses to 0 and 2 to 1 (one of which evolution then took to 0), and none
+     * of the 38 at 3-5 wrong below 3 */
     {"growth", 0.0f, 0.0f, 0, 0, 0, 0, 1, DLCA_PARAM_SOFTMAX16, 2, 2, 1500, 1, 2, "750:25,1500:10,2000:5"},
 };
 

@@ -1,4 +1,4 @@
-/* Targets and start grids of the presets (dlca_cl/recipe.h, spec/dlca.md
+/* Targets and start grids of the presets (dlca_cl/recipe.h, doc/semantics.md
  * section 5): the checkerboard, the growth and colour images and the Game
  * of Life boards with their one-step successors. */
 #include <stdio.h>
@@ -10,7 +10,7 @@
 
 int dlca_preset_is_gol(const dlca_preset *p) { return p && !strcmp(p->name, "gol"); }
 
-/* spec/dlca.md section 5: squares of 2 cells, cell (r, q) = (r/2 + q/2) mod 2.
+/* doc/semantics.md section 5: squares of 2 cells, cell (r, q) = (r/2 + q/2) mod 2.
  * The loss reads channel 0 only; the other channels stay 0. */
 void dlca_target_checkerboard(int H, int W, int C, float *y) {
   for (int r = 0; r < H; r++)
@@ -91,7 +91,7 @@ void dlca_gol_order(uint64_t seed, int order[DLCA_GOL_BOARDS]) {
   }
 }
 
-/* spec/dlca.md section 5: one Life step on a 3x3 torus. Every cell of a
+/* doc/semantics.md section 5: one Life step on a 3x3 torus. Every cell of a
  * 3x3 torus neighbours all 8 others, wrapped. */
 static void gol_board(int index, float *x, float *y) {
   for (int r = 0; r < 3; r++)
@@ -117,7 +117,7 @@ void dlca_gol_all(float *x, float *y) {
   for (int i = 0; i < DLCA_GOL_BOARDS; i++) gol_board(i, x + 9 * i, y + 9 * i);
 }
 
-/* spec/dlca.md section 5: born with exactly 3 live neighbours, survives with
+/* doc/semantics.md section 5: born with exactly 3 live neighbours, survives with
  * 2 or 3, coordinates wrapping round. */
 void dlca_gol_step(int H, int W, const float *x, float *y) {
   for (int r = 0; r < H; r++)

@@ -1,6 +1,6 @@
 /* The reference backward pass: backpropagation through all T steps with
  * recomputation (only the T+1 grids are kept; each cell's circuit is re-run
- * from its patch), and the 4-sum gate gradient of spec section 1.
+ * from its patch), and the 4-sum gate gradient of doc/semantics.md section 1.
  *
  * Determinism: cells are split into a fixed number of chunks, independent of
  * the thread count; each chunk owns its double accumulators, and the chunks
@@ -105,7 +105,7 @@ int dlca__ref_gradient_sums(const dlca_model *m, const dlca_run *run, const floa
   if (loss) *loss = dlca__ref_loss(run, C, sT, target);
   if (out_state) memcpy(out_state, sT, sizeof(float) * grid);
 
-  /* dL/ds_T = 2 (s_T - y) on the loss channels (spec section 4.3) */
+  /* dL/ds_T = 2 (s_T - y) on the loss channels (doc/semantics.md section 4.3) */
   memset(g, 0, sizeof(float) * grid);
   for (size_t i = 0; i < cells; i++)
     for (int j = 0; j < run->n_loss_channels; j++) {

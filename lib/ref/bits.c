@@ -253,7 +253,7 @@ static void rollout_bits(const dlca_bits *b, const variant_set *vs, const live_m
           in = out;
           out += (size_t)L->n_gates * NW;
         }
-        /* spec section 3.2: output s of kernel k on channel c at C + c*(S*K) + s*K + k */
+        /* doc/semantics.md section 3.2: output s of kernel k on channel c at C + c*(S*K) + s*K + k */
         for (int s = 0; s < S; s++)
           memcpy(ws->uin + (size_t)(C + c * S * K + s * K + k) * NW, in + (size_t)s * NW, sizeof(word) * NW);
       }

@@ -1,4 +1,4 @@
-/* The reference forward pass: one cell's circuit (spec section 3), T sync or
+/* The reference forward pass: one cell's circuit (doc/semantics.md section 3), T sync or
  * async steps over a batch of grids, the loss, and run validation. */
 #include <math.h>
 #include <stdlib.h>
@@ -69,7 +69,7 @@ void dlca__ref_layout(const dlca_model *m, dlca_ref_layout *lay) {
 }
 
 void dlca__ref_patch(const float *grid, int H, int W, int C, int periodic, int r, int q, float *patch) {
-  /* spec section 3.1: element f = 3*dr + dq is cell (r + dr - 1, q + dq - 1) */
+  /* doc/semantics.md section 3.1: element f = 3*dr + dq is cell (r + dr - 1, q + dq - 1) */
   for (int dr = 0; dr < 3; dr++)
     for (int dq = 0; dq < 3; dq++) {
       int rr = r + dr - 1, qq = q + dq - 1;
@@ -108,7 +108,7 @@ const float *dlca__ref_cell_forward(const dlca_model *m, const dlca_ref_layout *
         layer_forward(L, coef + 4 * (L->gate0 + (size_t)k * L->n_gates), x + lay->poff[l],
                       x + lay->poff[l + 1]);
       }
-      /* spec section 3.2: output s of kernel k on channel c at c*(S*K) + s*K + k */
+      /* doc/semantics.md section 3.2: output s of kernel k on channel c at c*(S*K) + s*K + k */
       for (int s = 0; s < S; s++) uin[C + c * S * K + s * K + k] = x[lay->poff[lay->nP] + s];
     }
   for (int l = 0; l < lay->nU; l++) {

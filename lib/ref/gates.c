@@ -1,4 +1,4 @@
-/* The 16 relaxed gates as 4 coefficients each, spec/dlca.md section 1, from
+/* The 16 relaxed gates as 4 coefficients each, doc/semantics.md section 1, from
  * either parametrisation: softmax-16, or the input-wise one (IWP, issue 6). */
 #include <math.h>
 #include "ref/ref_impl.h"

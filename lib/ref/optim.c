@@ -1,4 +1,4 @@
-/* Clip by value and AdamW with optax semantics, spec/dlca.md section 4.5-4.6. */
+/* Clip by value and AdamW with optax semantics, doc/semantics.md section 4.5-4.6. */
 #include <math.h>
 #include "ref/ref_impl.h"
 

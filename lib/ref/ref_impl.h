@@ -1,11 +1,11 @@
-/* Internals of the CPU reference engine: the gate algebra (spec section 1)
+/* Internals of the CPU reference engine: the gate algebra (doc/semantics.md section 1)
  * and the per-cell activation layout shared by forward.c and backward.c. */
 #ifndef DLCA_REF_IMPL_H
 #define DLCA_REF_IMPL_H
 
 #include "model/model_impl.h"
 
-/* op_i(a, b) = M[i][0] + M[i][1] a + M[i][2] b + M[i][3] ab (spec section 1). */
+/* op_i(a, b) = M[i][0] + M[i][1] a + M[i][2] b + M[i][3] ab (doc/semantics.md section 1). */
 extern const float dlca__gate_M[16][4];
 
 /* Per-gate coefficients, 4 floats per gate in flat gate order (gate g of

@@ -96,7 +96,7 @@ static size_t plan_backward(const dlca_trainer *t, cl_shape *s, const cl_tuned *
  * one launch) and there is more than one step. Its groups wait for each
  * other, so it is for devices that run all s->nwg groups at once (the
  * tuned groups per compute unit must fit); where they do not, the waits
- * give up and cl_loss reports it. */
+ * give up and dlca__clt_loss reports it. */
 static void plan_persist(const dlca_trainer *t, cl_shape *s, const cl_tuned *u) {
   s->units = (cells_of(t) + (size_t)s->cpw - 1) / (size_t)s->cpw;
   s->persist = !s->kernels && u->persist > 0 && t->cfg.steps > 1 &&
@@ -160,9 +160,10 @@ static void plan_perc_unit(const dlca_trainer *t, cl_shape *s, const cl_tuned *u
  * trainer_tile.cl's (KERNELS 2), or trainer.cl's, whose group must fit the
  * local memory (`local`). TILE_CELLS: from that many cells per step on, the
  * forward steps of the GPU-shaped set are trainer_tile.cl's where its tile
- * fits in local memory (H100, doc/performance.md v9: 2.3x faster than
- * dlca_forward at batch 512; its backward step is not, and runs only with
- * KERNELS 2). */
+ * fits in local memory (a lane a cell makes a gate's inputs contiguous
+ * rows: 2.3x faster than dlca_forward at batch 512 on the H100,
+ * doc/performance.md, "What is fast, and why"; its backward step is not,
+ * and runs only with KERNELS 2). */
 static int plan_steps(const dlca_trainer *t, cl_shape *s, const cl_tuned *u, size_t local) {
   const dlca_context *ctx = t->ctx;
   int rc;
@@ -188,7 +189,8 @@ static int plan_steps(const dlca_trainer *t, cl_shape *s, const cl_tuned *u, siz
 /* PERC_GROUPS_PER_CU: that launch's own groups per compute unit (times
  * WG / WG_NARROW, as PERC_SPLIT_GROUPS_PER_CU), so that a register cap
  * (BWD_MAXNREG) can give dlca_backward 4 groups an SM while
- * dlca_backward_perc keeps its 6 (doc/performance.md, v28). Its group g
+ * dlca_backward_perc keeps its 6 (doc/performance.md, "Register caps
+ * written into the PTX"). Its group g
  * adds to slot g of the sums; slots past either launch's groups stay zero. */
 static void plan_perc_groups(const dlca_trainer *t, cl_shape *s, const cl_tuned *u, int scale) {
   s->nwg_perc = s->nwg;
