@@ -126,7 +126,7 @@ static const char help_text[] =
     "EXAMPLES\n"
     "    dlca-bench --preset checkerboard --batch 1,2,8,32,128,512,1024 --device gpu\n"
     "    dlca-bench --preset checkerboard --batch 2 --backend ref --repeats 3\n"
-    "    dlca-bench --preset all --json bench.json --markdown doc/performance.md\n";
+    "    dlca-bench --preset all --json bench.json --markdown perf.md\n";
 
 typedef struct options {
   const char *presets[MAX_LIST];
