@@ -1088,6 +1088,36 @@ static void kernel_file_name(const char *arg, char *out, size_t n) {
   snprintf(out, n, "%s%s", arg, l > 3 && !strcmp(arg + l - 3, ".cl") ? "" : ".cl");
 }
 
+/* One line on the winner of a tuned file (0), or on why there is none (1). */
+static int report_file(tuner *T, kfile *k) {
+  char ps[512], rs[512];
+  if (k->changed) {
+    fprintf(stderr, "%s: %s: the file changed on disk while it was being tuned; run dlca-tune again\n", PROG,
+            k->file);
+    return CLI_FAIL;
+  }
+  if (k->winner < 0) {
+    const char *why = k->n_m ? k->m[0].msg : "nothing measured";
+    fprintf(stderr, "%s: %s: no configuration ran; the default's failure: %s\n", PROG, k->file, why);
+    return CLI_FAIL;
+  }
+  const meas *w = &k->m[k->winner], *r = &k->m[k->ref];
+  params_str(k, w->v, ps, sizeof ps);
+  params_str(k, r->v, rs, sizeof rs);
+  fprintf(T->out, "winner %-*s  %s: %.3f ms/epoch (%s)", T->kw, k->file, ps, score(k, w),
+          k->use_wall ? "wall" : "device");
+  if (k->winner == k->ref) fprintf(T->out, ", the reference");
+  else fprintf(T->out, ", x%.2f over the reference %s (%.3f ms)", score(k, r) / score(k, w), rs, score(k, r));
+  if (k->start_idx >= 0 && k->start_idx != k->ref && k->start_idx != k->winner && k->m[k->start_idx].status == ST_OK) {
+    params_str(k, k->start, rs, sizeof rs);
+    fprintf(T->out, ", x%.2f over the current %s", score(k, &k->m[k->start_idx]) / score(k, w), rs);
+  }
+  fprintf(T->out, "\n");
+  if (memcmp(k->m[k->ref].v, k->m[0].v, sizeof(int) * k->nt))
+    fprintf(T->out, "       (the defaults failed, so the first configuration that ran was the reference)\n");
+  return CLI_OK;
+}
+
 int main(int argc, char **argv) {
   static tuner T;
   static kfile ks[MAX_FILES];
@@ -1192,36 +1222,9 @@ int main(int argc, char **argv) {
   fprintf(T.out, "\n");
   int tuned = 0;
   for (int i = 0; i < nk; i++) {
-    kfile *k = &ks[i];
-    char ps[512], rs[512];
-    if (k->changed) {
-      fprintf(stderr, "%s: %s: the file changed on disk while it was being tuned; run dlca-tune again\n", PROG,
-              k->file);
-      code = CLI_FAIL;
-      continue;
-    }
-    if (k->winner < 0) {
-      const char *why = k->n_m ? k->m[0].msg : "nothing measured";
-      fprintf(stderr, "%s: %s: no configuration ran; the default's failure: %s\n", PROG, k->file, why);
-      code = CLI_FAIL;
-      continue;
-    }
-    tuned++;
-    const meas *w = &k->m[k->winner], *r = &k->m[k->ref];
-    params_str(k, w->v, ps, sizeof ps);
-    params_str(k, r->v, rs, sizeof rs);
-    fprintf(T.out, "winner %-*s  %s: %.3f ms/epoch (%s)", T.kw, k->file, ps, score(k, w),
-            k->use_wall ? "wall" : "device");
-    if (k->winner == k->ref) fprintf(T.out, ", the reference");
-    else fprintf(T.out, ", x%.2f over the reference %s (%.3f ms)", score(k, r) / score(k, w), rs, score(k, r));
-    if (k->start_idx >= 0 && k->start_idx != k->ref && k->start_idx != k->winner &&
-        k->m[k->start_idx].status == ST_OK) {
-      params_str(k, k->start, rs, sizeof rs);
-      fprintf(T.out, ", x%.2f over the current %s", score(k, &k->m[k->start_idx]) / score(k, w), rs);
-    }
-    fprintf(T.out, "\n");
-    if (memcmp(k->m[k->ref].v, k->m[0].v, sizeof(int) * k->nt))
-      fprintf(T.out, "       (the defaults failed, so the first configuration that ran was the reference)\n");
+    int r = report_file(&T, &ks[i]);
+    if (r) code = r;
+    else tuned++;
   }
   if (tuned && do_write) {
     int wc = write_table(&T, ks, nk, path, !o->output);
