@@ -61,17 +61,23 @@ for h in $harnesses; do
         -artifact_prefix="$out/crashes/$h-")
   case $h in model | tuning) opts+=(-dict="$top/tests/fuzz/json.dict") ;; esac
   dirs=("$corpus" "$seeds/$seed")
-  [ -d "$top/tests/fuzz/corpus/$seed" ] && dirs+=("$top/tests/fuzz/corpus/$seed")
+  # committed seeds, and the inputs of past findings (run first, so that a
+  # defect that comes back fails at once)
+  for d in corpus regressions; do
+    [ -d "$top/tests/fuzz/$d/$seed" ] && dirs+=("$top/tests/fuzz/$d/$seed")
+  done
   log=$out/logs/$h.log
   # shellcheck disable=SC2086
   if "$exe" "${opts[@]}" ${DLCA_FUZZ_ARGS:-} "${dirs[@]}" >"$log" 2>&1; then r=ok; else r=FAILED status=1; fi
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  # -fork and -jobs print no final stats: the last progress line's count
+  [ -n "$execs" ] || execs=$(sed -n 's/^#\([0-9][0-9]*\).*/\1/p' "$log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
   line=$(printf '%-18s %10s executions %7s exec/s  %s' "$h" "${execs:-?}" "${rate:-?}" "$r")
   echo "run-fuzz: $line"
   summary+="$line"$'\n'
   if [ $r = FAILED ]; then
-    grep -E '^(==[0-9]+==ERROR|SUMMARY|fuzz:|.*runtime error)|Test unit written' "$log" | head -20 >&2
+    grep -E '^(==[0-9]+== ?ERROR|SUMMARY|fuzz:|.*runtime error)|Test unit written' "$log" | head -20 >&2
   fi
 done
 rm -rf "$out/tmp"
