@@ -21,6 +21,12 @@ command -v clang >/dev/null || { echo "run-fuzz: clang not found (scripts/deps.s
 [ -x "$build/tools/dlca-train" ] || "$top/scripts/build.sh"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+# the harnesses' scratch files, on tmpfs where there is one; removed at exit
+shm=/dev/shm
+[ -d $shm ] && [ -w $shm ] || shm=${TMPDIR:-/tmp}
+scratch=$(mktemp -d "$shm/dlca-fuzz.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+export DLCA_FUZZ_TMP=$scratch
 make -s -f "$top/tests/fuzz/fuzz.mk" -j"$(nproc)" TOP="$top" BUILD="$(cd "$build" && pwd)" OUT="$out"
 
 # Seeds, written afresh by the current code: what each harness writes in
@@ -30,18 +36,17 @@ make -s -f "$top/tests/fuzz/fuzz.mk" -j"$(nproc)" TOP="$top" BUILD="$(cd "$build
 # dlca-train (its --save and --checkpoint), a PoCL cache entry, the
 # shipped tuning table and kernels.
 seeds=$out/seeds
-rm -rf "$seeds" "$out/tmp"
-mkdir -p "$out/tmp"
+rm -rf "$seeds"
 for h in model tuning checkpoint cache image annotations; do mkdir -p "$seeds/$h"; done
 for h in model checkpoint cache image; do DLCA_FUZZ_SEEDS=$seeds/$h "$out/fuzz_$h"; done
 for par in softmax16 iwp; do
-  (cd "$out/tmp" && "$build/tools/dlca-train" --preset gol --model "$seeds/model/small-$par.json" \
+  (cd "$scratch" && "$build/tools/dlca-train" --preset gol --model "$seeds/model/small-$par.json" \
     --backend ref --epochs 2 --seed 1 --save "$seeds/model/trained-$par.json" \
     --checkpoint "$seeds/checkpoint/trained-$par.ckpt" >/dev/null 2>&1) ||
     { echo "run-fuzz: dlca-train could not write the $par model and checkpoint seeds" >&2; exit 1; }
 done
-if DLCA_CL_CACHE_DIR=$out/tmp/cache "$build/tools/dlca-info" --build selftest.cl >/dev/null 2>&1; then
-  cp "$out"/tmp/cache/programs/*.clbin "$seeds/cache/"
+if DLCA_CL_CACHE_DIR=$scratch/cache "$build/tools/dlca-info" --build selftest.cl >/dev/null 2>&1; then
+  cp "$scratch"/cache/programs/*.clbin "$seeds/cache/"
 else
   echo "run-fuzz: no OpenCL device: the cache harness starts from its own entries only" >&2
 fi
@@ -80,7 +85,6 @@ for h in $harnesses; do
     grep -E '^(==[0-9]+== ?ERROR|SUMMARY|fuzz:|.*runtime error)|Test unit written' "$log" | head -20 >&2
   fi
 done
-rm -rf "$out/tmp"
 printf '\nrun-fuzz: %s s per harness\n%s' "$secs" "$summary"
 [ $status = 0 ] || echo "run-fuzz: a harness failed; logs in $out/logs, inputs in $out/crashes" >&2
 exit $status

@@ -13,15 +13,15 @@
 #include <unistd.h>
 #include "dlca_cl.h"
 
-/* A directory of this process, under /dev/shm when there is one (the file
- * is rewritten on every run), else $TMPDIR or /tmp; removed at exit. */
-static char fuzz_dir_[512];
+/* A directory of this process under $DLCA_FUZZ_TMP (scripts/run-fuzz.sh
+ * makes one on /dev/shm), else /dev/shm when there is one, $TMPDIR or
+ * /tmp; the one file a harness writes there is rewritten for every input,
+ * and both are removed at a normal exit. */
+static char fuzz_dir_[512], fuzz_path_[600];
 
 static inline void fuzz_cleanup_(void) {
-  char cmd[600];
-  if (!fuzz_dir_[0]) return;
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", fuzz_dir_);
-  if (system(cmd) != 0) fprintf(stderr, "fuzz: could not remove %s\n", fuzz_dir_);
+  if (fuzz_path_[0]) unlink(fuzz_path_);
+  if (fuzz_dir_[0]) rmdir(fuzz_dir_);
 }
 
 static inline const char *fuzz_dir(void) {
@@ -42,14 +42,13 @@ static inline const char *fuzz_dir(void) {
 
 /* Writes data to <fuzz_dir>/name and returns the path (static storage). */
 static inline const char *fuzz_write(const char *name, const uint8_t *data, size_t size) {
-  static char path[600];
-  snprintf(path, sizeof path, "%s/%s", fuzz_dir(), name);
-  FILE *f = fopen(path, "wb");
+  snprintf(fuzz_path_, sizeof fuzz_path_, "%s/%s", fuzz_dir(), name);
+  FILE *f = fopen(fuzz_path_, "wb");
   if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f) != 0) {
-    perror(path);
+    perror(fuzz_path_);
     abort();
   }
-  return path;
+  return fuzz_path_;
 }
 
 /* A refusal must say which file (the house rule: errors name the file). */
