@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The tests: builds, runs `make check` (on PoCL's CPU device and the CPU
 # reference, with the JAX vectors from ../shared when present), then
-# `make distcheck` to prove the dist tarball is complete, then the tests
-# again under the sanitizers (scripts/run-sanitizers.sh; DLCA_SANITIZE=0
-# skips that).
+# `make distcheck` to prove the dist tarball is complete, then each
+# libFuzzer harness for 30 s (scripts/run-fuzz.sh; DLCA_FUZZ=0 skips it),
+# then the tests again under the sanitizers (scripts/run-sanitizers.sh;
+# DLCA_SANITIZE=0 skips that).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/build.sh"
@@ -14,6 +15,10 @@ if ! make -j"$(nproc)" check; then
 fi
 make -j"$(nproc)" distcheck >/dev/null
 echo "run-tests: make check and make distcheck passed"
+# every parser under libFuzzer, 30 s each (about 4 min), in build-fuzz/
+if [ "${DLCA_FUZZ:-1}" != 0 ]; then
+  "$top/scripts/run-fuzz.sh" 30
+fi
 # the same tests under ASan, UBSan and LSan, in build-asan/
 if [ "${DLCA_SANITIZE:-1}" != 0 ]; then
   "$top/scripts/run-sanitizers.sh"
