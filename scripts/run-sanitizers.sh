@@ -33,6 +33,8 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=98"
 # that need OpenCL to start after a fork (in test_device.c and test_cache.c)
 # say SKIP here; the plain make check runs them.
 export CK_FORK=no
+# the script tests build their own programs with these flags, and skip ulimit -v
+export DLCA_SANITIZER_FLAGS="$san"
 # LeakSanitizer's tracer, which stops every thread to scan for leaks at
 # exit, can itself crash while PoCL's worker threads come and go ("Tracer
 # caught signal 11", then "LeakSanitizer has encountered a fatal error"; seen

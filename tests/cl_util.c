@@ -7,7 +7,24 @@
 #include <unistd.h>
 #include "cl_util.h"
 
+/* The runner's DLCA_CL_KERNEL_PATH, saved before any test changes it
+ * (under CK_FORK=no every test shares one process, and the library knows no
+ * kernels but the installed ones without it). */
+static char *saved_kpath;
+
+void tcl_save_env(void) {
+  const char *k = getenv("DLCA_CL_KERNEL_PATH");
+  free(saved_kpath);
+  saved_kpath = k ? strdup(k) : NULL;
+}
+
+static void restore_kpath(void) {
+  if (saved_kpath) setenv("DLCA_CL_KERNEL_PATH", saved_kpath, 1);
+  else unsetenv("DLCA_CL_KERNEL_PATH");
+}
+
 int tcl_platform(void) {
+  restore_kpath(); /* whatever the test before this one set */
   dlca_device_info *d;
   size_t n;
   int rc = dlca_device_list(&d, &n);
@@ -20,19 +37,8 @@ int tcl_platform(void) {
   return 1;
 }
 
-/* The runner's environment, saved before any test changes it (under
- * CK_FORK=no every test shares one process). */
-static char *saved_kpath;
-static int saved;
-
 const char *tcl_fresh_env(const char *tag) {
-  if (!saved) {
-    const char *k = getenv("DLCA_CL_KERNEL_PATH");
-    saved_kpath = k ? strdup(k) : NULL;
-    saved = 1;
-  }
-  if (saved_kpath) setenv("DLCA_CL_KERNEL_PATH", saved_kpath, 1);
-  else unsetenv("DLCA_CL_KERNEL_PATH");
+  restore_kpath();
   unsetenv("DLCA_CL_TUNING");
   unsetenv("DLCA_CL_CACHE");
   const char *dir = tu_tmpdir(tag);

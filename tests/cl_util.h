@@ -5,7 +5,11 @@
 #include "cl/runtime.h"
 #include "util.h"
 
-/* 1 if an OpenCL platform exists; else prints a SKIP line and returns 0. */
+/* Saves the runner's DLCA_CL_KERNEL_PATH (tests/main.c, before any test),
+ * which tcl_platform() and tcl_fresh_env() put back. */
+void tcl_save_env(void);
+/* 1 if an OpenCL platform exists; else prints a SKIP line and returns 0.
+ * It first puts back the runner's DLCA_CL_KERNEL_PATH. */
 int tcl_platform(void);
 /* Resets the DLCA_CL_* environment to what the test runner was started
  * with, then points DLCA_CL_CACHE_DIR at a fresh directory (returned). */

@@ -9,6 +9,8 @@
 . "$(dirname "$0")/shell-lib.sh"
 dlca_test_init tools/dlca-train dlca-memory
 
+# AddressSanitizer reserves terabytes of address space, which ulimit -v forbids
+[ -z "${DLCA_SANITIZER_FLAGS:-}" ] || { echo "SKIP: under the sanitizers (ulimit -v stops ASan itself)"; exit 77; }
 (ulimit -v 2600000) 2>/dev/null || { echo "SKIP: this shell cannot set ulimit -v"; exit 77; }
 limited() { (ulimit -v 2600000 && exec "$prog" --quiet --preset checkerboard --epochs 1 "$@"); }
 

@@ -2,6 +2,7 @@
  * runs only the named suites. */
 #include <stdlib.h>
 #include <string.h>
+#include "cl_util.h"
 #include "suites.h"
 #include "util.h"
 
@@ -9,6 +10,7 @@
 DLCA_TEST_SUITES(DECLARE)
 
 int main(int argc, char **argv) {
+  tcl_save_env();
   SRunner *sr = srunner_create(NULL);
 #define ADD(name)                                                 \
   {                                                               \

@@ -37,7 +37,8 @@ flags=$(pkg-config --define-variable=prefix="$dest$prefix" --cflags --libs dlca_
 case "$flags" in *"-I$dest"*"-L$dest"* | *"-L$dest"*"-I$dest"*) ;; *) fail "pkg-config does not point into $dest: $flags" ;; esac
 # shellcheck disable=SC2086 # the flags are words
 expect 0 "compile against the installed prefix" -- \
-  $cc -Wall -Wextra -Werror -o outside "$here/outside/checkerboard.c" $flags
+  # under scripts/run-sanitizers.sh the library is instrumented, so the program is too
+  $cc -Wall -Wextra -Werror ${DLCA_SANITIZER_FLAGS:-} -o outside "$here/outside/checkerboard.c" $flags
 [ -x outside ] || {
   echo "$failures check(s) failed"
   exit 1
