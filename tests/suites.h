@@ -18,4 +18,5 @@
   X(jobs) \
   X(recipe) \
   X(mutations) \
-  X(files)
+  X(files) \
+  X(ops)
