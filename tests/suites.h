@@ -19,4 +19,5 @@
   X(recipe) \
   X(mutations) \
   X(files) \
-  X(ops)
+  X(ops) \
+  X(optim)

@@ -112,11 +112,8 @@ static int check_field(const dlca_optim_config *c, const field *f, const char *k
   }
   int ok = isfinite(v) && v >= f->lo && (f->hi_open ? v < f->hi : v <= f->hi);
   if (ok) return DLCA_OK;
-  if (isinf(f->hi))
-    return dlca__fail(DLCA_EINVAL, "%s: %s = %g is outside [%g, inf) (finite, >= %g)", kn, f->name, v, f->lo,
-                      f->lo);
   return dlca__fail(DLCA_EINVAL, "%s: %s = %g is outside [%g, %g%c", kn, f->name, v, f->lo, f->hi,
-                    f->hi_open ? ')' : ']');
+                    isinf(f->hi) || f->hi_open ? ')' : ']');
 }
 
 int dlca_optim_config_check(const dlca_optim_config *c) {

@@ -78,7 +78,8 @@ int dlca_lr_spec_check(const dlca_lr_spec *s) {
   case DLCA_LRS_COSINE: st = range(s, "eta_min", s->eta_min, 0, INFINITY, 0, 1);
     return st ? st : positive(s, "T_max", s->t_max);
   case DLCA_LRS_ONECYCLE:
-    if ((st = range(s, "max_lr", s->max_lr, 0, INFINITY, 0, 1)) || (st = range(s, "pct_start", s->pct_start, 0, 1, 0, 0)) ||
+    if ((st = range(s, "max_lr", s->max_lr, 0, INFINITY, 0, 1)) ||
+        (st = range(s, "pct_start", s->pct_start, 0, 1, 0, 0)) ||
         (st = range(s, "div_factor", s->div_factor, 0, INFINITY, 1, 1)) ||
         (st = range(s, "final_div_factor", s->final_div_factor, 0, INFINITY, 1, 1)))
       return st;
