@@ -12,6 +12,8 @@
 #include "util.h"
 
 void optim_add_checks(TCase *tc);
+void optim_add_ref(TCase *tc, int n_cases);
+dlca_optim_config optim_case_config(int i);
 
 static void report(const dlca__ops_vector *v, const char *what, dlca__ops_cmp c) {
   fprintf(stderr, "optim: %-20s %-16s worst |err| %.3g (%.3g of its tolerance)\n", v->name, what, c.worst,
@@ -154,8 +156,9 @@ START_TEST(test_optim_vectors) {
 }
 END_TEST
 
-/* Every optimizer with every state slot it can have. */
-static dlca_optim_config resume_config(int i) {
+/* Every optimizer with every state slot it can have (shared with
+ * test_optim_ref.c). */
+dlca_optim_config optim_case_config(int i) {
   static const struct {
     int kind;
     const char *k1;
@@ -200,7 +203,7 @@ static void run_steps(dlca_optimizer *o, float *p, int first, int last) {
 /* 12 steps straight, against 5 steps, a checkpoint into a fresh optimizer,
  * and 7 more: the same bits, parameters and state. */
 START_TEST(test_optim_resume) {
-  dlca_optim_config cfg = resume_config(_i);
+  dlca_optim_config cfg = optim_case_config(_i);
   float a[TOTAL], b[TOTAL];
   tu_random(a, TOTAL, -1.0f, 1.0f, 99);
   memcpy(b, a, sizeof a);
@@ -231,7 +234,7 @@ END_TEST
 
 /* A checkpoint of another kind, slot count or tensor shape is refused by name. */
 START_TEST(test_optim_resume_mismatch) {
-  dlca_optim_config adam = resume_config(2), rms = resume_config(4);
+  dlca_optim_config adam = optim_case_config(2), rms = optim_case_config(4);
   dlca_optimizer *a, *r, *other;
   size_t sizes2[N_T] = {7, 299, 2};
   ck_assert_int_eq(dlca_optim_new(&adam, N_T, resume_sizes, &a), DLCA_OK);
@@ -261,6 +264,7 @@ Suite *suite_optim(void) {
   tcase_add_loop_test(tc, test_optim_resume, 0, N_RESUME);
   tcase_add_test(tc, test_optim_resume_mismatch);
   optim_add_checks(tc);
+  optim_add_ref(tc, N_RESUME);
   suite_add_tcase(s, tc);
   return s;
 }
