@@ -171,6 +171,11 @@ START_TEST(test_optim_schedules) {
     ck_assert_int_eq(dlca_lr_chain_at(2, parts, ms, (uint64_t)want[i][0], &lr), DLCA_OK);
     ck_assert_double_eq_tol(lr, want[i][1], 1e-15);
   }
+  dlca_lr_spec three[3] = {parts[0], parts[1], parts[1]};
+  uint64_t ms2[2] = {5, 5};
+  ck_assert_int_eq(dlca_lr_chain_at(3, three, ms2, 0, &lr), DLCA_EINVAL);
+  ck_assert_str_eq(dlca_last_error(), "lr chain: milestone 1 = 5 is not above milestone 0 = 5");
+  ck_assert_int_eq(dlca_lr_chain_at(2, parts, NULL, 0, &lr), DLCA_EINVAL);
   float fill[20];
   ck_assert_int_eq(dlca_lr_chain_fill(2, parts, ms, 0, 20, fill), DLCA_OK);
   for (uint64_t t = 0; t < 20; t++) {

@@ -129,10 +129,11 @@ int dlca_lr_at(const dlca_lr_spec *s, uint64_t t, double *lr) {
 
 int dlca_lr_chain_at(size_t n, const dlca_lr_spec *parts, const uint64_t *milestones, uint64_t t, double *lr) {
   if (n == 0 || !parts) return dlca__fail(DLCA_EINVAL, "lr chain: no schedules");
-  for (size_t i = 1; i < n; i++)
-    if (milestones[i - 1] < (i > 1 ? milestones[i - 2] : 0) + (i > 1))
-      return dlca__fail(DLCA_EINVAL, "lr chain: milestone %zu = %llu does not increase", i - 1,
-                        (unsigned long long)milestones[i - 1]);
+  if (n > 1 && !milestones) return dlca__fail(DLCA_EINVAL, "lr chain: %zu schedules and no milestones", n);
+  for (size_t i = 2; i < n; i++)
+    if (milestones[i - 1] <= milestones[i - 2])
+      return dlca__fail(DLCA_EINVAL, "lr chain: milestone %zu = %llu is not above milestone %zu = %llu", i - 1,
+                        (unsigned long long)milestones[i - 1], i - 2, (unsigned long long)milestones[i - 2]);
   size_t i = 0;
   while (i + 1 < n && t >= milestones[i]) i++;
   return dlca_lr_at(&parts[i], i ? t - milestones[i - 1] : t, lr);
