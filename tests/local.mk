@@ -20,7 +20,12 @@ tests_main_SOURCES += tests/test_tuning.c
 tests_main_SOURCES += tests/test_mutations.c
 tests_main_SOURCES += tests/test_files.c
 tests_main_SOURCES += tests/cl_util.h tests/cl_util.c
+# The compute layer (issue 31): its vectors are ../shared/testdata/ops.
+tests_main_SOURCES += tests/test_ops.c tests/ops_util.h tests/ops_util.c
+# The optimizer suite (issue 32) against the same vectors.
+tests_main_SOURCES += tests/test_optim.c tests/test_optim_checks.c tests/test_optim_ref.c
 AM_TESTS_ENVIRONMENT = DLCA_TESTDATA='$(abs_top_srcdir)/../shared/testdata/reference'; export DLCA_TESTDATA; \
+	DLCA_OPS_TESTDATA='$(abs_top_srcdir)/../shared/testdata/ops'; export DLCA_OPS_TESTDATA; \
 	DLCA_CL_KERNEL_PATH='$(abs_top_srcdir)/kernels-cl'; export DLCA_CL_KERNEL_PATH; \
 	DLCA_TOP_BUILDDIR='$(abs_top_builddir)'; export DLCA_TOP_BUILDDIR; \
 	DLCA_CL_CACHE_DIR='$(abs_top_builddir)/tests/cache'; export DLCA_CL_CACHE_DIR; \

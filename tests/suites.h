@@ -18,4 +18,6 @@
   X(jobs) \
   X(recipe) \
   X(mutations) \
-  X(files)
+  X(files) \
+  X(ops) \
+  X(optim)
