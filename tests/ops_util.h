@@ -16,4 +16,7 @@ typedef struct to_list {
 } to_list;
 void to_list_files(const char *dir, const char *prefix, to_list *out);
 void to_list_free(to_list *l);
+#include <check.h>
+/* The test cases of tests/test_ops_ref.c and tests/test_ops_fd.c. */
+TCase *to_tcase_ref(void);
 #endif
