@@ -19,4 +19,5 @@ void to_list_free(to_list *l);
 #include <check.h>
 /* The test cases of tests/test_ops_ref.c and tests/test_ops_fd.c. */
 TCase *to_tcase_ref(void);
+TCase *to_tcase_fd(void);
 #endif

@@ -117,5 +117,6 @@ Suite *suite_ops(void) {
   tcase_add_test(tc, test_ops_read_missing);
   suite_add_tcase(s, tc);
   suite_add_tcase(s, to_tcase_ref());
+  suite_add_tcase(s, to_tcase_fd());
   return s;
 }
