@@ -17,7 +17,8 @@ typedef struct to_list {
 void to_list_files(const char *dir, const char *prefix, to_list *out);
 void to_list_free(to_list *l);
 #include <check.h>
-/* The test cases of tests/test_ops_ref.c and tests/test_ops_fd.c. */
+/* The test cases of tests/test_ops_ref.c, test_ops_fd.c and test_ops_cl.c. */
 TCase *to_tcase_ref(void);
 TCase *to_tcase_fd(void);
+TCase *to_tcase_cl(void);
 #endif

@@ -118,5 +118,6 @@ Suite *suite_ops(void) {
   suite_add_tcase(s, tc);
   suite_add_tcase(s, to_tcase_ref());
   suite_add_tcase(s, to_tcase_fd());
+  suite_add_tcase(s, to_tcase_cl());
   return s;
 }

@@ -1,0 +1,4 @@
+// The program of the compute layer's ops (issue 31): the name that the
+// tuning table ("ops") and the binary cache know. Its pieces are in ops/,
+// each declaring its own @tunables.
+#include "ops/elementwise.cl"
