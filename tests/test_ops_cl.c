@@ -78,18 +78,25 @@ START_TEST(test_ops_cl_binary) {
   if (_i % 2) as = (dlca__shape){1, {5}}, bs = (dlca__shape){4, {2, 3, 1, 5}};
   ck_assert_int_eq(dlca__broadcast_shape(&as, &bs, &ys), DLCA_OK);
   size_t na = dlca__shape_n(&as), nb = dlca__shape_n(&bs), ny = dlca__shape_n(&ys);
-  float *af = malloc(sizeof(float) * na), *bf = malloc(sizeof(float) * nb);
+  float *af = malloc(sizeof(float) * na), *bf = malloc(sizeof(float) * nb), *dyf = malloc(sizeof(float) * ny);
   double *a = malloc(sizeof(double) * na), *b = malloc(sizeof(double) * nb), *y = malloc(sizeof(double) * ny);
+  double *dy = malloc(sizeof(double) * ny), *da = malloc(sizeof(double) * na), *db = malloc(sizeof(double) * nb);
   tu_random(af, na, -3, 3, 900 + (uint64_t)_i);
   tu_random(bf, nb, 0.25f, 3, 950 + (uint64_t)_i);
-  to_double(af, a, na), to_double(bf, b, nb);
+  tu_random(dyf, ny, -1, 1, 980 + (uint64_t)_i);
+  to_double(af, a, na), to_double(bf, b, nb), to_double(dyf, dy, ny);
   ck_assert_int_eq(dlca__ref_binary(fn, &as, a, &bs, b, y), DLCA_OK);
+  ck_assert_int_eq(dlca__ref_binary_backward(fn, &as, a, &bs, b, dy, da, db), DLCA_OK);
   dlca_tensor *ta = tensor(ctx, as, af), *tb = tensor(ctx, bs, bf), *ty = tensor(ctx, ys, NULL);
+  dlca_tensor *tdy = tensor(ctx, ys, dyf), *tda = tensor(ctx, as, NULL), *tdb = tensor(ctx, bs, NULL);
   ck_assert_msg(dlca__ops_cl_binary(ctx, fn, ta, tb, ty) == DLCA_OK, "%s", dlca_last_error());
-  double e = check(ty, y, "y");
-  fprintf(stderr, "ops cl binary %-6s pair %d forward %.2e\n", dlca__binary_fn_name(fn), _i % 2, e);
+  ck_assert_msg(dlca__ops_cl_binary_backward(ctx, fn, ta, tb, tdy, tda, tdb) == DLCA_OK, "%s", dlca_last_error());
+  double e = check(ty, y, "y"), ea = check(tda, da, "da"), eb = check(tdb, db, "db");
+  fprintf(stderr, "ops cl binary %-6s pair %d forward %.2e backward a %.2e b %.2e\n", dlca__binary_fn_name(fn), _i % 2,
+          e, ea, eb);
   dlca_tensor_free(ta), dlca_tensor_free(tb), dlca_tensor_free(ty);
-  free(af), free(bf), free(a), free(b), free(y);
+  dlca_tensor_free(tdy), dlca_tensor_free(tda), dlca_tensor_free(tdb);
+  free(af), free(bf), free(dyf), free(a), free(b), free(y), free(dy), free(da), free(db);
   dlca_context_free(ctx);
 }
 END_TEST
@@ -171,7 +178,21 @@ static double vec_check(const dlca__ops_vector *v, const dlca_tensor *t, const d
   return c.worst;
 }
 
-/* Every unary and binary vector file on the device (forward; unary's backward too). */
+/* A binary file's grads on the device; the worst error of the two. */
+static double vec_binary_backward(dlca_context *ctx, const dlca__ops_vector *v, dlca__binary_fn fn,
+                                  const dlca_tensor *ta, const dlca_tensor *tb) {
+  const dlca__ops_tensor *dy = dlca__ops_set_find(&v->grad_outputs, "y");
+  const dlca__ops_tensor *ga = dlca__ops_set_find(&v->grads, "a"), *gb = dlca__ops_set_find(&v->grads, "b");
+  ck_assert_msg(dy && ga && gb, "%s: grad_outputs.y, grads.a and grads.b", v->path);
+  dlca_tensor *tdy = vec_tensor(ctx, dy), *tda = tensor(ctx, dlca__ops_shape(ga), NULL);
+  dlca_tensor *tdb = tensor(ctx, dlca__ops_shape(gb), NULL);
+  ck_assert_msg(dlca__ops_cl_binary_backward(ctx, fn, ta, tb, tdy, tda, tdb) == DLCA_OK, "%s", dlca_last_error());
+  double e = fmax(vec_check(v, tda, ga), vec_check(v, tdb, gb));
+  dlca_tensor_free(tdy), dlca_tensor_free(tda), dlca_tensor_free(tdb);
+  return e;
+}
+
+/* Every unary and binary vector file on the device, forward and backward. */
 static void run_vector(dlca_context *ctx, const char *path) {
   dlca__ops_vector v;
   ck_assert_msg(dlca__ops_vector_load(path, &v) == DLCA_OK, "%s", dlca_last_error());
@@ -189,6 +210,7 @@ static void run_vector(dlca_context *ctx, const char *path) {
     ck_assert_msg(dlca__ops_cl_binary(ctx, dlca__binary_fn_from_name(name), tx, tb, ty) == DLCA_OK, "%s",
                   dlca_last_error());
   double ef = vec_check(&v, ty, y), eb = 0;
+  if (!unary && v.grads.n) eb = vec_binary_backward(ctx, &v, dlca__binary_fn_from_name(name), tx, tb);
   if (unary) {
     const dlca__ops_tensor *dy = dlca__ops_set_find(&v.grad_outputs, "y"), *dx = dlca__ops_set_find(&v.grads, "x");
     dlca_tensor *tdy = vec_tensor(ctx, dy), *tdx = tensor(ctx, dlca__ops_shape(dx), NULL);
@@ -197,10 +219,7 @@ static void run_vector(dlca_context *ctx, const char *path) {
     eb = vec_check(&v, tdx, dx);
     dlca_tensor_free(tdy), dlca_tensor_free(tdx);
   }
-  if (unary)
-    fprintf(stderr, "ops cl %-20s forward %.2e backward %.2e\n", v.name, ef, eb);
-  else
-    fprintf(stderr, "ops cl %-20s forward %.2e (no device backward yet)\n", v.name, ef);
+  fprintf(stderr, "ops cl %-20s forward %.2e backward %.2e (%zu grads)\n", v.name, ef, eb, v.grads.n);
   dlca_tensor_free(tx), dlca_tensor_free(tb), dlca_tensor_free(ty);
   dlca__ops_vector_free(&v);
 }

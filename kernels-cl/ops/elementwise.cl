@@ -56,6 +56,20 @@ float dlca_ew_binary(int fn, float a, float b) {
   }
 }
 
+// d f/da (side 0) or d f/db (side 1) at (a, b), as the twin's df:
+// torch.maximum splits a tie in halves; fmod's d/db is -trunc(a/b); cmplt has none.
+float dlca_ew_binary_grad(int fn, int side, float a, float b) {
+  switch (fn) {
+    case 0: return 1.0f;
+    case 1: return side ? -1.0f : 1.0f;
+    case 2: return side ? a : b;
+    case 3: return side ? -a / (b * b) : 1.0f / b;
+    case 4: return a == b ? 0.5f : (a > b) == (side == 0) ? 1.0f : 0.0f;
+    case 5: return side ? -trunc(a / b) : 1.0f;
+    default: return 0.0f;
+  }
+}
+
 // y[i] = f(x[i]), i < n.
 __kernel __attribute__((reqd_work_group_size(EW_WG, 1, 1)))
 void dlca_ops_unary(__global const float *x, __global float *y, uint n, int fn) {
@@ -87,4 +101,38 @@ void dlca_ops_binary(__global const float *a, __global const float *b, __global 
   ia += c * sa.y, ib += c * sb.y;
   ia += j * sa.x, ib += j * sb.x;
   y[i] = dlca_ew_binary(fn, a[ia], b[ib]);
+}
+
+// The gradient of one input x (side 0: a, side 1: b; o is the other) of
+// y = f(a, b): one work-item per element i of x sums, in y's row-major order
+// (the twin's order, compensated), dy * df over the y positions that read it.
+// In y's rank-4 axes: xd is x's extent (1 where x broadcasts), bd the extent
+// x broadcasts over (1 elsewhere), ys y's strides, os o's (0 where o broadcasts).
+__kernel __attribute__((reqd_work_group_size(EW_WG, 1, 1)))
+void dlca_ops_binary_backward(__global const float *x, __global const float *o, __global const float *dy,
+                              __global float *dx, uint n, int fn, int side, uint4 xd, uint4 bd, uint4 ys,
+                              uint4 os) {
+  uint i = (uint)get_global_id(0);
+  if (i >= n) return;
+  uint4 c;
+  uint j = i;
+  c.w = j % xd.w, j /= xd.w;
+  c.z = j % xd.z, j /= xd.z;
+  c.y = j % xd.y, c.x = j / xd.y;
+  uint nb = bd.x * bd.y * bd.z * bd.w;
+  float xv = x[i], acc = 0.0f, comp = 0.0f;
+  for (uint r = 0; r < nb; r++) {
+    uint4 p;
+    uint q = r;
+    p.w = c.w + q % bd.w, q /= bd.w;
+    p.z = c.z + q % bd.z, q /= bd.z;
+    p.y = c.y + q % bd.y, p.x = c.x + q / bd.y;
+    float ov = o[p.x * os.x + p.y * os.y + p.z * os.z + p.w * os.w];
+    float g = dy[p.x * ys.x + p.y * ys.y + p.z * ys.z + p.w * ys.w] *
+              dlca_ew_binary_grad(fn, side, side ? ov : xv, side ? xv : ov);
+    float t = acc + (g - comp);  // Kahan: comp carries the low bits lost so far
+    comp = (t - acc) - (g - comp);
+    acc = t;
+  }
+  dx[i] = acc;
 }

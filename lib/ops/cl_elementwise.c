@@ -126,3 +126,48 @@ int dlca__ops_cl_binary(dlca_context *ctx, dlca__binary_fn fn, const dlca_tensor
   const void *args[] = {&a->buf, &b->buf, &y->buf, &n, &f, &yd, &sa, &sb};
   return ew_launch(ctx, k, "dlca_ops_binary", wg, y->n, 8, sizes, args);
 }
+
+/* One side's gradient (side 0: a, 1: b) of y = fn(a, b): dlca_ops_binary_backward's arguments. */
+static int binary_grad(dlca_context *ctx, dlca__binary_fn fn, int side, const dlca_tensor *x, const dlca_tensor *o,
+                       const dlca_tensor *dy, dlca_tensor *dx) {
+  dlca__shape xs = shape_of(x), os = shape_of(o), ys = shape_of(dy);
+  dlca__view vo, vy;
+  dlca__broadcast_view(&os, &ys, &vo), dlca__broadcast_view(&ys, &ys, &vy);
+  cl_uint4 yd, ystr, ostr, xd, bd;
+  to_uint4(&vy, &yd, &ystr), to_uint4(&vo, &yd, &ostr);
+  int pad = DLCA__MAX_RANK - xs.rank;
+  for (int k = 0; k < DLCA__MAX_RANK; k++) {
+    xd.s[k] = k < pad ? 1 : (cl_uint)xs.d[k - pad];
+    bd.s[k] = xd.s[k] == 1 ? yd.s[k] : 1;
+  }
+  cl_kernel k;
+  size_t wg;
+  int rc = ew_kernel(ctx, "dlca_ops_binary_backward", &k, &wg);
+  if (rc) return rc;
+  cl_uint n = (cl_uint)x->n;
+  cl_int f = (cl_int)fn, sd = side;
+  size_t m = sizeof(cl_mem), u4 = sizeof(cl_uint4);
+  size_t sizes[] = {m, m, m, m, sizeof n, sizeof f, sizeof sd, u4, u4, u4, u4};
+  const void *args[] = {&x->buf, &o->buf, &dy->buf, &dx->buf, &n, &f, &sd, &xd, &bd, &ystr, &ostr};
+  return ew_launch(ctx, k, "dlca_ops_binary_backward", wg, x->n, 11, sizes, args);
+}
+
+int dlca__ops_cl_binary_backward(dlca_context *ctx, dlca__binary_fn fn, const dlca_tensor *a, const dlca_tensor *b,
+                                 const dlca_tensor *dy, dlca_tensor *da, dlca_tensor *db) {
+  int rc;
+  if ((rc = dlca__tensor_check(ctx, a, "binary backward: a")) ||
+      (rc = dlca__tensor_check(ctx, b, "binary backward: b")) ||
+      (rc = dlca__tensor_check(ctx, dy, "binary backward: dy")) ||
+      (da && (rc = dlca__tensor_check(ctx, da, "binary backward: da"))) ||
+      (db && (rc = dlca__tensor_check(ctx, db, "binary backward: db"))))
+    return rc;
+  if ((unsigned)fn >= DLCA__B_COUNT) return dlca__fail(DLCA_EINVAL, "binary backward: no function %d", (int)fn);
+  dlca__shape as = shape_of(a), bs = shape_of(b), ys, dys = shape_of(dy);
+  if ((rc = dlca__broadcast_shape(&as, &bs, &ys))) return rc;
+  if (!dlca__shape_eq(&ys, &dys)) return dlca__fail(DLCA_EINVAL, "binary backward: dy is not of the broadcast shape");
+  if ((da && (rc = same_shape(a, da, "binary backward", "da"))) ||
+      (db && (rc = same_shape(b, db, "binary backward", "db"))))
+    return rc;
+  if (da && (rc = binary_grad(ctx, fn, 0, a, b, dy, da))) return rc;
+  return db ? binary_grad(ctx, fn, 1, b, a, dy, db) : DLCA_OK;
+}

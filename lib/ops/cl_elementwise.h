@@ -13,4 +13,9 @@ int dlca__ops_cl_unary_backward(dlca_context *ctx, dlca__unary_fn fn, const dlca
 /* y = fn(a, b) with NumPy broadcasting; y has the broadcast shape. */
 int dlca__ops_cl_binary(dlca_context *ctx, dlca__binary_fn fn, const dlca_tensor *a, const dlca_tensor *b,
                         dlca_tensor *y);
+/* da, db (either may be NULL; of a's and b's shapes) = the gradients of
+ * sum(y * dy): each element sums its broadcast positions in y's row-major
+ * order, one work-item per element, no atomics (bitwise reproducible). */
+int dlca__ops_cl_binary_backward(dlca_context *ctx, dlca__binary_fn fn, const dlca_tensor *a, const dlca_tensor *b,
+                                 const dlca_tensor *dy, dlca_tensor *da, dlca_tensor *db);
 #endif
