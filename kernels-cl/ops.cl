@@ -2,3 +2,4 @@
 // tuning table ("ops") and the binary cache know. Its pieces are in ops/,
 // each declaring its own @tunables.
 #include "ops/elementwise.cl"
+#include "ops/reduce.cl"

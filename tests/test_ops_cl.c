@@ -14,7 +14,7 @@
 #define TOL_ABS 1e-4
 #define TOL_REL 1e-4
 
-static dlca_tensor *tensor(dlca_context *ctx, dlca__shape s, const float *data) {
+dlca_tensor *to_tensor(dlca_context *ctx, dlca__shape s, const float *data) {
   dlca_tensor *t;
   ck_assert_msg(dlca_tensor_new(ctx, s.rank, s.d, &t) == DLCA_OK, "%s", dlca_last_error());
   if (data) ck_assert_msg(dlca_tensor_upload(t, data, dlca_tensor_numel(t)) == DLCA_OK, "%s", dlca_last_error());
@@ -22,7 +22,7 @@ static dlca_tensor *tensor(dlca_context *ctx, dlca__shape s, const float *data) 
 }
 
 /* The worst |got - want| of t against want, failing where one misses the tolerance. */
-static double check(const dlca_tensor *t, const double *want, const char *what) {
+double to_check(const dlca_tensor *t, const double *want, const char *what) {
   size_t n = dlca_tensor_numel(t);
   float *got = malloc(sizeof(float) * n);
   ck_assert_msg(dlca_tensor_download(t, got, n) == DLCA_OK, "%s", dlca_last_error());
@@ -36,7 +36,7 @@ static double check(const dlca_tensor *t, const double *want, const char *what) 
   return worst;
 }
 
-static void to_double(const float *f, double *d, size_t n) {
+void to_double(const float *f, double *d, size_t n) {
   for (size_t i = 0; i < n; i++) d[i] = f[i];
 }
 
@@ -56,11 +56,11 @@ START_TEST(test_ops_cl_unary) {
   to_double(xf, x, n), to_double(dyf, dy, n);
   dlca__ref_unary(fn, n, x, y);
   dlca__ref_unary_backward(fn, n, x, y, dy, dx);
-  dlca_tensor *tx = tensor(ctx, s, xf), *ty = tensor(ctx, s, NULL), *tdy = tensor(ctx, s, dyf),
-              *tdx = tensor(ctx, s, NULL);
+  dlca_tensor *tx = to_tensor(ctx, s, xf), *ty = to_tensor(ctx, s, NULL), *tdy = to_tensor(ctx, s, dyf),
+              *tdx = to_tensor(ctx, s, NULL);
   ck_assert_msg(dlca__ops_cl_unary(ctx, fn, tx, ty) == DLCA_OK, "%s", dlca_last_error());
   ck_assert_msg(dlca__ops_cl_unary_backward(ctx, fn, tx, ty, tdy, tdx) == DLCA_OK, "%s", dlca_last_error());
-  double ef = check(ty, y, "y"), eb = check(tdx, dx, "dx");
+  double ef = to_check(ty, y, "y"), eb = to_check(tdx, dx, "dx");
   fprintf(stderr, "ops cl unary %-8s forward %.2e backward %.2e\n", dlca__unary_fn_name(fn), ef, eb);
   dlca_tensor_free(tx), dlca_tensor_free(ty), dlca_tensor_free(tdy), dlca_tensor_free(tdx);
   free(xf), free(dyf), free(x), free(y), free(dy), free(dx);
@@ -87,11 +87,11 @@ START_TEST(test_ops_cl_binary) {
   to_double(af, a, na), to_double(bf, b, nb), to_double(dyf, dy, ny);
   ck_assert_int_eq(dlca__ref_binary(fn, &as, a, &bs, b, y), DLCA_OK);
   ck_assert_int_eq(dlca__ref_binary_backward(fn, &as, a, &bs, b, dy, da, db), DLCA_OK);
-  dlca_tensor *ta = tensor(ctx, as, af), *tb = tensor(ctx, bs, bf), *ty = tensor(ctx, ys, NULL);
-  dlca_tensor *tdy = tensor(ctx, ys, dyf), *tda = tensor(ctx, as, NULL), *tdb = tensor(ctx, bs, NULL);
+  dlca_tensor *ta = to_tensor(ctx, as, af), *tb = to_tensor(ctx, bs, bf), *ty = to_tensor(ctx, ys, NULL);
+  dlca_tensor *tdy = to_tensor(ctx, ys, dyf), *tda = to_tensor(ctx, as, NULL), *tdb = to_tensor(ctx, bs, NULL);
   ck_assert_msg(dlca__ops_cl_binary(ctx, fn, ta, tb, ty) == DLCA_OK, "%s", dlca_last_error());
   ck_assert_msg(dlca__ops_cl_binary_backward(ctx, fn, ta, tb, tdy, tda, tdb) == DLCA_OK, "%s", dlca_last_error());
-  double e = check(ty, y, "y"), ea = check(tda, da, "da"), eb = check(tdb, db, "db");
+  double e = to_check(ty, y, "y"), ea = to_check(tda, da, "da"), eb = to_check(tdb, db, "db");
   fprintf(stderr, "ops cl binary %-6s pair %d forward %.2e backward a %.2e b %.2e\n", dlca__binary_fn_name(fn), _i % 2,
           e, ea, eb);
   dlca_tensor_free(ta), dlca_tensor_free(tb), dlca_tensor_free(ty);
@@ -115,8 +115,9 @@ START_TEST(test_ops_cl_errors) {
   dlca_tensor *t = NULL;
   EXPECT(dlca_tensor_new(ctx, 5, big, &t), DLCA_EINVAL, "rank 5, tensors have rank 0 to 4");
   ck_assert_ptr_null(t);
-  dlca_tensor *a = tensor(ctx, (dlca__shape){2, {2, 3}}, NULL), *b = tensor(ctx, (dlca__shape){1, {2}}, NULL);
-  dlca_tensor *c = tensor(other, (dlca__shape){2, {2, 3}}, NULL), *y = tensor(ctx, (dlca__shape){2, {3, 2}}, NULL);
+  dlca_tensor *a = to_tensor(ctx, (dlca__shape){2, {2, 3}}, NULL), *b = to_tensor(ctx, (dlca__shape){1, {2}}, NULL);
+  dlca_tensor *c = to_tensor(other, (dlca__shape){2, {2, 3}}, NULL),
+              *y = to_tensor(ctx, (dlca__shape){2, {3, 2}}, NULL);
   float v[6] = {0};
   EXPECT(dlca_tensor_upload(a, v, 5), DLCA_EINVAL, "the tensor [2, 3] has 6 elements, the host array 5");
   EXPECT(dlca_tensor_download(a, v, 7), DLCA_EINVAL, "has 6 elements, the host array 7");
@@ -148,9 +149,9 @@ START_TEST(test_ops_cl_tuned) {
   static const int wgs[] = {32, 256};
   for (int i = 0; i < 2; i++) {
     ck_assert_msg(dlca__tuning_override(ctx, "ops.cl", "EW_WG", wgs[i]) == DLCA_OK, "%s", dlca_last_error());
-    dlca_tensor *tx = tensor(ctx, s, xf), *ty = tensor(ctx, s, NULL);
+    dlca_tensor *tx = to_tensor(ctx, s, xf), *ty = to_tensor(ctx, s, NULL);
     ck_assert_msg(dlca__ops_cl_unary(ctx, DLCA__U_exp, tx, ty) == DLCA_OK, "%s", dlca_last_error());
-    check(ty, y, "y");
+    to_check(ty, y, "y");
     dlca_tensor_free(tx), dlca_tensor_free(ty);
   }
   EXPECT(dlca__tuning_override(ctx, "ops.cl", "EW_WG", 3), DLCA_ETUNING, "EW_WG");
@@ -159,16 +160,16 @@ START_TEST(test_ops_cl_tuned) {
 END_TEST
 
 /* Uploads a file's tensor as float32. */
-static dlca_tensor *vec_tensor(dlca_context *ctx, const dlca__ops_tensor *t) {
+dlca_tensor *to_vec_tensor(dlca_context *ctx, const dlca__ops_tensor *t) {
   float *f = malloc(sizeof(float) * (t->n ? t->n : 1));
   for (size_t i = 0; i < t->n; i++) f[i] = (float)t->data[i];
-  dlca_tensor *d = tensor(ctx, dlca__ops_shape(t), f);
+  dlca_tensor *d = to_tensor(ctx, dlca__ops_shape(t), f);
   free(f);
   return d;
 }
 
 /* The worst error of a device result against the file's values, failing on a miss. */
-static double vec_check(const dlca__ops_vector *v, const dlca_tensor *t, const dlca__ops_tensor *want) {
+double to_vec_check(const dlca__ops_vector *v, const dlca_tensor *t, const dlca__ops_tensor *want) {
   float *got = malloc(sizeof(float) * want->n);
   ck_assert_msg(dlca_tensor_download(t, got, want->n) == DLCA_OK, "%s", dlca_last_error());
   dlca__ops_cmp c = dlca__ops_compare_f(got, want, v->tol_abs, v->tol_rel);
@@ -184,10 +185,10 @@ static double vec_binary_backward(dlca_context *ctx, const dlca__ops_vector *v, 
   const dlca__ops_tensor *dy = dlca__ops_set_find(&v->grad_outputs, "y");
   const dlca__ops_tensor *ga = dlca__ops_set_find(&v->grads, "a"), *gb = dlca__ops_set_find(&v->grads, "b");
   ck_assert_msg(dy && ga && gb, "%s: grad_outputs.y, grads.a and grads.b", v->path);
-  dlca_tensor *tdy = vec_tensor(ctx, dy), *tda = tensor(ctx, dlca__ops_shape(ga), NULL);
-  dlca_tensor *tdb = tensor(ctx, dlca__ops_shape(gb), NULL);
+  dlca_tensor *tdy = to_vec_tensor(ctx, dy), *tda = to_tensor(ctx, dlca__ops_shape(ga), NULL);
+  dlca_tensor *tdb = to_tensor(ctx, dlca__ops_shape(gb), NULL);
   ck_assert_msg(dlca__ops_cl_binary_backward(ctx, fn, ta, tb, tdy, tda, tdb) == DLCA_OK, "%s", dlca_last_error());
-  double e = fmax(vec_check(v, tda, ga), vec_check(v, tdb, gb));
+  double e = fmax(to_vec_check(v, tda, ga), to_vec_check(v, tdb, gb));
   dlca_tensor_free(tdy), dlca_tensor_free(tda), dlca_tensor_free(tdb);
   return e;
 }
@@ -202,21 +203,21 @@ static void run_vector(dlca_context *ctx, const char *path) {
   const dlca__ops_tensor *y = dlca__ops_set_find(&v.outputs, "y"),
                          *x = dlca__ops_set_find(&v.inputs, unary ? "x" : "a");
   const dlca__ops_tensor *b = dlca__ops_set_find(&v.inputs, "b");
-  dlca_tensor *tx = vec_tensor(ctx, x), *tb = unary ? NULL : vec_tensor(ctx, b),
-              *ty = tensor(ctx, dlca__ops_shape(y), NULL);
+  dlca_tensor *tx = to_vec_tensor(ctx, x), *tb = unary ? NULL : to_vec_tensor(ctx, b),
+              *ty = to_tensor(ctx, dlca__ops_shape(y), NULL);
   if (unary)
     ck_assert_msg(dlca__ops_cl_unary(ctx, dlca__unary_fn_from_name(name), tx, ty) == DLCA_OK, "%s", dlca_last_error());
   else
     ck_assert_msg(dlca__ops_cl_binary(ctx, dlca__binary_fn_from_name(name), tx, tb, ty) == DLCA_OK, "%s",
                   dlca_last_error());
-  double ef = vec_check(&v, ty, y), eb = 0;
+  double ef = to_vec_check(&v, ty, y), eb = 0;
   if (!unary && v.grads.n) eb = vec_binary_backward(ctx, &v, dlca__binary_fn_from_name(name), tx, tb);
   if (unary) {
     const dlca__ops_tensor *dy = dlca__ops_set_find(&v.grad_outputs, "y"), *dx = dlca__ops_set_find(&v.grads, "x");
-    dlca_tensor *tdy = vec_tensor(ctx, dy), *tdx = tensor(ctx, dlca__ops_shape(dx), NULL);
+    dlca_tensor *tdy = to_vec_tensor(ctx, dy), *tdx = to_tensor(ctx, dlca__ops_shape(dx), NULL);
     ck_assert_msg(dlca__ops_cl_unary_backward(ctx, dlca__unary_fn_from_name(name), tx, ty, tdy, tdx) == DLCA_OK, "%s",
                   dlca_last_error());
-    eb = vec_check(&v, tdx, dx);
+    eb = to_vec_check(&v, tdx, dx);
     dlca_tensor_free(tdy), dlca_tensor_free(tdx);
   }
   fprintf(stderr, "ops cl %-20s forward %.2e backward %.2e (%zu grads)\n", v.name, ef, eb, v.grads.n);
@@ -246,5 +247,6 @@ TCase *to_tcase_cl(void) {
   tcase_add_test(tc, test_ops_cl_errors);
   tcase_add_test(tc, test_ops_cl_tuned);
   tcase_add_loop_test(tc, test_ops_cl_vectors, 0, 2);
+  to_add_cl_reduce(tc);
   return tc;
 }

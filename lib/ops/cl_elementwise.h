@@ -18,4 +18,25 @@ int dlca__ops_cl_binary(dlca_context *ctx, dlca__binary_fn fn, const dlca_tensor
  * order, one work-item per element, no atomics (bitwise reproducible). */
 int dlca__ops_cl_binary_backward(dlca_context *ctx, dlca__binary_fn fn, const dlca_tensor *a, const dlca_tensor *b,
                                  const dlca_tensor *dy, dlca_tensor *da, dlca_tensor *db);
+
+/* Shared by the launchers of kernels-cl/ops.cl. The kernel `name` and the
+ * work-group size its program was built with (the tunable's value). */
+int dlca__ops_cl_kernel(dlca_context *ctx, const char *tunable, const char *name, cl_kernel *k, size_t *wg);
+/* Sets nargs arguments, launches over n_items (rounded up to wg) and releases k. */
+int dlca__ops_cl_launch(dlca_context *ctx, cl_kernel k, const char *name, size_t wg, size_t n_items, int nargs,
+                        const size_t *sizes, const void *const *args);
+/* DLCA_EINVAL unless b has a's shape, naming fn and what. */
+int dlca__ops_cl_same_shape(const dlca_tensor *a, const dlca_tensor *b, const char *fn, const char *what);
+dlca__shape dlca__ops_cl_shape(const dlca_tensor *t);
+/* A view's rank-4 extents and strides, leading axes of extent 1 and stride 0. */
+void dlca__ops_cl_uint4(const dlca__view *v, cl_uint4 *d, cl_uint4 *s);
+
+/* y = fn(x) over the axes of mask (dlca__reduce_shape), y of the reduced
+ * shape (with or without the kept 1s: only the element count and order
+ * matter, checked against the shape dlca__reduce_shape gives). */
+int dlca__ops_cl_reduce(dlca_context *ctx, dlca__reduce_fn fn, const dlca_tensor *x, unsigned mask,
+                        const dlca_tensor *y);
+/* dx from dy (y's shape): sum and mean spread, max to the first maximum. */
+int dlca__ops_cl_reduce_backward(dlca_context *ctx, dlca__reduce_fn fn, const dlca_tensor *x, unsigned mask,
+                                 const dlca_tensor *dy, dlca_tensor *dx);
 #endif

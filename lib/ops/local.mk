@@ -6,4 +6,5 @@ libdlca_cl_internal_la_SOURCES += lib/ops/ref.h lib/ops/ref_view.c lib/ops/ref_u
 libdlca_cl_internal_la_SOURCES += lib/ops/ref_case.h lib/ops/ref_case.c lib/ops/ref_ops.h lib/ops/ref_run.c \
 	lib/ops/ref_run_move.c
 # Device tensors (include/dlca_cl/tensor.h) and the launchers of kernels-cl/ops/.
-libdlca_cl_internal_la_SOURCES += lib/ops/tensor.h lib/ops/tensor.c lib/ops/cl_elementwise.h lib/ops/cl_elementwise.c
+libdlca_cl_internal_la_SOURCES += lib/ops/tensor.h lib/ops/tensor.c lib/ops/cl_elementwise.h lib/ops/cl_elementwise.c \
+	lib/ops/cl_reduce.c
