@@ -12,4 +12,5 @@ dist_kernels_trainer_DATA += kernels-cl/trainer/common.cl kernels-cl/trainer/coe
 	kernels-cl/trainer/tile_common.cl kernels-cl/trainer/tile_forward.cl kernels-cl/trainer/tile_backward.cl \
 	kernels-cl/trainer/cpu_common.cl kernels-cl/trainer/cpu_forward.cl kernels-cl/trainer/cpu_backward.cl
 # The compute layer's ops (issue 31), installed as $(pkgdatadir)/kernels/ops.
-dist_kernels_ops_DATA += kernels-cl/ops/elementwise.cl kernels-cl/ops/reduce.cl
+dist_kernels_ops_DATA += kernels-cl/ops/elementwise.cl kernels-cl/ops/reduce.cl \
+	kernels-cl/ops/movement.cl

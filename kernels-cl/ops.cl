@@ -3,3 +3,4 @@
 // each declaring its own @tunables.
 #include "ops/elementwise.cl"
 #include "ops/reduce.cl"
+#include "ops/movement.cl"

@@ -23,6 +23,8 @@ TCase *to_tcase_fd(void);
 TCase *to_tcase_cl(void);
 /* tests/test_ops_cl_reduce.c's tests, in the cl case. */
 void to_add_cl_reduce(TCase *tc);
+/* tests/test_ops_cl_move.c's tests, in the cl case. */
+void to_add_cl_move(TCase *tc);
 
 /* Device helpers of the cl case (tests/test_ops_cl.c). */
 #include "ops/ref_case.h"

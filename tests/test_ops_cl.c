@@ -248,5 +248,6 @@ TCase *to_tcase_cl(void) {
   tcase_add_test(tc, test_ops_cl_tuned);
   tcase_add_loop_test(tc, test_ops_cl_vectors, 0, 2);
   to_add_cl_reduce(tc);
+  to_add_cl_move(tc);
   return tc;
 }

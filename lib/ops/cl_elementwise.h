@@ -39,4 +39,13 @@ int dlca__ops_cl_reduce(dlca_context *ctx, dlca__reduce_fn fn, const dlca_tensor
 /* dx from dy (y's shape): sum and mean spread, max to the first maximum. */
 int dlca__ops_cl_reduce_backward(dlca_context *ctx, dlca__reduce_fn fn, const dlca_tensor *x, unsigned mask,
                                  const dlca_tensor *dy, dlca_tensor *dx);
+/* The same without the shape check: y (any shape) gets the outputs in row-major order of x's kept axes. */
+int dlca__ops_cl_reduce_raw(dlca_context *ctx, dlca__reduce_fn fn, const dlca_tensor *x, unsigned mask,
+                            const dlca_tensor *y);
+
+/* y = the movement m of x (y of the shape dlca__move_plan gives). */
+int dlca__ops_cl_move(dlca_context *ctx, const dlca__move *m, const dlca_tensor *x, dlca_tensor *y);
+/* dx (x's shape) = the adjoint of m applied to dy: expand sums over its
+ * broadcast axes (in a fixed order), pad crops, the others scatter into zeros. */
+int dlca__ops_cl_move_backward(dlca_context *ctx, const dlca__move *m, const dlca_tensor *dy, dlca_tensor *dx);
 #endif

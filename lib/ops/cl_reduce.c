@@ -37,6 +37,24 @@ static int check_out(const dlca_tensor *x, unsigned mask, const dlca_tensor *y, 
   return dlca__fail(DLCA_EINVAL, "%s: the output has shape %s, not x's reduced over the axes", fn, sy);
 }
 
+int dlca__ops_cl_reduce_raw(dlca_context *ctx, dlca__reduce_fn fn, const dlca_tensor *x, unsigned mask,
+                            const dlca_tensor *y) {
+  dlca__shape xs = dlca__ops_cl_shape(x);
+  cl_uint4 kd, rd, st;
+  size_t ny;
+  red_args(&xs, mask, &kd, &rd, &st, &ny);
+  if (ny != y->n) return dlca__fail(DLCA_EINVAL, "reduce: %zu outputs, the output tensor has %zu", ny, y->n);
+  cl_kernel k;
+  size_t wg;
+  int rc = dlca__ops_cl_kernel(ctx, "RED_WG", "dlca_ops_reduce", &k, &wg);
+  if (rc) return rc;
+  cl_uint n = (cl_uint)ny;
+  cl_int f = (cl_int)fn;
+  size_t m = sizeof(cl_mem), u4 = sizeof(cl_uint4), sizes[] = {m, m, sizeof n, sizeof f, u4, u4, u4};
+  const void *args[] = {&x->buf, &y->buf, &n, &f, &kd, &rd, &st};
+  return dlca__ops_cl_launch(ctx, k, "dlca_ops_reduce", wg, ny, 7, sizes, args);
+}
+
 int dlca__ops_cl_reduce(dlca_context *ctx, dlca__reduce_fn fn, const dlca_tensor *x, unsigned mask,
                         const dlca_tensor *y) {
   int rc;
@@ -44,18 +62,7 @@ int dlca__ops_cl_reduce(dlca_context *ctx, dlca__reduce_fn fn, const dlca_tensor
       (rc = check_out(x, mask, y, "reduce")))
     return rc;
   if ((unsigned)fn >= DLCA__R_COUNT) return dlca__fail(DLCA_EINVAL, "reduce: no function %d", (int)fn);
-  dlca__shape xs = dlca__ops_cl_shape(x);
-  cl_uint4 kd, rd, st;
-  size_t ny;
-  red_args(&xs, mask, &kd, &rd, &st, &ny);
-  cl_kernel k;
-  size_t wg;
-  if ((rc = dlca__ops_cl_kernel(ctx, "RED_WG", "dlca_ops_reduce", &k, &wg))) return rc;
-  cl_uint n = (cl_uint)ny;
-  cl_int f = (cl_int)fn;
-  size_t m = sizeof(cl_mem), u4 = sizeof(cl_uint4), sizes[] = {m, m, sizeof n, sizeof f, u4, u4, u4};
-  const void *args[] = {&x->buf, &y->buf, &n, &f, &kd, &rd, &st};
-  return dlca__ops_cl_launch(ctx, k, "dlca_ops_reduce", wg, ny, 7, sizes, args);
+  return dlca__ops_cl_reduce_raw(ctx, fn, x, mask, y);
 }
 
 int dlca__ops_cl_reduce_backward(dlca_context *ctx, dlca__reduce_fn fn, const dlca_tensor *x, unsigned mask,

@@ -19,6 +19,9 @@ typedef struct dlca__ops_result {
 int dlca__ops_ref_run(const dlca__ops_vector *v, dlca__ops_result *r);
 void dlca__ops_result_free(dlca__ops_result *r);
 
+/* A movement case's attrs (fn and its dims, shape, pads + value, ranges or strides). */
+int dlca__ops_vector_move(const dlca__ops_vector *v, dlca__move *m);
+
 /* The shape of a file's tensor. */
 dlca__shape dlca__ops_shape(const dlca__ops_tensor *t);
 #endif

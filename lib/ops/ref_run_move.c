@@ -33,7 +33,7 @@ static int singles(const dlca__ops_vector *v, const char *key, dlca__move *m) {
   return DLCA_OK;
 }
 
-static int read_move(const dlca__ops_vector *v, dlca__move *m) {
+int dlca__ops_vector_move(const dlca__ops_vector *v, dlca__move *m) {
   const char *name;
   int rc = dlca__ops_vector_attr_string(v, "fn", &name);
   if (rc) return rc;
@@ -64,7 +64,7 @@ int dlca__ops_run_movement(const dlca__ops_vector *v, dlca__ops_result *r) {
   dlca__view view;
   double *y, *dx;
   const double *dy;
-  if ((rc = read_move(v, &m)) || (rc = dlca__ops_input(v, "x", &x, &xs))) return rc;
+  if ((rc = dlca__ops_vector_move(v, &m)) || (rc = dlca__ops_input(v, "x", &x, &xs))) return rc;
   if ((rc = dlca__ops_as_parse(v, dlca__move_plan(&m, &xs, &ys, &view)))) return rc;
   if ((rc = dlca__ops_out(v, r, "y", &ys, &y)) || (rc = dlca__ops_grad(v, r, "x", &xs, &dx))) return rc;
   if ((rc = dlca__ref_move(&m, &xs, x->data, y))) return rc;
