@@ -13,4 +13,4 @@ dist_kernels_trainer_DATA += kernels-cl/trainer/common.cl kernels-cl/trainer/coe
 	kernels-cl/trainer/cpu_common.cl kernels-cl/trainer/cpu_forward.cl kernels-cl/trainer/cpu_backward.cl
 # The compute layer's ops (issue 31), installed as $(pkgdatadir)/kernels/ops.
 dist_kernels_ops_DATA += kernels-cl/ops/elementwise.cl kernels-cl/ops/reduce.cl \
-	kernels-cl/ops/movement.cl
+	kernels-cl/ops/movement.cl kernels-cl/ops/loss.cl

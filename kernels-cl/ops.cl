@@ -4,3 +4,4 @@
 #include "ops/elementwise.cl"
 #include "ops/reduce.cl"
 #include "ops/movement.cl"
+#include "ops/loss.cl"

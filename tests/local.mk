@@ -22,7 +22,8 @@ tests_main_SOURCES += tests/test_files.c
 tests_main_SOURCES += tests/cl_util.h tests/cl_util.c
 # The compute layer (issue 31): its vectors are ../shared/testdata/ops.
 tests_main_SOURCES += tests/test_ops.c tests/ops_util.h tests/ops_util.c tests/test_ops_ref.c tests/test_ops_fd.c \
-	tests/test_ops_cl.c tests/test_ops_cl_reduce.c tests/test_ops_cl_move.c
+	tests/test_ops_cl.c tests/test_ops_cl_reduce.c tests/test_ops_cl_move.c \
+	tests/test_ops_cl_loss.c
 AM_TESTS_ENVIRONMENT = DLCA_TESTDATA='$(abs_top_srcdir)/../shared/testdata/reference'; export DLCA_TESTDATA; \
 	DLCA_OPS_TESTDATA='$(abs_top_srcdir)/../shared/testdata/ops'; export DLCA_OPS_TESTDATA; \
 	DLCA_CL_KERNEL_PATH='$(abs_top_srcdir)/kernels-cl'; export DLCA_CL_KERNEL_PATH; \

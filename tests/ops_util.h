@@ -25,6 +25,8 @@ TCase *to_tcase_cl(void);
 void to_add_cl_reduce(TCase *tc);
 /* tests/test_ops_cl_move.c's tests, in the cl case. */
 void to_add_cl_move(TCase *tc);
+/* tests/test_ops_cl_loss.c's tests, in the cl case. */
+void to_add_cl_loss(TCase *tc);
 
 /* Device helpers of the cl case (tests/test_ops_cl.c). */
 #include "ops/ref_case.h"

@@ -249,5 +249,6 @@ TCase *to_tcase_cl(void) {
   tcase_add_loop_test(tc, test_ops_cl_vectors, 0, 2);
   to_add_cl_reduce(tc);
   to_add_cl_move(tc);
+  to_add_cl_loss(tc);
   return tc;
 }

@@ -48,4 +48,16 @@ int dlca__ops_cl_move(dlca_context *ctx, const dlca__move *m, const dlca_tensor 
 /* dx (x's shape) = the adjoint of m applied to dy: expand sums over its
  * broadcast axes (in a fixed order), pad crops, the others scatter into zeros. */
 int dlca__ops_cl_move_backward(dlca_context *ctx, const dlca__move *m, const dlca_tensor *dy, dlca_tensor *dx);
+
+/* The losses, reduction mean, into a one-element tensor; the backward takes
+ * the upstream gradient g as a one-element tensor too (no host round trip).
+ * softmax_cross_entropy's target holds class indices as floats; one outside
+ * 0..K-1 makes the loss NaN (the device cannot report it). */
+int dlca__ops_cl_mse(dlca_context *ctx, const dlca_tensor *in, const dlca_tensor *target, dlca_tensor *loss);
+int dlca__ops_cl_mse_backward(dlca_context *ctx, const dlca_tensor *in, const dlca_tensor *target, const dlca_tensor *g,
+                              dlca_tensor *d_in, dlca_tensor *d_target);
+int dlca__ops_cl_softmax_xent(dlca_context *ctx, const dlca_tensor *logits, const dlca_tensor *target,
+                              dlca_tensor *loss);
+int dlca__ops_cl_softmax_xent_backward(dlca_context *ctx, const dlca_tensor *logits, const dlca_tensor *target,
+                                       const dlca_tensor *g, dlca_tensor *d_logits);
 #endif
