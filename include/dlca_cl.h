@@ -13,5 +13,6 @@
 #include "dlca_cl/bits.h"    /* the hard circuit on packed bits */
 #include "dlca_cl/recipe.h"  /* targets, recommended recipes, the training loop */
 #include "dlca_cl/optim.h"   /* optimizers, gradient clipping, lr schedules */
+#include "dlca_cl/tensor.h"  /* device tensors of the compute layer (draft) */
 
 #endif

@@ -2,7 +2,7 @@
 # The program files (trainer.cl, trainer_cpu.cl, trainer_tile.cl: the names
 # the tuning table and the cache know) #include their pieces from trainer/,
 # installed beside them as $(pkgdatadir)/kernels/trainer.
-dist_kernels_DATA += kernels-cl/rng.cl kernels-cl/selftest.cl
+dist_kernels_DATA += kernels-cl/rng.cl kernels-cl/selftest.cl kernels-cl/ops.cl
 dist_kernels_DATA += kernels-cl/trainer.cl kernels-cl/trainer_cpu.cl kernels-cl/trainer_tile.cl \
 	kernels-cl/grid.cl
 
@@ -11,3 +11,6 @@ dist_kernels_trainer_DATA += kernels-cl/trainer/common.cl kernels-cl/trainer/coe
 	kernels-cl/trainer/adamw.cl kernels-cl/trainer/eval.cl \
 	kernels-cl/trainer/tile_common.cl kernels-cl/trainer/tile_forward.cl kernels-cl/trainer/tile_backward.cl \
 	kernels-cl/trainer/cpu_common.cl kernels-cl/trainer/cpu_forward.cl kernels-cl/trainer/cpu_backward.cl
+# The compute layer's ops (issue 31), installed as $(pkgdatadir)/kernels/ops.
+dist_kernels_ops_DATA += kernels-cl/ops/elementwise.cl kernels-cl/ops/reduce.cl \
+	kernels-cl/ops/movement.cl kernels-cl/ops/loss.cl

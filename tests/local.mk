@@ -21,7 +21,9 @@ tests_main_SOURCES += tests/test_mutations.c
 tests_main_SOURCES += tests/test_files.c
 tests_main_SOURCES += tests/cl_util.h tests/cl_util.c
 # The compute layer (issue 31): its vectors are ../shared/testdata/ops.
-tests_main_SOURCES += tests/test_ops.c tests/ops_util.h tests/ops_util.c
+tests_main_SOURCES += tests/test_ops.c tests/ops_util.h tests/ops_util.c tests/test_ops_ref.c tests/test_ops_fd.c \
+	tests/test_ops_cl.c tests/test_ops_cl_reduce.c tests/test_ops_cl_move.c \
+	tests/test_ops_cl_loss.c
 # The optimizer suite (issue 32) against the same vectors.
 tests_main_SOURCES += tests/test_optim.c tests/test_optim_checks.c tests/test_optim_ref.c
 AM_TESTS_ENVIRONMENT = DLCA_TESTDATA='$(abs_top_srcdir)/../shared/testdata/reference'; export DLCA_TESTDATA; \

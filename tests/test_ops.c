@@ -116,5 +116,8 @@ Suite *suite_ops(void) {
   tcase_add_loop_test(tc, test_ops_read_bad, 0, (int)(sizeof bad / sizeof bad[0]));
   tcase_add_test(tc, test_ops_read_missing);
   suite_add_tcase(s, tc);
+  suite_add_tcase(s, to_tcase_ref());
+  suite_add_tcase(s, to_tcase_fd());
+  suite_add_tcase(s, to_tcase_cl());
   return s;
 }

@@ -96,7 +96,8 @@ START_TEST(test_shipped_table) {
 END_TEST
 
 /* The program files of the shipped kernels (their pieces are included). */
-static const char *const kernel_files[] = {"selftest.cl", "trainer.cl", "trainer_cpu.cl", "trainer_tile.cl"};
+static const char *const kernel_files[] = {"selftest.cl", "trainer.cl", "trainer_cpu.cl", "trainer_tile.cl",
+                                            "ops.cl"};
 
 /* A value outside t's allowed values: past the last term, else before the first. */
 static int outside(const dlca_tunable *t) {

@@ -1,3 +1,10 @@
 # The general compute layer (issue 31): the ops-vector reader and the CPU
 # twin (reference engine) of the ops.
 libdlca_cl_internal_la_SOURCES += lib/ops/vector.h lib/ops/vector.c lib/ops/attrs.c
+libdlca_cl_internal_la_SOURCES += lib/ops/ref.h lib/ops/ref_view.c lib/ops/ref_unary.c lib/ops/ref_binary.c \
+	lib/ops/ref_reduce.c lib/ops/ref_movement.c lib/ops/ref_loss.c
+libdlca_cl_internal_la_SOURCES += lib/ops/ref_case.h lib/ops/ref_case.c lib/ops/ref_ops.h lib/ops/ref_run.c \
+	lib/ops/ref_run_move.c
+# Device tensors (include/dlca_cl/tensor.h) and the launchers of kernels-cl/ops/.
+libdlca_cl_internal_la_SOURCES += lib/ops/tensor.h lib/ops/tensor.c lib/ops/cl_elementwise.h lib/ops/cl_elementwise.c \
+	lib/ops/cl_reduce.c lib/ops/cl_movement.c lib/ops/cl_loss.c

@@ -1,0 +1,7 @@
+// The program of the compute layer's ops (issue 31): the name that the
+// tuning table ("ops") and the binary cache know. Its pieces are in ops/,
+// each declaring its own @tunables.
+#include "ops/elementwise.cl"
+#include "ops/reduce.cl"
+#include "ops/movement.cl"
+#include "ops/loss.cl"
