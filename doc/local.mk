@@ -3,7 +3,7 @@
 # added to doc/ that users need goes on this list.
 dist_doc_DATA += doc/model-format.md doc/checkpoint-format.md doc/tuning-table.md doc/kernel-cache.md \
 	doc/export.md doc/bits.md doc/rng.md doc/dlca-train.md doc/dlca-eval.md doc/training.md \
-	doc/performance.md doc/kernels.md doc/semantics.md
+	doc/performance.md doc/kernels.md doc/semantics.md doc/ops.md
 
 # Man pages of the installed tools, made by help2man from their --help and
 # --version (doc/man/mkman.sh). They are tracked and ship in the tarball, so
