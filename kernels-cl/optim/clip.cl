@@ -56,12 +56,14 @@ dlca_optim_sumsq(OPTIM_GRADS, __global const optim_block *blocks, uint first, __
   if (get_local_id(0) == 0) partial[first + get_group_id(0)] = total;
 }
 
-/* One work-group: out[0] = the norm, out[1] = max_norm / (norm + 1e-6). */
+/* One work-group over the partials [lo, hi): out[0] = the norm, out[1] =
+ * max_norm / (norm + 1e-6). */
 __kernel __attribute__((reqd_work_group_size(OPTIM_WG, 1, 1))) void
-dlca_optim_norm(__global const optim_real *partial, uint nblocks, optim_real max_norm, __global optim_real *out) {
+dlca_optim_norm(__global const optim_real *partial, uint lo, uint hi, optim_real max_norm,
+                __global optim_real *out) {
   __local optim_real a[OPTIM_WG];
   optim_real s = 0;
-  for (uint i = get_local_id(0); i < nblocks; i += OPTIM_WG) s += partial[i];
+  for (uint i = lo + get_local_id(0); i < hi; i += OPTIM_WG) s += partial[i];
   a[get_local_id(0)] = s;
   optim_real norm = sqrt(optim_tree_sum(a));
   if (get_local_id(0) == 0) out[0] = norm, out[1] = max_norm / (norm + (optim_real)1e-6);
