@@ -1,6 +1,7 @@
 /* The ops benchmark's suite "optim" (issue 32): one step of each optimizer
  * of the device suite at 1M, 10M and 100M parameters, in one tensor and in
- * 100 (a tensor group: one launch), timed over repeated steps after a
+ * 100 (a tensor group: one launch; and 100 tensors of their own: a
+ * launch per 8), timed over repeated steps after a
  * warm-up, with the bandwidth against the bytes a step must move (AdamW 28
  * bytes a parameter: p, m, v read and written, g read; SGD with momentum
  * 20) and the device's copy bandwidth as the floor. PyTorch's peer rows:
@@ -77,28 +78,63 @@ static int time_steps(dlca_optim_cl *o, dlca_tensor **p, const dlca_tensor **g, 
   return rc;
 }
 
-static int one_case(dlca_context *ctx, FILE *out, size_t k, size_t n, size_t t, int reps, const char *dev) {
-  dlca_tensor_group *gp = NULL, *gg = NULL;
+/* The params and grads of a case: two groups, or (plain) 2t tensors of their own. */
+typedef struct bench_set {
+  dlca_tensor_group *gp, *gg;
+  dlca_tensor **p, **g;
+} bench_set;
+
+static void set_free(bench_set *b, size_t t) {
+  if (!b->gp)
+    for (size_t i = 0; b->p && i < t; i++) dlca_tensor_free(b->p[i]), dlca_tensor_free(b->g[i]);
+  dlca_tensor_group_free(b->gp), dlca_tensor_group_free(b->gg);
+  free(b->p), free(b->g);
+}
+
+/* The members of two groups of n parameters in t tensors, then (plain) copies of their own. */
+static int set_new(dlca_context *ctx, size_t n, size_t t, int plain, bench_set *b) {
+  memset(b, 0, sizeof *b);
+  b->p = calloc(t, sizeof *b->p), b->g = calloc(t, sizeof *b->g);
+  int rc = b->p && b->g ? group_new(ctx, n, t, &b->gp) : DLCA_ENOMEM;
+  if (!rc) rc = group_new(ctx, n, t, &b->gg);
+  if (!rc) rc = group_fill(b->gp, 2.0f);
+  if (!rc) rc = group_fill(b->gg, 0.02f);
+  for (size_t i = 0; !rc && i < t; i++) b->p[i] = dlca_tensor_group_member(b->gp, i), b->g[i] = dlca_tensor_group_member(b->gg, i);
+  if (rc || !plain) return rc;
+  for (size_t i = 0; !rc && i < t; i++) {
+    dlca_tensor *pm = b->p[i], *gm = b->g[i];
+    size_t len = dlca_tensor_numel(pm);
+    b->p[i] = b->g[i] = NULL;
+    rc = dlca_tensor_new(ctx, 1, &len, &b->p[i]);
+    if (!rc) rc = dlca_tensor_new(ctx, 1, &len, &b->g[i]);
+    cl_command_queue q = ctx->queue;
+    if (!rc && len && (clEnqueueCopyBuffer(q, pm->buf, b->p[i]->buf, 0, 0, 4 * len, 0, NULL, NULL) ||
+                       clEnqueueCopyBuffer(q, gm->buf, b->g[i]->buf, 0, 0, 4 * len, 0, NULL, NULL)))
+      rc = DLCA_ECL;
+  }
+  dlca_tensor_group_free(b->gp), dlca_tensor_group_free(b->gg);
+  b->gp = b->gg = NULL;
+  return rc;
+}
+
+static int one_case(dlca_context *ctx, FILE *out, size_t k, size_t n, size_t t, int plain, int reps, const char *dev) {
+  bench_set b;
   dlca_optim_cl *o = NULL;
   dlca_optim_config cfg;
-  dlca_tensor **p = malloc(sizeof *p * t), **g = malloc(sizeof *g * t);
-  int rc = p && g ? dlca_optim_config_default(optims[k].kind, &cfg) : DLCA_ENOMEM;
+  int rc = set_new(ctx, n, t, plain, &b);
+  if (!rc) rc = dlca_optim_config_default(optims[k].kind, &cfg);
   if (!rc && optims[k].opt) rc = dlca_optim_config_set(&cfg, optims[k].opt, optims[k].val);
-  if (!rc) rc = group_new(ctx, n, t, &gp);
-  if (!rc) rc = group_new(ctx, n, t, &gg);
-  if (!rc) rc = group_fill(gp, 2.0f);
-  if (!rc) rc = group_fill(gg, 0.02f);
-  for (size_t i = 0; !rc && i < t; i++) p[i] = dlca_tensor_group_member(gp, i), g[i] = dlca_tensor_group_member(gg, i);
-  if (!rc) rc = dlca_optim_cl_new(ctx, &cfg, t, p, &o);
+  if (!rc) rc = dlca_optim_cl_new(ctx, &cfg, t, b.p, &o);
   double ms = 0;
-  if (!rc) rc = time_steps(o, p, (const dlca_tensor **)g, reps, &ms);
+  if (!rc) rc = time_steps(o, b.p, (const dlca_tensor **)b.g, reps, &ms);
+  const char *impl = plain ? "dlca_cl_chunks" : "dlca_cl";
   if (!rc)
-    fprintf(out, "optim,%s,%zu,%zu,dlca_cl,%.4f,%.1f,%s\n", optims[k].name, n, t, ms,
+    fprintf(out, "optim,%s,%zu,%zu,%s,%.4f,%.1f,%s\n", optims[k].name, n, t, impl, ms,
             optims[k].bytes * (double)n / (ms * 1e6), dev);
   else
-    fprintf(out, "optim,%s,%zu,%zu,dlca_cl,,,%s: %s\n", optims[k].name, n, t, dev, dlca_last_error());
-  dlca_optim_cl_free(o), dlca_tensor_group_free(gp), dlca_tensor_group_free(gg);
-  free(p), free(g);
+    fprintf(out, "optim,%s,%zu,%zu,%s,,,%s: %s\n", optims[k].name, n, t, impl, dev, dlca_last_error());
+  dlca_optim_cl_free(o);
+  set_free(&b, t);
   return rc;
 }
 
@@ -143,7 +179,8 @@ int opsbench_optim(dlca_context *ctx, FILE *out, const size_t *sizes, size_t n_s
   int fails = 0;
   for (size_t s = 0; s < n_sizes; s++)
     for (size_t k = 0; k < N_OPTIMS; k++)
-      for (size_t t = 1; t <= 100; t += 99) fails += one_case(ctx, out, k, sizes[s], t, reps, dev) != DLCA_OK;
+      for (int c = 0; c < 3; c++) /* 1 tensor, 100 in a group, 100 of their own */
+        fails += one_case(ctx, out, k, sizes[s], c ? 100 : 1, c == 2, reps, dev) != DLCA_OK;
   fflush(out);
   return fails ? DLCA_EINVAL : DLCA_OK;
 }
