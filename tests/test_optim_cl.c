@@ -45,9 +45,9 @@ static dlca_optim_config case_config(int i) {
   return c;
 }
 
-/* The tensors of a run: NT sizes (11: more than a chunk; one empty, blocks of 2048 split). */
+/* The tensors of a run: the first, or all NT (11: more than a chunk of 8; one empty; blocks of 2048 split). */
 enum { NT = 11, STEPS = 6 };
-static const size_t sizes[NT] = {7, 300, 1, 2048, 5000, 0, 33, 129, 4, 2049, 64};
+static const size_t sizes[NT] = {5000, 300, 1, 2048, 7, 0, 33, 129, 4, 2049, 64};
 
 typedef struct run {
   size_t n, total, off[NT];
