@@ -33,3 +33,10 @@ bench_dlca_hardbench_SOURCES = bench/dlca-hardbench.c
 bench_dlca_hardbench_CPPFLAGS = $(DLCA_BENCH_CPPFLAGS)
 bench_dlca_hardbench_LDADD = libdlca_cl.la $(JANSSON_LIBS) -lm
 bench_dlca_hardbench_LDFLAGS = $(OPENMP_CFLAGS)
+
+# dlca-optbench: the optimizer suite's benchmark (bench/opsbench_optim.c,
+# issue 32) as CSV; its PyTorch peer is bench/peer/torch_optim.py.
+noinst_PROGRAMS += bench/dlca-optbench
+bench_dlca_optbench_SOURCES = bench/dlca-optbench.c bench/opsbench_optim.c bench/opsbench_optim.h
+bench_dlca_optbench_LDADD = libdlca_cl_internal.la $(DLCA_DEP_LIBS)
+EXTRA_DIST += bench/peer/torch_optim.py

@@ -80,3 +80,5 @@ TESTS += tests/cli.sh
 EXTRA_DIST += tests/cli.sh
 # The optimizer suite on the device (issue 32): kernels-cl/optim against its twin.
 tests_main_SOURCES += tests/test_optim_cl.c
+TESTS += tests/dlca-optbench.sh
+EXTRA_DIST += tests/dlca-optbench.sh
