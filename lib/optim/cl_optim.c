@@ -58,6 +58,7 @@ static int setup(dlca_optim_cl *o, const dlca_optim_config *cfg, dlca_tensor *co
   if (!rc) rc = kernels(o);
   if (!rc) rc = state_new(o);
   if (!rc) rc = dlca__optim_cl_plans(o, params);
+  if (!rc) rc = dlca__optim_cl_fixed_args(o);
   return rc;
 }
 
