@@ -1,7 +1,10 @@
 """The optimizer suite's PyTorch peer (issue 32): one step of each
 torch.optim optimizer at the sizes of bench/opsbench_optim.c, in 1 and 100
 tensors, fused=True (where torch has it) and foreach=False, timed with CUDA
-events over repeated steps after a warm-up; the same CSV columns."""
+events over repeated steps after a warm-up; the same CSV columns as
+bench/dlca-optbench. A row whose optimizer torch cannot run in that form
+(fused RMSprop, say) carries torch's message instead of a time.
+    python3 bench/peer/torch_optim.py [REPS [SIZE...]]"""
 import sys
 
 import torch
@@ -18,7 +21,7 @@ OPTIMS = [  # name, class, kwargs, bytes a parameter
 
 def tensors(n, t, dev):
     sizes = [n // t] * (t - 1) + [n - (t - 1) * (n // t)]
-    ps = [torch.rand(s, device=dev) * 2 - 1 for s in sizes]
+    ps = [torch.nn.Parameter(torch.rand(s, device=dev) * 2 - 1) for s in sizes]
     for p in ps:
         p.grad = (torch.rand_like(p) - 0.5) * 0.02
     return ps
