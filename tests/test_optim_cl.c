@@ -12,6 +12,7 @@
 
 #include "cl_util.h"
 #include "ops/tensor.h"
+#include "optim/cl_internal.h"
 #include "optim/vector.h"
 #include "ops_util.h"
 
@@ -371,6 +372,46 @@ START_TEST(test_optim_cl_group) {
 }
 END_TEST
 
+/* A device without doubles sums the norm in Kahan float: within 1e-6 of the
+ * twin's double norm, the clipped gradients within an ulp or two. */
+START_TEST(test_optim_cl_float_sums) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("optim-cl-float");
+  dlca_context *ctx = tcl_context();
+  run r;
+  run_init(&r, NT, 3);
+  grads_of(&r, 1);
+  float *want = malloc(sizeof(float) * r.total), *gh[NT];
+  memcpy(want, r.g, sizeof(float) * r.total);
+  for (size_t i = 0; i < NT; i++) gh[i] = want + r.off[i];
+  double nt, nd;
+  ck_assert_int_eq(dlca_clip_grad_norm(NT, gh, sizes, 1.0, &nt), DLCA_OK);
+  dlca_tensor *g[NT];
+  dlca_tensor_group *gg;
+  tensors_new(ctx, NT, _i, g, &gg);
+  upload(&r, g, r.g);
+  dlca_optim_config c;
+  ck_assert_int_eq(dlca_optim_config_default(DLCA_OPTIM_SGD, &c), DLCA_OK);
+  dlca_optim_cl *o;
+  dlca__optim_cl_no_fp64 = 1;
+  int rc = dlca_optim_cl_new(ctx, &c, NT, g, &o);
+  dlca__optim_cl_no_fp64 = 0;
+  ck_assert_msg(rc == DLCA_OK, "%s", dlca_last_error());
+  ck_assert_int_eq(dlca_optim_cl_clip_grad_norm(o, g, 1.0), DLCA_OK);
+  ck_assert_int_eq(dlca_optim_cl_last_norm(o, &nd), DLCA_OK);
+  download(&r, g, r.g);
+  double worst = 0;
+  for (size_t i = 0; i < r.total; i++) worst = fmax(worst, fabs((double)r.g[i] - want[i]) / fabs(want[i]));
+  fprintf(stderr, "optim cl float sums (%s): norm %.9g, twin %.9g (rel %.2g); clipped grads rel %.2g\n",
+          _i ? "group" : "plain", nd, nt, fabs(nd - nt) / nt, worst);
+  ck_assert_msg(fabs(nd - nt) <= 1e-6 * nt, "float norm %.9g, twin %.9g", nd, nt);
+  ck_assert_msg(worst <= 5e-7, "clipped grads differ by %.3g relative", worst);
+  dlca_optim_cl_free(o), tensors_free(NT, g, gg);
+  free(want), free(r.p), free(r.g);
+  dlca_context_free(ctx);
+}
+END_TEST
+
 Suite *suite_optim_cl(void) {
   Suite *s = suite_create("optim_cl");
   TCase *tc = tcase_create("optim_cl");
@@ -378,6 +419,7 @@ Suite *suite_optim_cl(void) {
   tcase_add_test(tc, test_optim_cl_group);
   tcase_add_test(tc, test_optim_cl_bad);
   tcase_add_test(tc, test_optim_cl_vectors);
+  tcase_add_loop_test(tc, test_optim_cl_float_sums, 0, 2);
   tcase_add_loop_test(tc, test_optim_cl_twin, 0, 4 * N_CASES);
   tcase_add_loop_test(tc, test_optim_cl_resume, 0, N_CASES);
   suite_add_tcase(s, tc);

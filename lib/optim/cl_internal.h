@@ -55,6 +55,10 @@ typedef struct dlca__optim_bufs {
   const dlca_tensor *const *g;
 } dlca__optim_bufs;
 
+/* Tests only: nonzero makes new optimizers sum the norm in Kahan float, as
+ * on a device without cl_khr_fp64. */
+extern int dlca__optim_cl_no_fp64;
+
 /* The block tables (cl_plan.c): both plans, the table uploaded. */
 int dlca__optim_cl_plans(dlca_optim_cl *o, dlca_tensor *const *params);
 void dlca__optim_cl_plans_free(dlca_optim_cl *o);
