@@ -78,3 +78,5 @@ EXTRA_DIST += tests/dlca-hardbench.sh
 # Every tool's -h/--help, -V/--version, exit codes, and a bad DLCA_CL_DEVICE named.
 TESTS += tests/cli.sh
 EXTRA_DIST += tests/cli.sh
+# GEMM (CLBlast) and dense (issue 31), and the tuning table's CLBlast section.
+tests_main_SOURCES += tests/test_blas.c tests/blas_util.h tests/test_blas_cl.c tests/test_blas_dense.c tests/test_blas_tuning.c
