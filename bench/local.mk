@@ -15,6 +15,8 @@ bench_dlca_bench_LDFLAGS = $(OPENMP_CFLAGS)
 # links the internal library; the presets' targets come from it too.
 bin_PROGRAMS += bench/dlca-tune
 bench_dlca_tune_SOURCES = bench/dlca-tune.c
+# --clblast: CLBlast's own tuners (clblast-utils) into the table's "clblast" section.
+bench_dlca_tune_SOURCES += bench/tune_clblast.h bench/tune_clblast.c bench/tune_clblast_table.h bench/tune_clblast_table.c
 bench_dlca_tune_CPPFLAGS = $(DLCA_BENCH_CPPFLAGS)
 bench_dlca_tune_LDADD = libdlca_cl_internal.la $(DLCA_DEP_LIBS)
 
