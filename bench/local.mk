@@ -35,3 +35,15 @@ bench_dlca_hardbench_SOURCES = bench/dlca-hardbench.c
 bench_dlca_hardbench_CPPFLAGS = $(DLCA_BENCH_CPPFLAGS)
 bench_dlca_hardbench_LDADD = libdlca_cl.la $(JANSSON_LIBS) -lm
 bench_dlca_hardbench_LDFLAGS = $(OPENMP_CFLAGS)
+
+# dlca-opsbench: the compute layer's ops timed on one device against their
+# floors (GEMM through CLBlast, dense, ...); installed. It calls the ops'
+# launchers, so it links the internal library. Its suites are listed in
+# bench/opsbench_suites.h, one file each.
+bin_PROGRAMS += bench/dlca-opsbench
+bench_dlca_opsbench_SOURCES = bench/dlca-opsbench.c bench/opsbench.h bench/opsbench_suites.h
+bench_dlca_opsbench_SOURCES += bench/opsbench_blas.c
+bench_dlca_opsbench_CPPFLAGS = $(DLCA_BENCH_CPPFLAGS)
+bench_dlca_opsbench_LDADD = libdlca_cl_internal.la $(DLCA_DEP_LIBS) -lm
+# bench/peer/torch_ops.py: the same rows for PyTorch (run on the GPU machine).
+EXTRA_DIST += bench/peer/torch_ops.py
