@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,7 +37,7 @@ static const struct {
 
 typedef struct options {
   const char *device, *output, *kernels, *dir, *fraction;
-  long size;
+  long size, seconds;
   int help, keep;
 } options;
 
@@ -61,17 +62,20 @@ static void help(void) {
          "                            multiple of 128)\n"
          "    --clblast-fraction F    the share of the random search they measure (their -fraction)\n"
          "    --clblast-tuners DIR    where the clblast_tuner_* programs are (default: PATH)\n"
+         "    --clblast-seconds N     stop each tuner after N seconds and keep the stages it\n"
+         "                            finished (xgemm writes one JSON file per stage)\n"
          "    --keep                  keep the scratch directory with the tuners' logs and JSON\n"
          "    --output FILE           the table to write (default <cache dir>/tuning.json)\n"
          "    --device SPEC           OpenCL device (default $DLCA_CL_DEVICE, else the best)\n");
 }
 
-enum { O_DEVICE = 256, O_OUTPUT, O_KERNELS, O_SIZE, O_FRACTION, O_DIR, O_KEEP, O_CLBLAST, O_HELP };
+enum { O_DEVICE = 256, O_OUTPUT, O_KERNELS, O_SIZE, O_FRACTION, O_DIR, O_KEEP, O_CLBLAST, O_HELP, O_SECONDS };
 static const struct option long_options[] = {
     {"clblast", no_argument, NULL, O_CLBLAST},         {"device", required_argument, NULL, O_DEVICE},
     {"output", required_argument, NULL, O_OUTPUT},     {"clblast-kernels", required_argument, NULL, O_KERNELS},
     {"clblast-size", required_argument, NULL, O_SIZE}, {"clblast-fraction", required_argument, NULL, O_FRACTION},
     {"clblast-tuners", required_argument, NULL, O_DIR}, {"keep", no_argument, NULL, O_KEEP},
+    {"clblast-seconds", required_argument, NULL, O_SECONDS},
     {"help", no_argument, NULL, O_HELP},               {NULL, 0, NULL, 0},
 };
 
@@ -92,6 +96,7 @@ static int parse(int argc, char **argv, options *o) {
       case O_SIZE: bad = cli_parse_long(PROG, "--clblast-size", optarg, 16, 16384, &o->size); break;
       case O_FRACTION: bad = cli_parse_double(PROG, "--clblast-fraction", optarg, 0, &f), o->fraction = optarg; break;
       case O_DIR: o->dir = optarg; break;
+      case O_SECONDS: bad = cli_parse_long(PROG, "--clblast-seconds", optarg, 1, 1000000, &o->seconds); break;
       case O_KEEP: o->keep = 1; break;
       case 'h':
       case O_HELP: o->help = 1; break;
@@ -162,8 +167,20 @@ static int run_tuner(const char *exe, const char *dir, const char *name, const d
     _exit(127);
   }
   int st;
-  while (waitpid(pid, &st, 0) < 0)
-    if (errno != EINTR) return -1;
+  double t0 = cli_now();
+  long limit = o->seconds; /* 0: none */
+  for (;;) {
+    pid_t w = waitpid(pid, &st, limit ? WNOHANG : 0);
+    if (w == pid) break;
+    if (w < 0 && errno != EINTR) return -1;
+    if (w == 0 && cli_now() - t0 > (double)limit) {
+      printf("  stopping it after %ld s (--clblast-seconds)\n", limit);
+      kill(pid, SIGTERM);
+      limit = 0; /* then wait for it */
+    } else if (w == 0) {
+      usleep(200000);
+    }
+  }
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 }
 
