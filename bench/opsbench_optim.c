@@ -1,18 +1,17 @@
-/* The ops benchmark's suite "optim" (issue 32): one step of each optimizer
- * of the device suite at 1M, 10M and 100M parameters, in one tensor and in
- * 100 (a tensor group: one launch; and 100 tensors of their own: a
- * launch per 8), timed over repeated steps after a
- * warm-up, with the bandwidth against the bytes a step must move (AdamW 28
- * bytes a parameter: p, m, v read and written, g read; SGD with momentum
- * 20) and the device's copy bandwidth as the floor. PyTorch's peer rows:
- * bench/peer/torch_ops.py, the same CSV columns. */
+/* dlca-opsbench's optim suite (bench/opsbench_suites.h, issue 32): one step
+ * of each optimizer of the device suite (dlca_optim_cl_step) at 1M, 10M and
+ * 100M parameters (100k and 1M on a CPU device), in one tensor, in 100
+ * tensors of a group (one launch) and in 100 tensors of their own (a launch
+ * per 8), with the bytes a step must move (AdamW 28 a parameter: p, m, v
+ * read and written, g read; SGD with momentum 20), and a device copy of the
+ * largest size as the bandwidth that is reachable. Case names:
+ * OPTIM_SIZE_LAYOUT, as bench/peer/torch_ops.py names PyTorch's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "ops/tensor.h"
-#include "opsbench_optim.h"
+#include "opsbench_suites.h"
 
 /* The optimizers timed: name, kind, option, bytes a parameter. */
 static const struct {
@@ -22,20 +21,14 @@ static const struct {
   double val;
   int bytes;
 } optims[] = {
-    {"sgd", DLCA_OPTIM_SGD, NULL, 0, 12},           {"sgd_momentum", DLCA_OPTIM_SGD, "momentum", 0.9, 20},
-    {"adam", DLCA_OPTIM_ADAM, NULL, 0, 28},         {"adamw", DLCA_OPTIM_ADAMW, NULL, 0, 28},
-    {"rmsprop", DLCA_OPTIM_RMSPROP, NULL, 0, 20},   {"adagrad", DLCA_OPTIM_ADAGRAD, NULL, 0, 20},
+    {"sgd", DLCA_OPTIM_SGD, NULL, 0, 12},         {"sgd_momentum", DLCA_OPTIM_SGD, "momentum", 0.9, 20},
+    {"adam", DLCA_OPTIM_ADAM, NULL, 0, 28},       {"adamw", DLCA_OPTIM_ADAMW, NULL, 0, 28},
+    {"rmsprop", DLCA_OPTIM_RMSPROP, NULL, 0, 20}, {"adagrad", DLCA_OPTIM_ADAGRAD, NULL, 0, 20},
 };
 #define N_OPTIMS (sizeof optims / sizeof optims[0])
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* n parameters split into t tensors (the last takes the rest), as a group. */
-static int group_new(dlca_context *ctx, size_t n, size_t t, dlca_tensor_group **g) {
+/* n parameters split into t tensors (the last takes the rest), as a group whose members hold small values. */
+static int group_new(dlca_context *ctx, size_t n, size_t t, float scale, dlca_tensor_group **g) {
   size_t *sz = malloc(sizeof *sz * t);
   const size_t **shapes = malloc(sizeof *shapes * t);
   int *ranks = malloc(sizeof *ranks * t), rc = DLCA_ENOMEM;
@@ -47,140 +40,122 @@ static int group_new(dlca_context *ctx, size_t n, size_t t, dlca_tensor_group **
     rc = dlca_tensor_group_new(ctx, t, ranks, shapes, g);
   }
   free(sz), free(shapes), free(ranks);
-  return rc;
-}
-
-/* Fills every member of g with small values (a step of zeros would be as fast, but not a real step). */
-static int group_fill(dlca_tensor_group *g, float base) {
-  int rc = DLCA_OK;
-  for (size_t i = 0; i < dlca_tensor_group_size(g) && !rc; i++) {
-    dlca_tensor *t = dlca_tensor_group_member(g, i);
-    size_t n = dlca_tensor_numel(t);
-    float *v = malloc(sizeof(float) * (n ? n : 1));
-    if (!v) return DLCA_ENOMEM;
-    for (size_t j = 0; j < n; j++) v[j] = base * (float)((j * 2654435761u) % 1000) / 1000.0f - base / 2;
-    rc = dlca_tensor_upload(t, v, n);
+  uint64_t seed = 1;
+  for (size_t i = 0; !rc && i < t; i++) {
+    dlca_tensor *m = dlca_tensor_group_member(*g, i);
+    size_t len = dlca_tensor_numel(m);
+    float *v = malloc(sizeof(float) * (len ? len : 1));
+    if (!v) return dlca__fail(DLCA_ENOMEM, "out of host memory for %zu floats", len);
+    for (size_t j = 0; j < len; j++) {
+      seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+      v[j] = scale * (float)((double)(seed >> 40) / (double)(1ULL << 23) - 1.0);
+    }
+    rc = dlca_tensor_upload(m, v, len);
     free(v);
   }
   return rc;
 }
 
-/* ms a step of optimizer o (reps steps after 3 warm-ups; the last download waits). */
-static int time_steps(dlca_optim_cl *o, dlca_tensor **p, const dlca_tensor **g, int reps, double *ms) {
-  int rc = DLCA_OK;
-  for (int i = 0; i < 3 && !rc; i++) rc = dlca_optim_cl_step(o, p, g);
-  cl_command_queue q = dlca_tensor_context(p[0])->queue;
-  if (!rc && clFinish(q) != CL_SUCCESS) rc = DLCA_ECL;
-  double t0 = now_ms();
-  for (int i = 0; i < reps && !rc; i++) rc = dlca_optim_cl_step(o, p, g);
-  if (!rc && clFinish(q) != CL_SUCCESS) rc = DLCA_ECL;
-  *ms = (now_ms() - t0) / reps;
-  return rc;
-}
-
-/* The params and grads of a case: two groups, or (plain) 2t tensors of their own. */
-typedef struct bench_set {
+/* One case's tensors and optimizer. */
+typedef struct step_call {
   dlca_tensor_group *gp, *gg;
   dlca_tensor **p, **g;
-} bench_set;
+  size_t t;
+  int own; /* p and g are tensors of their own, copies of the groups' members */
+  dlca_optim_cl *o;
+} step_call;
 
-static void set_free(bench_set *b, size_t t) {
-  if (!b->gp)
-    for (size_t i = 0; b->p && i < t; i++) dlca_tensor_free(b->p[i]), dlca_tensor_free(b->g[i]);
-  dlca_tensor_group_free(b->gp), dlca_tensor_group_free(b->gg);
-  free(b->p), free(b->g);
+static int step_once(void *arg) {
+  step_call *c = arg;
+  return dlca_optim_cl_step(c->o, c->p, (const dlca_tensor *const *)c->g);
 }
 
-/* The members of two groups of n parameters in t tensors, then (plain) copies of their own. */
-static int set_new(dlca_context *ctx, size_t n, size_t t, int plain, bench_set *b) {
-  memset(b, 0, sizeof *b);
-  b->p = calloc(t, sizeof *b->p), b->g = calloc(t, sizeof *b->g);
-  int rc = b->p && b->g ? group_new(ctx, n, t, &b->gp) : DLCA_ENOMEM;
-  if (!rc) rc = group_new(ctx, n, t, &b->gg);
-  if (!rc) rc = group_fill(b->gp, 2.0f);
-  if (!rc) rc = group_fill(b->gg, 0.02f);
-  for (size_t i = 0; !rc && i < t; i++) b->p[i] = dlca_tensor_group_member(b->gp, i), b->g[i] = dlca_tensor_group_member(b->gg, i);
-  if (rc || !plain) return rc;
-  for (size_t i = 0; !rc && i < t; i++) {
-    dlca_tensor *pm = b->p[i], *gm = b->g[i];
-    size_t len = dlca_tensor_numel(pm);
-    b->p[i] = b->g[i] = NULL;
-    rc = dlca_tensor_new(ctx, 1, &len, &b->p[i]);
-    if (!rc) rc = dlca_tensor_new(ctx, 1, &len, &b->g[i]);
-    cl_command_queue q = ctx->queue;
-    if (!rc && len && (clEnqueueCopyBuffer(q, pm->buf, b->p[i]->buf, 0, 0, 4 * len, 0, NULL, NULL) ||
-                       clEnqueueCopyBuffer(q, gm->buf, b->g[i]->buf, 0, 0, 4 * len, 0, NULL, NULL)))
-      rc = DLCA_ECL;
-  }
-  dlca_tensor_group_free(b->gp), dlca_tensor_group_free(b->gg);
-  b->gp = b->gg = NULL;
-  return rc;
+static void call_free(step_call *c) {
+  dlca_optim_cl_free(c->o);
+  for (size_t i = 0; c->own && i < c->t; i++) dlca_tensor_free(c->p[i]), dlca_tensor_free(c->g[i]);
+  dlca_tensor_group_free(c->gp), dlca_tensor_group_free(c->gg);
+  free(c->p), free(c->g);
 }
 
-static int one_case(dlca_context *ctx, FILE *out, size_t k, size_t n, size_t t, int plain, int reps, const char *dev) {
-  bench_set b;
-  dlca_optim_cl *o = NULL;
+/* A copy of a group's member into a tensor of its own. */
+static int own_copy(dlca_context *ctx, const dlca_tensor *m, dlca_tensor **out) {
+  size_t len = m->n;
+  int rc = dlca_tensor_new(ctx, 1, &len, out);
+  cl_int err = rc || !len ? CL_SUCCESS
+                          : clEnqueueCopyBuffer(ctx->queue, m->buf, (*out)->buf, 0, 0, 4 * len, 0, NULL, NULL);
+  return rc ? rc : err ? dlca__fail_cl(err, "copying a tensor: %s", dlca__cl_error_name(err)) : DLCA_OK;
+}
+
+static int call_new(ob_bench *b, size_t k, size_t n, size_t t, int own, step_call *c) {
+  memset(c, 0, sizeof *c);
+  c->t = t, c->own = own;
+  c->p = calloc(t, sizeof *c->p), c->g = calloc(t, sizeof *c->g);
   dlca_optim_config cfg;
-  int rc = set_new(ctx, n, t, plain, &b);
-  if (!rc) rc = dlca_optim_config_default(optims[k].kind, &cfg);
+  int rc = c->p && c->g ? dlca_optim_config_default(optims[k].kind, &cfg)
+                        : dlca__fail(DLCA_ENOMEM, "out of host memory");
   if (!rc && optims[k].opt) rc = dlca_optim_config_set(&cfg, optims[k].opt, optims[k].val);
-  if (!rc) rc = dlca_optim_cl_new(ctx, &cfg, t, b.p, &o);
-  double ms = 0;
-  if (!rc) rc = time_steps(o, b.p, (const dlca_tensor **)b.g, reps, &ms);
-  const char *impl = plain ? "dlca_cl_chunks" : "dlca_cl";
-  if (!rc)
-    fprintf(out, "optim,%s,%zu,%zu,%s,%.4f,%.1f,%s\n", optims[k].name, n, t, impl, ms,
-            optims[k].bytes * (double)n / (ms * 1e6), dev);
-  else
-    fprintf(out, "optim,%s,%zu,%zu,%s,,,%s: %s\n", optims[k].name, n, t, impl, dev, dlca_last_error());
-  dlca_optim_cl_free(o);
-  set_free(&b, t);
+  if (!rc) rc = group_new(b->ctx, n, t, 1.0f, &c->gp);
+  if (!rc) rc = group_new(b->ctx, n, t, 0.01f, &c->gg);
+  for (size_t i = 0; !rc && i < t; i++) {
+    dlca_tensor *pm = dlca_tensor_group_member(c->gp, i), *gm = dlca_tensor_group_member(c->gg, i);
+    if (!own) c->p[i] = pm, c->g[i] = gm;
+    else if (!(rc = own_copy(b->ctx, pm, &c->p[i]))) rc = own_copy(b->ctx, gm, &c->g[i]);
+  }
+  return rc ? rc : dlca_optim_cl_new(b->ctx, &cfg, t, c->p, &c->o);
+}
+
+typedef struct copy_call {
+  dlca_context *ctx;
+  dlca_tensor *a, *b;
+} copy_call;
+
+static int copy_once(void *arg) {
+  copy_call *c = arg;
+  cl_int err = clEnqueueCopyBuffer(c->ctx->queue, c->a->buf, c->b->buf, 0, 0, 4 * c->a->n, 0, NULL, NULL);
+  return err ? dlca__fail_cl(err, "clEnqueueCopyBuffer: %s", dlca__cl_error_name(err)) : DLCA_OK;
+}
+
+/* The device's copy of n floats: 8 bytes a float, the reachable bandwidth. */
+static int copy_row(ob_bench *b, size_t n, const char *size) {
+  copy_call c = {b->ctx, NULL, NULL};
+  double med, min;
+  int rc = dlca_tensor_new(b->ctx, 1, &n, &c.a);
+  if (!rc) rc = dlca_tensor_new(b->ctx, 1, &n, &c.b);
+  if (!rc && !(rc = ob_time(b, copy_once, &c, &med, &min))) {
+    char name[64];
+    snprintf(name, sizeof name, "copy_%s", size);
+    ob_add(b, "optim", name, med, min, 0, 8.0 * (double)n);
+  }
+  dlca_tensor_free(c.a), dlca_tensor_free(c.b);
   return rc;
 }
 
-/* ms of one clEnqueueCopyBuffer of b into a (reps after a warm-up). */
-static int copy_time(dlca_context *ctx, dlca_tensor *a, dlca_tensor *b, int reps, double *ms) {
-  cl_int err = CL_SUCCESS;
-  for (int i = 0; i <= reps && err == CL_SUCCESS; i++) {
-    if (i == 1) {
-      if ((err = clFinish(ctx->queue)) != CL_SUCCESS) break;
-      *ms = now_ms();
-    }
-    err = clEnqueueCopyBuffer(ctx->queue, b->buf, a->buf, 0, 0, sizeof(float) * a->n, 0, NULL, NULL);
-  }
-  if (err != CL_SUCCESS || clFinish(ctx->queue) != CL_SUCCESS) return DLCA_ECL;
-  *ms = (now_ms() - *ms) / reps;
-  return DLCA_OK;
+/* "1M", "100k" */
+static void size_name(size_t n, char *buf, size_t len) {
+  if (n % 1000000 == 0) snprintf(buf, len, "%zuM", n / 1000000);
+  else if (n % 1000 == 0) snprintf(buf, len, "%zuk", n / 1000);
+  else snprintf(buf, len, "%zu", n);
 }
 
-/* The device's copy bandwidth (bytes read and written), the floor of every row. */
-static void copy_row(dlca_context *ctx, FILE *out, size_t n, int reps, const char *dev) {
-  dlca_tensor *a = NULL, *b = NULL;
-  size_t shape = n;
-  if (dlca_tensor_new(ctx, 1, &shape, &a) || dlca_tensor_new(ctx, 1, &shape, &b)) {
-    dlca_tensor_free(a), dlca_tensor_free(b);
-    return;
-  }
-  double ms = 0;
-  if (copy_time(ctx, a, b, reps, &ms) == DLCA_OK)
-    fprintf(out, "optim,copy,%zu,1,dlca_cl,%.4f,%.1f,%s\n", n, ms, 8.0 * (double)n / (ms * 1e6), dev);
-  dlca_tensor_free(a), dlca_tensor_free(b);
-}
-
-int opsbench_optim(dlca_context *ctx, FILE *out, const size_t *sizes, size_t n_sizes, int reps) {
-  static const size_t dflt[] = {1000000, 10000000, 100000000};
-  if (!sizes) sizes = dflt, n_sizes = 3;
-  dlca_device_info info;
-  dlca_context_device(ctx, &info);
-  char dev[300];
-  snprintf(dev, sizeof dev, "\"%s\"", info.name);
-  fprintf(out, "suite,case,params,tensors,impl,ms,gbps,device\n");
-  copy_row(ctx, out, sizes[n_sizes - 1], reps, dev);
-  int fails = 0;
-  for (size_t s = 0; s < n_sizes; s++)
-    for (size_t k = 0; k < N_OPTIMS; k++)
-      for (int c = 0; c < 3; c++) /* 1 tensor, 100 in a group, 100 of their own */
-        fails += one_case(ctx, out, k, sizes[s], c ? 100 : 1, c == 2, reps, dev) != DLCA_OK;
-  fflush(out);
-  return fails ? DLCA_EINVAL : DLCA_OK;
+int ob_suite_optim(ob_bench *b) {
+  static const size_t gpu[] = {1000000, 10000000, 100000000}, cpu[] = {100000, 1000000};
+  int on_cpu = b->dev.type == DLCA_DEVICE_CPU;
+  const size_t *sizes = on_cpu ? cpu : gpu, ns = on_cpu ? 2 : 3;
+  static const char *const layout[] = {"1t", "100t", "100t_own"};
+  char sz[24], name[80];
+  size_name(sizes[ns - 1], sz, sizeof sz);
+  int rc = copy_row(b, sizes[ns - 1], sz);
+  for (size_t s = 0; !rc && s < ns; s++)
+    for (size_t k = 0; !rc && k < N_OPTIMS; k++)
+      for (int l = 0; !rc && l < 3; l++) {
+        step_call c;
+        double med, min;
+        size_name(sizes[s], sz, sizeof sz);
+        if (!(rc = call_new(b, k, sizes[s], l ? 100 : 1, l == 2, &c)) && !(rc = ob_time(b, step_once, &c, &med, &min))) {
+          snprintf(name, sizeof name, "%s_%s_%s", optims[k].name, sz, layout[l]);
+          ob_add(b, "optim", name, med, min, 0, optims[k].bytes * (double)sizes[s]);
+        }
+        call_free(&c);
+      }
+  return rc;
 }

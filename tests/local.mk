@@ -78,7 +78,10 @@ EXTRA_DIST += tests/dlca-hardbench.sh
 # Every tool's -h/--help, -V/--version, exit codes, and a bad DLCA_CL_DEVICE named.
 TESTS += tests/cli.sh
 EXTRA_DIST += tests/cli.sh
+# GEMM (CLBlast) and dense (issue 31), and the tuning table's CLBlast section.
+tests_main_SOURCES += tests/test_blas.c tests/blas_util.h tests/test_blas_cl.c tests/test_blas_dense.c tests/test_blas_tuning.c
+# dlca-tune --clblast with a stand-in for CLBlast's tuner.
+TESTS += tests/dlca-tune-clblast.sh
+EXTRA_DIST += tests/dlca-tune-clblast.sh
 # The optimizer suite on the device (issue 32): kernels-cl/optim against its twin.
 tests_main_SOURCES += tests/test_optim_cl.c
-TESTS += tests/dlca-optbench.sh
-EXTRA_DIST += tests/dlca-optbench.sh

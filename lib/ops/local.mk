@@ -8,5 +8,8 @@ libdlca_cl_internal_la_SOURCES += lib/ops/ref_case.h lib/ops/ref_case.c lib/ops/
 # Device tensors (include/dlca_cl/tensor.h) and the launchers of kernels-cl/ops/.
 libdlca_cl_internal_la_SOURCES += lib/ops/tensor.h lib/ops/tensor.c lib/ops/cl_elementwise.h lib/ops/cl_elementwise.c \
 	lib/ops/cl_reduce.c lib/ops/cl_movement.c lib/ops/cl_loss.c
+# GEMM (CLBlast) and dense: the twin, the launchers, the vector runners.
+libdlca_cl_internal_la_SOURCES += lib/ops/ref_blas.h lib/ops/ref_blas.c lib/ops/cl_blas.h lib/ops/cl_blas.c \
+	lib/ops/cl_dense.c lib/ops/run_blas.h lib/ops/run_blas.c lib/ops/cl_run_blas.c
 # Tensor groups (issue 32): many tensors in one buffer, for the multi-tensor optimizer step.
 libdlca_cl_internal_la_SOURCES += lib/ops/tensor_group.c

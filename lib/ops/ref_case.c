@@ -8,6 +8,7 @@
 
 #include "core/internal.h"
 #include "ops/ref_ops.h"
+#include "ops/run_blas.h"
 #include "optim/vector.h"
 
 dlca__shape dlca__ops_shape(const dlca__ops_tensor *t) {
@@ -92,6 +93,7 @@ static const struct {
 } ops[] = {{"unary", dlca__ops_run_unary},   {"binary", dlca__ops_run_binary},
            {"reduce", dlca__ops_run_reduce}, {"movement", dlca__ops_run_movement},
            {"mse", dlca__ops_run_mse},       {"softmax_cross_entropy", dlca__ops_run_softmax_xent},
+           {"gemm", dlca__ops_run_gemm},     {"dense", dlca__ops_run_dense},
            {"optimizer", dlca__optim_ref_case}, {"clip_grad_norm", dlca__optim_ref_case},
            {"lr_schedule", dlca__optim_ref_case}};
 
