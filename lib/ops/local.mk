@@ -10,4 +10,4 @@ libdlca_cl_internal_la_SOURCES += lib/ops/tensor.h lib/ops/tensor.c lib/ops/cl_e
 	lib/ops/cl_reduce.c lib/ops/cl_movement.c lib/ops/cl_loss.c
 # GEMM (CLBlast) and dense: the twin, the launchers, the vector runners.
 libdlca_cl_internal_la_SOURCES += lib/ops/ref_blas.h lib/ops/ref_blas.c lib/ops/cl_blas.h lib/ops/cl_blas.c \
-	lib/ops/cl_dense.c lib/ops/run_blas.h lib/ops/run_blas.c lib/ops/cl_run_blas.c
+	lib/ops/cl_dense.c lib/ops/cl_blas_cache.c lib/ops/run_blas.h lib/ops/run_blas.c lib/ops/cl_run_blas.c
