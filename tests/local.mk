@@ -78,3 +78,5 @@ EXTRA_DIST += tests/dlca-hardbench.sh
 # Every tool's -h/--help, -V/--version, exit codes, and a bad DLCA_CL_DEVICE named.
 TESTS += tests/cli.sh
 EXTRA_DIST += tests/cli.sh
+# conv2d and 2-D pooling (issue 31): the twin, the vectors, the device.
+tests_main_SOURCES += tests/test_conv.h tests/test_conv.c tests/test_conv_cl.c
