@@ -12,7 +12,8 @@
 #include "ops_util.h"
 #include "test_conv.h"
 
-/* x [N,C,H,W], w [O,C,KH,KW], stride and padding; bias 0 for none, grads 0 for dx only. */
+/* x [N,C,H,W], w [O,C,KH,KW], stride and padding; bias 0 for none, grads 0 for dx only. Odd cases pass
+ * their own scratch. */
 static const struct {
   size_t N, C, H, W, O, KH, KW;
   dlca__conv2d p;
@@ -21,7 +22,8 @@ static const struct {
     {2, 3, 9, 8, 5, 3, 2, {1, 1, 0, 0}, 1, 1},   {3, 5, 10, 7, 6, 3, 3, {2, 2, 1, 1}, 1, 1},
     {2, 3, 7, 11, 7, 2, 4, {2, 1, 2, 1}, 1, 1},  {4, 1, 8, 8, 3, 5, 5, {1, 1, 2, 2}, 1, 1},
     {2, 6, 5, 5, 10, 1, 1, {2, 2, 0, 0}, 1, 1},  {2, 3, 6, 6, 4, 3, 3, {1, 1, 1, 1}, 0, 0},
-    {3, 7, 12, 12, 9, 3, 3, {1, 1, 1, 1}, 1, 1},
+    {3, 7, 12, 12, 9, 3, 3, {1, 1, 1, 1}, 1, 1}, {8, 3, 16, 16, 5, 3, 3, {1, 1, 1, 1}, 1, 1}, /* dw in 4 parts */
+    {5, 2, 15, 15, 3, 3, 2, {1, 1, 1, 0}, 1, 1},                                              /* 2 parts */
 };
 
 static dlca_tensor *dev(dlca_context *ctx, const dlca__shape *s, const double *d) {
@@ -54,7 +56,7 @@ START_TEST(test_conv_cl_random) {
   dlca_tensor *ty = dev(ctx, &ys, NULL), *tdy = dev(ctx, &ys, dy), *tdx = dev(ctx, &xs, NULL);
   dlca_tensor *tdw = cases[_i].grads ? dev(ctx, &ws, NULL) : NULL, *tdb = cases[_i].grads ? dev(ctx, &bs, NULL) : NULL;
   cl_mem col = NULL;
-  if (!cases[_i].grads) /* a caller's scratch, exactly the size asked for */
+  if (_i % 2) /* a caller's scratch, exactly the size asked for (else the launchers' own) */
     ck_assert_int_eq(dlca__buffer(ctx, sizeof(float) * dlca__conv2d_col_floats(tx, tw, &cases[_i].p), "col", &col), 0);
   ck_assert_msg(dlca__ops_cl_conv2d(ctx, &cases[_i].p, tx, tw, tb, ty, col) == DLCA_OK, "%s", dlca_last_error());
   ck_assert_msg(dlca__ops_cl_conv2d_backward(ctx, &cases[_i].p, tx, tw, tdy, tdx, tdw, tdb, col) == DLCA_OK, "%s",
@@ -131,8 +133,8 @@ START_TEST(test_conv_cl_deterministic) {
   if (!tcl_platform()) return;
   tcl_fresh_env("conv-cl-determinism");
   dlca_context *ctx = tcl_context();
-  dlca__shape xs = {4, {4, 5, 11, 9}}, ws = {4, {6, 5, 3, 3}}, bs = {1, {6}}, ys = {4, {4, 6, 6, 5}};
-  dlca__conv2d p = {2, 2, 1, 1};
+  dlca__shape xs = {4, {8, 5, 24, 23}}, ws = {4, {6, 5, 3, 3}}, bs = {1, {6}}, ys = {4, {8, 6, 12, 12}};
+  dlca__conv2d p = {2, 2, 1, 1}; /* N OH OW = 1152: dw in 2 parts */
   const dlca__shape *sh[] = {&xs, &ws, &bs, &ys, &ys, &xs, &ws, &bs};
   dlca_tensor *t[8];
   for (int k = 0; k < 8; k++) {

@@ -76,6 +76,16 @@ void dlca_conv_dy_t(__global const float *dy, __global float *dyt, uint off, uin
   dyt[off + id] = dy[(n * nol.y + o) * nol.z + l];
 }
 
+// dw[i] = the sum over s = 0..S-1, in order, of parts[off + s n + i]: dw's split-K parts (lib/ops/cl_conv.c).
+__kernel __attribute__((reqd_work_group_size(CONV_WG, 1, 1)))
+void dlca_conv_sum_parts(__global const float *parts, uint off, uint S, uint n, __global float *dw) {
+  uint i = (uint)get_global_id(0);
+  if (i >= n) return;
+  float acc = 0.0f;
+  for (uint s = 0; s < S; s++) acc += parts[off + s * n + i];
+  dw[i] = acc;
+}
+
 // db[o] = the sum of dy[n, o, l] over n and l: work-group o, each work-item a
 // strided Kahan sum, then a fixed tree. Fixed order for a given CONV_RED_WG.
 __kernel __attribute__((reqd_work_group_size(CONV_RED_WG, 1, 1)))
