@@ -28,7 +28,8 @@ int dlca__ops_cl_pool2d_backward(dlca_context *ctx, dlca__pool_fn fn, int k, int
                                  const dlca_tensor *dy, dlca_tensor *dx);
 
 /* The device runner of the conv2d vector files: the forward, then the
- * backward with the file's grad_outputs; results as doubles in
- * dlca__ops_ref_run's layout. */
+ * backward with the file's grad_outputs; results as doubles into r's slots,
+ * which the caller has allocated in dlca__ops_ref_run's layout (as
+ * dlca__ops_cl_run does). Waits for the device. */
 int dlca__ops_cl_run_conv2d(dlca_context *ctx, const dlca__ops_vector *v, dlca__ops_result *r);
 #endif
