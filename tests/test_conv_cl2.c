@@ -128,7 +128,8 @@ static float *conv_once(dlca_context *ctx, dlca_tensor *const *t, const dlca__co
   return out;
 }
 
-/* Twice the same bits; and the same bits again with other CONV_WG (the sums' order does not depend on it). */
+/* Twice the same bits; and the same bits again with other CONV_WG and CONV_COLS (the sums' order does not
+ * depend on them). */
 START_TEST(test_conv_cl_deterministic) {
   if (!tcl_platform()) return;
   tcl_fresh_env("conv-cl-determinism");
@@ -148,6 +149,10 @@ START_TEST(test_conv_cl_deterministic) {
   ck_assert_msg(dlca__tuning_override(ctx, "ops.cl", "CONV_WG", 32) == DLCA_OK, "%s", dlca_last_error());
   b = conv_once(ctx, t, &p);
   ck_assert_msg(!memcmp(a, b, sizeof(float) * n), "CONV_WG 32 differs from the default");
+  free(b);
+  ck_assert_msg(dlca__tuning_override(ctx, "ops.cl", "CONV_COLS", 3) == DLCA_OK, "%s", dlca_last_error());
+  b = conv_once(ctx, t, &p);
+  ck_assert_msg(!memcmp(a, b, sizeof(float) * n), "CONV_COLS 3 differs from the default");
   free(a), free(b);
   for (int k = 0; k < 8; k++) dlca_tensor_free(t[k]);
   dlca_context_free(ctx);

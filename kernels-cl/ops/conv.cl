@@ -21,19 +21,31 @@
 #define POOL_WG 64
 #endif
 
-// col[off + r N L + q] = x at (n, c, oh sh + i - ph, ow sw + j - pw), 0 in the padding.
+// @tunable CONV_COLS 4 1 2 8 | 1..16
+#ifndef CONV_COLS
+#define CONV_COLS 4
+#endif
+
+// col[off + r N L + q] = x at (n, c, oh sh + i - ph, ow sw + j - pw), 0 in the padding. A work-item
+// fills CONV_COLS consecutive q of one row r (the indices stepped, not divided, after the first).
 __kernel __attribute__((reqd_work_group_size(CONV_WG, 1, 1)))
 void dlca_conv_im2col(__global const float *x, __global float *col, uint off, uint4 xd, uint4 kd, int4 sp) {
-  uint L = kd.z * kd.w, NL = xd.x * L, id = (uint)get_global_id(0);
-  if (id >= xd.y * kd.x * kd.y * NL) return;
-  uint r = id / NL, q = id % NL;
+  uint L = kd.z * kd.w, NL = xd.x * L, nq = (NL + CONV_COLS - 1) / CONV_COLS, id = (uint)get_global_id(0);
+  if (id >= xd.y * kd.x * kd.y * nq) return;
+  uint r = id / nq, q = id % nq * CONV_COLS;
   uint j = r % kd.y, i = (r / kd.y) % kd.x, c = r / (kd.x * kd.y);
   uint n = q / L, l = q % L, oh = l / kd.w, ow = l % kd.w;
-  int ih = (int)(oh * (uint)sp.x + i) - sp.z, iw = (int)(ow * (uint)sp.y + j) - sp.w;
-  float v = 0.0f;
-  if (ih >= 0 && ih < (int)xd.z && iw >= 0 && iw < (int)xd.w)
-    v = x[((n * xd.y + c) * xd.z + (uint)ih) * xd.w + (uint)iw];
-  col[off + id] = v;
+  for (uint t = 0; t < CONV_COLS && q + t < NL; t++) {
+    int ih = (int)(oh * (uint)sp.x + i) - sp.z, iw = (int)(ow * (uint)sp.y + j) - sp.w;
+    float v = 0.0f;
+    if (ih >= 0 && ih < (int)xd.z && iw >= 0 && iw < (int)xd.w)
+      v = x[((n * xd.y + c) * xd.z + (uint)ih) * xd.w + (uint)iw];
+    col[off + r * NL + q + t] = v;
+    if (++ow == kd.w) {
+      ow = 0;
+      if (++oh == kd.z) oh = 0, n++;
+    }
+  }
 }
 
 // dx[n, c, ih, iw] = the sum over (i, j) row-major of dcol at the outputs that read it.

@@ -102,11 +102,16 @@ static int run(dlca_context *ctx, const char *tunable, const char *name, size_t 
   return dlca__ops_cl_launch(ctx, k, name, wg, per_group ? n * wg : n, nargs, sizes, args);
 }
 
+/* col = im2col(x): CONV_COLS (the tunable, as built) columns per work-item. */
 static int im2col(dlca_context *ctx, const conv_plan *pl, const dlca_tensor *x, cl_mem col) {
+  int cols;
+  int rc = dlca__tunable(ctx, "ops.cl", "CONV_COLS", &cols);
+  if (rc) return rc;
   cl_uint off = 0;
   size_t m = sizeof(cl_mem), u4 = sizeof(cl_uint4), sizes[] = {m, m, sizeof off, u4, u4, sizeof(cl_int4)};
   const void *args[] = {&x->buf, &col, &off, &pl->xd, &pl->kd, &pl->sp};
-  return run(ctx, "CONV_WG", "dlca_conv_im2col", pl->ckk * pl->nl, 6, sizes, args, 0);
+  return run(ctx, "CONV_WG", "dlca_conv_im2col", pl->ckk * ((pl->nl + (size_t)cols - 1) / (size_t)cols), 6, sizes, args,
+             0);
 }
 
 /* yt = w col: [O, CKK] x [CKK, NL] into the scratch after col. */
