@@ -192,6 +192,14 @@ START_TEST(test_conv_cl_errors) {
   EXPECT(dlca__ops_cl_conv2d(ctx, &p, t[0], t[1], NULL, t[5], small), "col has 16 floats, this conv2d needs 558");
   clReleaseMemObject(small);
   ck_assert_uint_eq(dlca__conv2d_col_floats(t[0], t[2], &p), 0);
+  dlca__conv2d huge = {1, 1, 1 << 30, 1 << 30}; /* y would be [2, 4, 2^31 + 3, 2^31 + 3] */
+  EXPECT(dlca__ops_cl_conv2d(ctx, &huge, t[0], t[1], NULL, t[5], NULL),
+         "y has shape [2, 4, 3, 3], expected [2, 4, 2147483651");
+  dlca__shape bx = {4, {1, 16, 640, 640}}, bw = {4, {1, 16, 21, 21}}, by = {4, {1, 1, 640, 640}};
+  dlca_tensor *big[3] = {dev(ctx, &bx, NULL), dev(ctx, &bw, NULL), dev(ctx, &by, NULL)};
+  EXPECT(dlca__ops_cl_conv2d(ctx, &(dlca__conv2d){1, 1, 10, 10}, big[0], big[1], NULL, big[2], NULL),
+         "conv2d: the im2col scratch would have 2890547200 floats, over 2^31");
+  for (int k = 0; k < 3; k++) dlca_tensor_free(big[k]);
   for (int k = 0; k < 8; k++) dlca_tensor_free(t[k]);
   dlca_context_free(ctx);
 }

@@ -71,8 +71,9 @@ static int plan(dlca_context *ctx, const dlca__conv2d *p, const dlca_tensor *x, 
     return dlca__fail(DLCA_EINVAL, "%s: %s has shape %s, expected [%zu, %zu, %zu, %zu] from x %s", what, yname, a,
                       pl->d.N, pl->d.O, pl->d.OH, pl->d.OW, c);
   }
-  if (pl->need > (size_t)INT_MAX)
-    return dlca__fail(DLCA_EINVAL, "%s: the im2col scratch would have %zu floats, over 2^31", what, pl->need);
+  double big = ((double)pl->ckk + (double)pl->d.O) * (double)pl->d.N * (double)pl->d.OH * (double)pl->d.OW;
+  if (big + (double)pl->split * (double)pl->ckk * (double)pl->d.O > (double)INT_MAX)
+    return dlca__fail(DLCA_EINVAL, "%s: the im2col scratch would have %.0f floats, over 2^31", what, big);
   return DLCA_OK;
 }
 
