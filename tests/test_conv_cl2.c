@@ -198,7 +198,8 @@ START_TEST(test_conv_cl_errors) {
   dlca__shape bx = {4, {1, 16, 640, 640}}, bw = {4, {1, 16, 21, 21}}, by = {4, {1, 1, 640, 640}};
   dlca_tensor *big[3] = {dev(ctx, &bx, NULL), dev(ctx, &bw, NULL), dev(ctx, &by, NULL)};
   EXPECT(dlca__ops_cl_conv2d(ctx, &(dlca__conv2d){1, 1, 10, 10}, big[0], big[1], NULL, big[2], NULL),
-         "conv2d: the im2col scratch would have 2890547200 floats, over 2^31");
+         "conv2d: the im2col scratch would have 2890772992 floats, over 2^31");
+  ck_assert_uint_eq(dlca__conv2d_col_floats(big[0], big[1], &(dlca__conv2d){1, 1, 10, 10}), 0);
   for (int k = 0; k < 3; k++) dlca_tensor_free(big[k]);
   for (int k = 0; k < 8; k++) dlca_tensor_free(t[k]);
   dlca_context_free(ctx);

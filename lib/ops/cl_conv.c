@@ -41,13 +41,19 @@ static void plan_fill(conv_plan *pl) {
   pl->sp = (cl_int4){{d->sh, d->sw, d->ph, d->pw}};
 }
 
+/* The scratch's floats in double: no product can wrap for any shapes. */
+static double scratch_floats(const conv_plan *pl) {
+  double nl = (double)pl->d.N * (double)pl->d.OH * (double)pl->d.OW, outs = (double)pl->ckk * (double)pl->d.O;
+  return ((double)pl->ckk + (double)pl->d.O) * nl + (pl->split > 1 ? (double)pl->split * outs : 0);
+}
+
 size_t dlca__conv2d_col_floats(const dlca_tensor *x, const dlca_tensor *w, const dlca__conv2d *p) {
   if (!x || !w || !p) return 0;
   dlca__shape xs = dlca__ops_cl_shape(x), ws = dlca__ops_cl_shape(w);
   conv_plan pl;
   if (dlca__conv2d_dims(&xs, &ws, NULL, p, &pl.d)) return 0;
   plan_fill(&pl);
-  return pl.need;
+  return scratch_floats(&pl) > (double)INT_MAX ? 0 : pl.need;
 }
 
 /* The shapes of x, w, b (may be NULL) and the output-shaped tensor y (y or dy), named in what. */
@@ -71,8 +77,8 @@ static int plan(dlca_context *ctx, const dlca__conv2d *p, const dlca_tensor *x, 
     return dlca__fail(DLCA_EINVAL, "%s: %s has shape %s, expected [%zu, %zu, %zu, %zu] from x %s", what, yname, a,
                       pl->d.N, pl->d.O, pl->d.OH, pl->d.OW, c);
   }
-  double big = ((double)pl->ckk + (double)pl->d.O) * (double)pl->d.N * (double)pl->d.OH * (double)pl->d.OW;
-  if (big + (double)pl->split * (double)pl->ckk * (double)pl->d.O > (double)INT_MAX)
+  double big = scratch_floats(pl);
+  if (big > (double)INT_MAX)
     return dlca__fail(DLCA_EINVAL, "%s: the im2col scratch would have %.0f floats, over 2^31", what, big);
   return DLCA_OK;
 }
