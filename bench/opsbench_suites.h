@@ -9,7 +9,8 @@
 
 #define OB_SUITES(X)                                                                                 \
   X(gemm, "SGEMM C = A B of n x n matrices through CLBlast, n from --sizes (512..8192)")            \
-  X(dense, "dense 64->128 + ReLU at batch 32: the forward (one call, waited for), and forward + backward")
+  X(dense, "dense 64->128 + ReLU at batch 32: the forward (one call, waited for), and forward + backward") \
+  X(conv, "conv2d 3x3 pad 1 + bias, forward and forward + backward: N 64 C 16 8x8 O 32, N 64 C 32 32x32 O 64")
 
 #define OB_DECLARE(name, what) int ob_suite_##name(ob_bench *b);
 OB_SUITES(OB_DECLARE)

@@ -74,7 +74,35 @@ def suite_dense(args, dev):
     return rows
 
 
-SUITES = {"gemm": suite_gemm, "dense": suite_dense}
+def suite_conv(args, dev):
+    """conv2d 3x3, stride 1, padding 1, with bias (cuDNN, TF32 off): the rows of bench/opsbench_conv.c."""
+    rows = []
+    for N, C, H, O in [(64, 16, 8, 32), (64, 32, 32, 64)]:
+        g = torch.Generator(device=dev).manual_seed(10)
+        x = (torch.rand(N, C, H, H, device=dev, generator=g) * 2 - 1).requires_grad_()
+        w = (torch.rand(O, C, 3, 3, device=dev, generator=g) * 2 - 1).requires_grad_()
+        b = (torch.rand(O, device=dev, generator=g) * 2 - 1).requires_grad_()
+        dy = torch.rand(N, O, H, H, device=dev, generator=g) * 2 - 1
+        mac, ny = N * O * H * H * C * 9.0, N * O * H * H * 1.0
+        fb = 4.0 * (N * C * H * H + O * C * 9 + O + ny)
+
+        def fwd():
+            with torch.no_grad():
+                return torch.nn.functional.conv2d(x, w, b, padding=1)
+
+        def fwd_bwd():
+            y = torch.nn.functional.conv2d(x, w, b, padding=1)
+            return torch.autograd.grad(y, (x, w, b), dy)
+
+        name = "conv2d_n%d_c%d_%dx%d_o%d_k3_" % (N, C, H, H, O)
+        med, mn = timed(fwd, args.warmup, args.repeats)
+        rows.append(("conv", name + "fwd", med, mn, 2.0 * mac + ny, fb))
+        med, mn = timed(fwd_bwd, args.warmup, args.repeats)
+        rows.append(("conv", name + "fwd_bwd", med, mn, 6.0 * mac + 2.0 * ny, 2.0 * fb))
+    return rows
+
+
+SUITES = {"gemm": suite_gemm, "dense": suite_dense, "conv": suite_conv}
 
 
 def main():

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "ops/ref_conv.h"
 #include "ops/ref_ops.h"
 #include "ops/run_blas.h"
 
@@ -92,7 +93,8 @@ static const struct {
 } ops[] = {{"unary", dlca__ops_run_unary},   {"binary", dlca__ops_run_binary},
            {"reduce", dlca__ops_run_reduce}, {"movement", dlca__ops_run_movement},
            {"mse", dlca__ops_run_mse},       {"softmax_cross_entropy", dlca__ops_run_softmax_xent},
-           {"gemm", dlca__ops_run_gemm},     {"dense", dlca__ops_run_dense}};
+           {"gemm", dlca__ops_run_gemm},     {"dense", dlca__ops_run_dense},
+           {"conv2d", dlca__ops_run_conv2d}};
 
 int dlca__ops_ref_run(const dlca__ops_vector *v, dlca__ops_result *r) {
   memset(r, 0, sizeof *r);
