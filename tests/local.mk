@@ -83,5 +83,7 @@ tests_main_SOURCES += tests/test_blas.c tests/blas_util.h tests/test_blas_cl.c t
 # dlca-tune --clblast with a stand-in for CLBlast's tuner.
 TESTS += tests/dlca-tune-clblast.sh
 EXTRA_DIST += tests/dlca-tune-clblast.sh
+# conv2d and 2-D pooling (issue 31): the twin, the vectors, the device.
+tests_main_SOURCES += tests/test_conv.h tests/test_conv.c tests/test_conv_cl.c tests/test_conv_cl2.c
 # The optimizer suite on the device (issue 32): kernels-cl/optim against its twin.
 tests_main_SOURCES += tests/test_optim_cl.c

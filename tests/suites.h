@@ -22,4 +22,5 @@
   X(ops) \
   X(optim) \
   X(blas) \
+  X(conv) \
   X(optim_cl)

@@ -76,6 +76,34 @@ def suite_dense(args, dev):
     return rows
 
 
+def suite_conv(args, dev):
+    """conv2d 3x3, stride 1, padding 1, with bias (cuDNN, TF32 off): the rows of bench/opsbench_conv.c."""
+    rows = []
+    for N, C, H, O in [(64, 16, 8, 32), (64, 32, 32, 64)]:
+        g = torch.Generator(device=dev).manual_seed(10)
+        x = (torch.rand(N, C, H, H, device=dev, generator=g) * 2 - 1).requires_grad_()
+        w = (torch.rand(O, C, 3, 3, device=dev, generator=g) * 2 - 1).requires_grad_()
+        b = (torch.rand(O, device=dev, generator=g) * 2 - 1).requires_grad_()
+        dy = torch.rand(N, O, H, H, device=dev, generator=g) * 2 - 1
+        mac, ny = N * O * H * H * C * 9.0, N * O * H * H * 1.0
+        fb = 4.0 * (N * C * H * H + O * C * 9 + O + ny)
+
+        def fwd():
+            with torch.no_grad():
+                return torch.nn.functional.conv2d(x, w, b, padding=1)
+
+        def fwd_bwd():
+            y = torch.nn.functional.conv2d(x, w, b, padding=1)
+            return torch.autograd.grad(y, (x, w, b), dy)
+
+        name = "conv2d_n%d_c%d_%dx%d_o%d_k3_" % (N, C, H, H, O)
+        med, mn = timed(fwd, args.warmup, args.repeats)
+        rows.append(("conv", name + "fwd", med, mn, 2.0 * mac + ny, fb))
+        med, mn = timed(fwd_bwd, args.warmup, args.repeats)
+        rows.append(("conv", name + "fwd_bwd", med, mn, 6.0 * mac + 2.0 * ny, 2.0 * fb))
+    return rows
+
+
 # The optim suite (bench/opsbench_optim.c): name, class, kwargs, bytes a parameter.
 OPTIMS = [
     ("sgd", torch.optim.SGD, dict(lr=1e-3), 12),
@@ -127,7 +155,7 @@ def suite_optim(args, dev):
     return rows
 
 
-SUITES = {"gemm": suite_gemm, "dense": suite_dense, "optim": suite_optim}
+SUITES = {"gemm": suite_gemm, "dense": suite_dense, "conv": suite_conv, "optim": suite_optim}
 
 
 def main():
@@ -157,7 +185,8 @@ def main():
     for n in names:
         for r in SUITES[n](args, dev):
             suite, case, med, mn, flops, nbytes = r[:6]
-            row = {"suite": suite, "case": case, "impl": r[6] if len(r) > 6 else impl, "device": name, "median_ms": med, "min_ms": mn,
+            row = {"suite": suite, "case": case, "impl": r[6] if len(r) > 6 else impl, "device": name,
+                   "median_ms": med, "min_ms": mn,
                    "tflops": flops / (med * 1e9), "gbs": nbytes / (med * 1e6), "flops": flops, "bytes": nbytes,
                    "date": date}
             out.append(row)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "ops/ref_conv.h"
 #include "ops/ref_ops.h"
 #include "ops/run_blas.h"
 #include "optim/vector.h"
@@ -94,6 +95,7 @@ static const struct {
            {"reduce", dlca__ops_run_reduce}, {"movement", dlca__ops_run_movement},
            {"mse", dlca__ops_run_mse},       {"softmax_cross_entropy", dlca__ops_run_softmax_xent},
            {"gemm", dlca__ops_run_gemm},     {"dense", dlca__ops_run_dense},
+           {"conv2d", dlca__ops_run_conv2d},
            {"optimizer", dlca__optim_ref_case}, {"clip_grad_norm", dlca__optim_ref_case},
            {"lr_schedule", dlca__optim_ref_case}};
 
