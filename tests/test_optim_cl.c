@@ -412,6 +412,40 @@ START_TEST(test_optim_cl_float_sums) {
 }
 END_TEST
 
+/* A case whose hyperparameters are out of range, or whose shapes do not fit,
+ * is the file's DLCA_EPARSE naming the file and the value, on both backends. */
+START_TEST(test_optim_cl_vector_errors) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("optim-cl-verr");
+  dlca_context *ctx = tcl_context();
+  const char *tmp = tu_tmpdir("optim-verr");
+  static const char *const files[][2] = {
+      {"{\"format\": \"dlca-ops-vector\", \"version\": 1, \"op\": \"optimizer\", \"attrs\": {\"name\": \"adam\", "
+       "\"hyper\": {\"betas\": [1.0, 0.999]}}, \"tolerance\": {\"abs\": 1e-5, \"rel\": 1e-5}, \"inputs\": "
+       "{\"params\": {\"shape\": [2], \"data\": [1, 2]}, \"grads\": {\"shape\": [1, 2], \"data\": [1, 2]}}, "
+       "\"outputs\": {\"params_after_each_step\": {\"shape\": [1, 2], \"data\": [1, 2]}}}",
+       "beta1 = 1 is outside [0, 1)"},
+      {"{\"format\": \"dlca-ops-vector\", \"version\": 1, \"op\": \"optimizer\", \"attrs\": {\"name\": \"sgd\", "
+       "\"hyper\": {\"lr\": 0.1}}, \"tolerance\": {\"abs\": 1e-5, \"rel\": 1e-5}, \"inputs\": "
+       "{\"params\": {\"shape\": [2], \"data\": [1, 2]}, \"grads\": {\"shape\": [1, 3], \"data\": [1, 2, 3]}}, "
+       "\"outputs\": {\"params_after_each_step\": {\"shape\": [1, 3], \"data\": [1, 2, 3]}}}",
+       "inputs.grads.shape: not [steps, 2]"}};
+  for (size_t i = 0; i < 2; i++) {
+    const char *path = tu_write(tmp, i ? "shape.json" : "beta.json", files[i][0]);
+    dlca__ops_vector v;
+    dlca__ops_result r;
+    ck_assert_msg(dlca__ops_vector_load(path, &v) == DLCA_OK, "%s", dlca_last_error());
+    for (int b = 0; b < 2; b++) {
+      ck_assert_int_eq(dlca__optim_run_vector(b ? ctx : NULL, &v, &r), DLCA_EPARSE);
+      ck_assert_msg(strstr(dlca_last_error(), files[i][1]) && strstr(dlca_last_error(), path), "%s",
+                    dlca_last_error());
+    }
+    dlca__ops_vector_free(&v);
+  }
+  dlca_context_free(ctx);
+}
+END_TEST
+
 Suite *suite_optim_cl(void) {
   Suite *s = suite_create("optim_cl");
   TCase *tc = tcase_create("optim_cl");
@@ -419,6 +453,7 @@ Suite *suite_optim_cl(void) {
   tcase_add_test(tc, test_optim_cl_group);
   tcase_add_test(tc, test_optim_cl_bad);
   tcase_add_test(tc, test_optim_cl_vectors);
+  tcase_add_test(tc, test_optim_cl_vector_errors);
   tcase_add_loop_test(tc, test_optim_cl_float_sums, 0, 2);
   tcase_add_loop_test(tc, test_optim_cl_twin, 0, 4 * N_CASES);
   tcase_add_loop_test(tc, test_optim_cl_resume, 0, N_CASES);
