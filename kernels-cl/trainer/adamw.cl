@@ -1,10 +1,13 @@
 /* trainer.cl: dlca_adamw, the gradient reduction, clip and AdamW of an
  * epoch; twin lib/ref/optim.c. */
 
+/* The optimizer's state: slot k of logit j at ost[j + k OPT_SS]. */
+#define OPT_SS ((size_t)NPG * (NGP + NGU))
+
 /* Gradient reduction + clip + AdamW: one thread per gate. The 4 sums dL/dc
  * are summed over work-groups (and channels, for perception gates) in a fixed
  * order; then dL/dp = M dL/dc, dL/dlogit = p (dL/dp - p . dL/dp) (doc/semantics.md section 1). */
-__kernel void dlca_adamw(__global float *params, __global float *grad, __global float *m, __global float *v,
+__kernel void dlca_adamw(__global float *params, __global float *grad, __global float *ost,
                          __global const float *partial, int nwg, __global const float *loss_partial,
                          __global float *loss_out, __global int *flags, int units, float lr, float b1, float b2,
                          float eps, float wd, float clip, float bc1, float bc2, __global const float *gumbel, int use_gumbel, ulong key,
@@ -88,8 +91,8 @@ __kernel void dlca_adamw(__global float *params, __global float *grad, __global 
       gr += gn_sigma * (sqrt(-2.0f * log(u1)) * cos(6.2831853f * u2));
     }
     gr = clamp(gr, -clip, clip);
-    float mi = b1 * m[j] + (1.0f - b1) * gr, vi = b2 * v[j] + (1.0f - b2) * gr * gr;
-    m[j] = mi, v[j] = vi;
+    float mi = b1 * ost[j] + (1.0f - b1) * gr, vi = b2 * ost[j + OPT_SS] + (1.0f - b2) * gr * gr;
+    ost[j] = mi, ost[j + OPT_SS] = vi;
     float mh = mi / bc1, vh = vi / bc2;
     l[i] = l[i] - lr * (mh / (sqrt(vh) + eps) + wd * l[i]);
   }

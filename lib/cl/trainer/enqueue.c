@@ -176,7 +176,7 @@ static int enqueue_adamw(dlca_trainer *t) {
   cl_float gn_sigma = dlca__grad_noise_sigma(t->cfg.relax.grad_noise, (uint64_t)step);
   relax_args r = relax_of(t);
   argset a = {st->k_adamw, 0, 0};
-  ARG(&a, st->params), ARG(&a, st->grad), ARG(&a, st->m), ARG(&a, st->v), ARG(&a, st->partial), ARG(&a, nwg);
+  ARG(&a, st->params), ARG(&a, st->grad), ARG(&a, st->slots), ARG(&a, st->partial), ARG(&a, nwg);
   ARG(&a, st->loss_partial), ARG(&a, st->loss), ARG(&a, st->flags), ARG(&a, units), ARG(&a, lr), ARG(&a, b1);
   ARG(&a, b2), ARG(&a, eps), ARG(&a, wd);
   ARG(&a, clip), ARG(&a, bc1), ARG(&a, bc2), ARG(&a, st->gumbel), ARG(&a, r.use_gumbel), ARG(&a, r.key);
