@@ -247,6 +247,7 @@ typedef enum kind {
   K_LONG,   /* a long in [lo, hi] */
   K_DOUBLE, /* a finite double above `above` that is also finite as a float */
   K_NONNEG, /* a finite double >= 0, finite as a float */
+  K_NUMBER, /* any finite double (its range is the library's to check) */
   K_FLAG,   /* sets an int to 1 */
   K_OTHER   /* parsed by parse_other() */
 } kind;
@@ -314,6 +315,20 @@ static const opt_spec specs[] = {
     {"gumbel", K_NONNEG, O(gumbel), 0, 0, 0, F_TRAINS, 0, -1},
     {"straight-through", K_FLAG, O(straight_through), 0, 0, 0, F_TRAINS, -1, -1},
     {"grad-noise", K_NONNEG, O(grad_noise), 0, 0, 0, F_TRAINS, 0, -1},
+    {"optimizer", K_OTHER, 0, 0, 0, 0, F_TRAINS, 0, -1},
+    {"clip", K_NUMBER, O(clip), 0, 0, 0, 0, 0, -1},
+    {"momentum", K_NUMBER, O(momentum), 0, 0, 0, 0, 0, -1},
+    {"dampening", K_NUMBER, O(dampening), 0, 0, 0, 0, 0, -1},
+    {"nesterov", K_FLAG, O(nesterov), 0, 0, 0, 0, 0, -1},
+    {"beta1", K_NUMBER, O(beta1), 0, 0, 0, 0, 0, -1},
+    {"beta2", K_NUMBER, O(beta2), 0, 0, 0, 0, 0, -1},
+    {"eps", K_NUMBER, O(eps), 0, 0, 0, 0, 0, -1},
+    {"weight-decay", K_NUMBER, O(weight_decay), 0, 0, 0, 0, 0, -1},
+    {"amsgrad", K_FLAG, O(amsgrad), 0, 0, 0, 0, 0, -1},
+    {"alpha", K_NUMBER, O(alpha), 0, 0, 0, 0, 0, -1},
+    {"centered", K_FLAG, O(centered), 0, 0, 0, 0, 0, -1},
+    {"lr-decay", K_NUMBER, O(lr_decay), 0, 0, 0, 0, 0, -1},
+    {"initial-accumulator", K_NUMBER, O(initial_accumulator), 0, 0, 0, 0, 0, -1},
     {"recipe", K_OTHER, 0, 0, 0, 0, 0, 0, -1},
     {"param", K_OTHER, 0, 0, 0, 0, 0, 0, -1},
     {"iwp-init", K_DOUBLE, O(iwp_init), 0, 0, 0.0, 0, 0, -1},
@@ -321,9 +336,20 @@ static const opt_spec specs[] = {
     {"help", K_FLAG, O(help), 0, 0, 0, 0, 0, -1},
     {"version", K_FLAG, O(version), 0, 0, 0, 0, 0, -1},
 };
-#undef O
 #undef G
 #define N_SPECS (sizeof specs / sizeof specs[0])
+
+const train_hyper train_hypers[] = {
+    {"momentum", "momentum", O(momentum), 0},   {"dampening", "dampening", O(dampening), 0},
+    {"nesterov", "nesterov", O(nesterov), 1},   {"beta1", "beta1", O(beta1), 0},
+    {"beta2", "beta2", O(beta2), 0},            {"eps", "eps", O(eps), 0},
+    {"weight-decay", "weight_decay", O(weight_decay), 0}, {"amsgrad", "amsgrad", O(amsgrad), 1},
+    {"alpha", "alpha", O(alpha), 0},            {"centered", "centered", O(centered), 1},
+    {"lr-decay", "lr_decay", O(lr_decay), 0},
+    {"initial-accumulator", "initial_accumulator_value", O(initial_accumulator), 0},
+};
+const size_t train_n_hypers = sizeof train_hypers / sizeof train_hypers[0];
+#undef O
 
 /* One of the choices in names[n], by name; -1 after printing why. */
 static int choose(const char *opt, const char *arg, const char *const *names, int n, const char *expected) {
@@ -338,6 +364,7 @@ static int parse_other(const opt_spec *s, const char *arg, train_options *o) {
   static const char *const backends[] = {"cl", "ref"}, *const recipes[] = {"", "reference", "recommended"};
   static const char *const params[] = {"softmax16", "iwp"};
   static const char *const schedules[] = {"constant", "cosine", "warmup-cosine", "cooldown"};
+  static const char *const optimizers[] = {"sgd", "adam", "adamw", "rmsprop", "adagrad"};
   int k = 0;
   if (!strcmp(s->name, "seed")) {
     unsigned long long v = 0;
@@ -346,6 +373,24 @@ static int parse_other(const opt_spec *s, const char *arg, train_options *o) {
     return k;
   }
   if (!strcmp(s->name, "abandon")) return train_parse_abandon(arg, o);
+  if (!strcmp(s->name, "optimizer")) {
+    if ((k = choose(s->name, arg, optimizers, 5, "not adamw, adam, sgd, rmsprop or adagrad")) >= 0) o->optimizer = k;
+    return k < 0;
+  }
+  int loop_schedule = 0;
+  for (int i = 0; i < 4; i++) loop_schedule |= !strcmp(arg, schedules[i]);
+  if (!strcmp(s->name, "lr-schedule") && !loop_schedule) {
+    /* torch's schedules (step, exponential, cosine:..., onecycle, linear) and chains of them */
+    dlca_loop_options lo;
+    dlca_loop_options_default(&lo);
+    if (dlca_loop_parse_lr_chain(arg, &lo)) {
+      fprintf(stderr, "%s: --lr-schedule: %s (or constant, cosine, warmup-cosine, cooldown)\n", TRAIN_PROG,
+              dlca_last_error());
+      return 1;
+    }
+    o->lr_schedule = TRAIN_LR_CHAIN, o->lr_chain = arg;
+    return 0;
+  }
   if (!strcmp(s->name, "backend")) {
     if ((k = choose(s->name, arg, backends, 2, "neither cl nor ref")) >= 0) o->backend_ref = k;
   } else if (!strcmp(s->name, "recipe")) {
@@ -363,8 +408,9 @@ static int parse_other(const opt_spec *s, const char *arg, train_options *o) {
 static double value_of(const opt_spec *s, const train_options *o) {
   const char *p = (const char *)o + s->off;
   if (!strcmp(s->name, "lr-schedule")) return o->lr_schedule;
+  if (!strcmp(s->name, "optimizer")) return o->optimizer != DLCA_OPTIM_ADAMW;
   if (s->kind == K_LONG) return (double)*(const long *)(const void *)p;
-  if (s->kind == K_DOUBLE || s->kind == K_NONNEG) return *(const double *)(const void *)p;
+  if (s->kind == K_DOUBLE || s->kind == K_NONNEG || s->kind == K_NUMBER) return *(const double *)(const void *)p;
   return 0;
 }
 
@@ -374,13 +420,26 @@ static int check_range(const opt_spec *s, const char *arg, double v) {
   if (!strcmp(s->name, "cooldown-factor") && v >= 1) why = "'%s' is not below 1";
   else if (!strcmp(s->name, "temperature") && v < 1e-3) why = "%s is below 0.001";
   else if (!strcmp(s->name, "iwp-init") && !(v <= 1e6)) why = "%s is above 1e6";
-  else if ((s->kind == K_DOUBLE || s->kind == K_NONNEG) && !isfinite((float)v))
+  else if ((s->kind == K_DOUBLE || s->kind == K_NONNEG || s->kind == K_NUMBER) && !isfinite((float)v))
     why = "%s overflows a 32-bit float (the library's lr, temperature and logits are floats)";
   if (!why) return 0;
   fprintf(stderr, "%s: --%s: ", TRAIN_PROG, s->name);
   fprintf(stderr, why, arg);
   fputc('\n', stderr);
   return 1;
+}
+
+/* A finite number of any sign; nonzero after printing why. */
+static int parse_number(const char *opt, const char *arg, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(arg, &end);
+  if (errno || end == arg || *end || !isfinite(v)) {
+    fprintf(stderr, "%s: %s: '%s' is not a number\n", TRAIN_PROG, opt, arg);
+    return 1;
+  }
+  *out = v;
+  return 0;
 }
 
 /* Parses the value of option s; returns nonzero after printing why. */
@@ -393,6 +452,7 @@ static int parse_one(const opt_spec *s, const char *arg, train_options *o) {
     case K_FLAG: *(int *)(void *)p = 1; break;
     case K_LONG: bad = cli_parse_long(TRAIN_PROG, opt, arg, s->lo, s->hi, (long *)(void *)p); break;
     case K_DOUBLE: bad = cli_parse_double(TRAIN_PROG, opt, arg, s->above, (double *)(void *)p); break;
+    case K_NUMBER: bad = parse_number(opt, arg, (double *)(void *)p); break;
     case K_NONNEG:
       bad = !strcmp(s->name, "min-lr") ? cli_parse_double(TRAIN_PROG, opt, arg, -INFINITY, (double *)(void *)p)
                                        : cli_parse_nonneg(TRAIN_PROG, opt, arg, (double *)(void *)p);
@@ -424,6 +484,9 @@ static void set_defaults(train_options *o) {
   o->jobs = 1;
   o->temperature = o->gumbel = -1;
   o->param = -1;
+  o->optimizer = -1;
+  o->momentum = o->dampening = o->beta1 = o->beta2 = o->eps = o->weight_decay = NAN;
+  o->alpha = o->lr_decay = o->initial_accumulator = o->clip = NAN;
 }
 
 /* One line on stderr and the usage exit code. */
