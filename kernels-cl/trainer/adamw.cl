@@ -1,8 +1,29 @@
-/* trainer.cl: dlca_adamw, the gradient reduction, clip and AdamW of an
- * epoch; twin lib/ref/optim.c. */
+/* trainer.cl: dlca_adamw, the gradient reduction, clip and optimizer step
+ * of an epoch; twin lib/ref/optim.c. The optimizer is one case of the
+ * suite's rules (issue 32), chosen by OPTIM, a constant of the
+ * configuration (build.c; not a tunable): 0 the default AdamW in optax's
+ * form, else 1 + dlca_optim_kind with torch's rule and its OPT_* flags. */
+#include "../optim/rules.cl"
+
+#ifndef OPTIM
+#define OPTIM 0
+#endif
 
 /* The optimizer's state: slot k of logit j at ost[j + k OPT_SS]. */
 #define OPT_SS ((size_t)NPG * (NGP + NGU))
+
+/* The suite's rule of OPTIM (1 + dlca_optim_kind: sgd, adam, adamw,
+ * rmsprop, adagrad) with the configuration's flags, as lib/optim/rules.c
+ * decides them. */
+#if OPTIM == 1
+#define OPT_RULE(p, g, s, ss, k) optim_sgd(p, g, s, ss, k, OPT_MOMENTUM, OPT_NESTEROV, OPT_WD)
+#elif OPTIM == 2 || OPTIM == 3
+#define OPT_RULE(p, g, s, ss, k) optim_adam(p, g, s, ss, k, OPTIM == 3, OPTIM == 2 && OPT_WD, OPT_AMSGRAD)
+#elif OPTIM == 4
+#define OPT_RULE(p, g, s, ss, k) optim_rmsprop(p, g, s, ss, k, OPT_WD, OPT_CENTERED, OPT_MOMENTUM)
+#elif OPTIM == 5
+#define OPT_RULE(p, g, s, ss, k) optim_adagrad(p, g, s, ss, k, OPT_WD)
+#endif
 
 /* Gradient reduction + clip + AdamW: one thread per gate. The 4 sums dL/dc
  * are summed over work-groups (and channels, for perception gates) in a fixed
@@ -11,7 +32,7 @@ __kernel void dlca_adamw(__global float *params, __global float *grad, __global 
                          __global const float *partial, int nwg, __global const float *loss_partial,
                          __global float *loss_out, __global int *flags, int units, float lr, float b1, float b2,
                          float eps, float wd, float clip, float bc1, float bc2, __global const float *gumbel, int use_gumbel, ulong key,
-                         float inv_tau, float gn_sigma, __global const int *gkey) {
+                         float inv_tau, float gn_sigma, __global const int *gkey, optim_scalars osc) {
   const int g = get_global_id(0);
   if (g == 0) {
     float s = 0.0f;
@@ -90,10 +111,10 @@ __kernel void dlca_adamw(__global float *params, __global float *grad, __global 
       float u2 = (float)(dlca_rng_u32(key, 0xFFFFFF01u, 2u * jk + 1u) >> 8) * (1.0f / 16777216.0f);
       gr += gn_sigma * (sqrt(-2.0f * log(u1)) * cos(6.2831853f * u2));
     }
-    gr = clamp(gr, -clip, clip);
-    float mi = b1 * ost[j] + (1.0f - b1) * gr, vi = b2 * ost[j + OPT_SS] + (1.0f - b2) * gr * gr;
-    ost[j] = mi, ost[j + OPT_SS] = vi;
-    float mh = mi / bc1, vh = vi / bc2;
-    l[i] = l[i] - lr * (mh / (sqrt(vh) + eps) + wd * l[i]);
+#if OPTIM == 0
+    l[i] = optim_adamw_optax(l[i], gr, ost + j, ost + j + OPT_SS, lr, b1, b2, eps, wd, clip, bc1, bc2);
+#else
+    l[i] = OPT_RULE(l[i], clamp(gr, -clip, clip), ost + j, OPT_SS, osc);
+#endif
   }
 }
