@@ -142,6 +142,28 @@ START_TEST(test_optim_resume) {
 }
 END_TEST
 
+/* A relaxation that rebuilds the backend (straight-through) keeps the
+ * suite's state: rmsprop's 3 slots and adagrad's sums, bit for bit, on the
+ * twin; the default keeps its moments (tests/test_relax.c). */
+START_TEST(test_optim_relax_keeps_state) {
+  dlca_model *m = model();
+  dlca_trainer *t = trainer(NULL, m, _i ? 5 : 4);
+  double l[2];
+  steps(t, 2, l);
+  float *before = state_of(t);
+  dlca_relax r = dlca_trainer_relax(t);
+  r.straight_through = 1;
+  ck_assert_msg(dlca_trainer_set_relax(t, &r) == DLCA_OK, "%s", dlca_last_error());
+  float *after = state_of(t);
+  const size_t n = (1 + dlca_trainer_state_slots(t)) * dlca_trainer_n_params(t);
+  ck_assert_msg(memcmp(before, after, sizeof(float) * n) == 0, "the state changed across set_relax");
+  steps(t, 1, l);
+  free(before), free(after);
+  dlca_trainer_free(t);
+  dlca_model_free(m);
+}
+END_TEST
+
 /* dlca_trainer_new refuses c, and its message holds every one of the words. */
 static void refused(const dlca_model *m, const dlca_train_config *c, int code, const char *w1, const char *w2) {
   dlca_trainer *t = NULL;
@@ -199,6 +221,7 @@ Suite *suite_trainer_optim(void) {
   tcase_add_loop_test(tc, test_optim_cl_twin, 0, N_CONFIGS);
   tcase_add_loop_test(tc, test_optim_resume, 0, 2 * N_CONFIGS);
   tcase_add_test(tc, test_optim_bad);
+  tcase_add_loop_test(tc, test_optim_relax_keeps_state, 0, 2);
   suite_add_tcase(s, tc);
   return s;
 }
