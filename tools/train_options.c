@@ -542,6 +542,8 @@ static int check_combinations(train_options *o, const opt_spec *cooldown_only, c
                  "relaxation", changes_training->name);
   if (o->min_lr > 0 && o->lr_schedule == TRAIN_LR_CONSTANT)
     return usage("--min-lr: only with --lr-schedule cosine, warmup-cosine or cooldown");
+  if (o->min_lr > 0 && o->lr_schedule == TRAIN_LR_CHAIN)
+    return usage("--min-lr: not with torch's schedules; give cosine its eta_min (--lr-schedule cosine:eta_min=X)");
   if (cooldown_only && o->lr_schedule != TRAIN_LR_COOLDOWN)
     return usage("--%s: only with --lr-schedule cooldown", cooldown_only->name);
   if (o->iwp_init > 0 && o->param != DLCA_PARAM_IWP) return usage("--iwp-init: only with --param iwp");
