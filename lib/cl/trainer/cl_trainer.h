@@ -55,12 +55,12 @@ typedef struct cl_shape {
 
 typedef struct cl_state {
   cl_shape sh;
-  /* slots: the optimizer's state, t->n_slots slots of P floats in the
-   * device's order (AdamW: m, then v); a 4-byte placeholder with none */
   cl_kernel k_coef, k_start, k_fwd, k_bwd, k_adamw, k_eval;
   cl_kernel k_perc;       /* trainer.cl's dlca_backward_perc under PSPLIT, or NULL */
   cl_mem dU;              /* PSPLIT: the update input's gradient of every cell (one step), or a placeholder */
   cl_mem params, slots, grad, coef, coef_hard, wires, rev;
+  /* (slots: the optimizer's state, t->n_slots slots of P floats in the
+   * device's order, AdamW's m then v; a 4-byte placeholder with none) */
   cl_mem rslot, rcoef;    /* each update gate's two slots in rev; the coefficients in rev's order (dlca_coef) */
   cl_mem pwire;           /* BWD_PUSH: each update gate's inputs, gradient slots and output's slots, then each
                            * update input's slots (trainer.cl) */
