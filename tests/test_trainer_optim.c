@@ -214,6 +214,61 @@ START_TEST(test_optim_bad) {
 }
 END_TEST
 
+/* The loop's chain of torch's schedules (DLCA_LR_CHAIN): a warm-up then a
+ * cosine on the checkerboard preset through dlca_loop; the lr of every
+ * epoch is dlca_lr_chain_at's with the run's defaults (base lr the
+ * trainer's, T_max the epochs left), rounded to float. Bad chains are
+ * refused naming the part. */
+START_TEST(test_optim_lr_chain) {
+  dlca_preset p;
+  ck_assert_int_eq(dlca_preset_get("checkerboard", &p), DLCA_OK);
+  dlca_train_config cfg;
+  dlca_train_config_from_preset(&p, &cfg);
+  cfg.batch = 1, cfg.steps = 2, cfg.seed = 3;
+  cfg.use_suite = 1;
+  ck_assert_int_eq(dlca_optim_config_default(DLCA_OPTIM_SGD, &cfg.suite), DLCA_OK);
+  cfg.suite.momentum = 0.9;
+  dlca_model *m;
+  ck_assert_int_eq(dlca_model_new(&p.shape, 3, &m), DLCA_OK);
+  dlca_loop_options o;
+  dlca_loop_options_default(&o);
+  o.epochs = 8, o.eval_every = 100;
+  ck_assert_msg(dlca_loop_parse_lr_chain("linear:start_factor=0.1:total_iters=3,cosine@3:eta_min=0.001", &o) ==
+                    DLCA_OK, "%s", dlca_last_error());
+  dlca_lr_spec want[2];
+  ck_assert_int_eq(dlca_lr_spec_default(DLCA_LRS_LINEAR, cfg.optim.lr, &want[0]), DLCA_OK);
+  want[0].start_factor = 0.1, want[0].total_iters = 3;
+  ck_assert_int_eq(dlca_lr_spec_default(DLCA_LRS_COSINE, cfg.optim.lr, &want[1]), DLCA_OK);
+  want[1].eta_min = 0.001, want[1].t_max = 5;
+  const uint64_t at[1] = {3};
+  dlca_loop *l;
+  ck_assert_msg(dlca_loop_new(NULL, &p, m, &cfg, NULL, &o, &l) == DLCA_OK, "%s", dlca_last_error());
+  for (uint64_t e = 0; e < 8; e++) {
+    double lr;
+    ck_assert_int_eq(dlca_lr_chain_at(2, want, at, e, &lr), DLCA_OK);
+    ck_assert_msg(dlca_loop_epoch(l) == DLCA_OK, "%s", dlca_last_error());
+    ck_assert_msg(dlca_trainer_lr(dlca_loop_trainer(l)) == (float)lr, "epoch %d: lr %g, want %g", (int)e,
+                  (double)dlca_trainer_lr(dlca_loop_trainer(l)), lr);
+  }
+  dlca_loop_free(l);
+  static const char *const bad[][2] = {{"linear,cosine", "@EPOCH"}, {"cosine@3", "starts at 0"},
+                                       {"step:gama=2", "gama"}, {"nosuch", "nosuch"},
+                                       {"linear,cosine@5,step@4", "@4"}, {"step:gamma=x", "not a number"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    dlca_loop_options_default(&o);
+    ck_assert_int_eq(dlca_loop_parse_lr_chain(bad[i][0], &o), DLCA_EINVAL);
+    ck_assert_msg(strstr(dlca_last_error(), bad[i][1]), "'%s': %s", bad[i][0], dlca_last_error());
+  }
+  /* a part left without its size (step_size) is refused when the loop starts */
+  dlca_loop_options_default(&o);
+  o.epochs = 8;
+  ck_assert_int_eq(dlca_loop_parse_lr_chain("step", &o), DLCA_OK);
+  ck_assert_int_eq(dlca_loop_new(NULL, &p, m, &cfg, NULL, &o, &l), DLCA_EINVAL);
+  ck_assert_msg(strstr(dlca_last_error(), "step_size"), "%s", dlca_last_error());
+  dlca_model_free(m);
+}
+END_TEST
+
 Suite *suite_trainer_optim(void) {
   Suite *s = suite_create("trainer_optim");
   TCase *tc = tcase_create("optim");
@@ -222,6 +277,7 @@ Suite *suite_trainer_optim(void) {
   tcase_add_loop_test(tc, test_optim_resume, 0, 2 * N_CONFIGS);
   tcase_add_test(tc, test_optim_bad);
   tcase_add_loop_test(tc, test_optim_relax_keeps_state, 0, 2);
+  tcase_add_test(tc, test_optim_lr_chain);
   suite_add_tcase(s, tc);
   return s;
 }
