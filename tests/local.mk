@@ -56,6 +56,7 @@ EXTRA_DIST += tests/dlca-bench.sh
 TESTS += tests/dlca-tune.sh
 EXTRA_DIST += tests/dlca-tune.sh
 tests_main_SOURCES += tests/test_trainer.c
+tests_main_SOURCES += tests/test_trainer_optim.c
 tests_main_SOURCES += tests/test_schedule.c
 tests_main_SOURCES += tests/test_relax.c
 tests_main_SOURCES += tests/test_iwp.c

@@ -10,6 +10,7 @@
   X(loader) \
   X(gradcheck) \
   X(trainer) \
+  X(trainer_optim) \
   X(schedule) \
   X(relax) \
   X(iwp) \
