@@ -78,3 +78,5 @@ EXTRA_DIST += tests/dlca-hardbench.sh
 # Every tool's -h/--help, -V/--version, exit codes, and a bad DLCA_CL_DEVICE named.
 TESTS += tests/cli.sh
 EXTRA_DIST += tests/cli.sh
+# GRU and randomized SVD (issue 33): twins, vectors, device against twin.
+tests_main_SOURCES += tests/test_gru.h tests/test_gru.c tests/test_rsvd.c

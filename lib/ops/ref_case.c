@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "ops/ref_gru.h"
 #include "ops/ref_ops.h"
 
 dlca__shape dlca__ops_shape(const dlca__ops_tensor *t) {
@@ -90,7 +91,10 @@ static const struct {
   int (*run)(const dlca__ops_vector *, dlca__ops_result *);
 } ops[] = {{"unary", dlca__ops_run_unary},   {"binary", dlca__ops_run_binary},
            {"reduce", dlca__ops_run_reduce}, {"movement", dlca__ops_run_movement},
-           {"mse", dlca__ops_run_mse},       {"softmax_cross_entropy", dlca__ops_run_softmax_xent}};
+           {"mse", dlca__ops_run_mse},       {"softmax_cross_entropy", dlca__ops_run_softmax_xent},
+           {"gru_cell", dlca__ops_run_gru_cell},
+           {"gru_sequence", dlca__ops_run_gru_sequence},
+           {"rsvd", dlca__ops_run_rsvd}};
 
 int dlca__ops_ref_run(const dlca__ops_vector *v, dlca__ops_result *r) {
   memset(r, 0, sizeof *r);
