@@ -11,3 +11,6 @@ libdlca_cl_internal_la_SOURCES += lib/ops/tensor.h lib/ops/tensor.c lib/ops/cl_e
 # GRU and randomized SVD (issue 33): the CPU twins and their vector runners.
 libdlca_cl_internal_la_SOURCES += lib/ops/ref_gru.h lib/ops/ref_gru.c lib/ops/ref_gru_ens.c lib/ops/ref_gru_case.c \
 	lib/ops/ref_rsvd.c lib/ops/rsvd_case.h lib/ops/rsvd_case.c
+# GEMM (CLBlast) and dense: the twin, the launchers, the vector runners.
+libdlca_cl_internal_la_SOURCES += lib/ops/ref_blas.h lib/ops/ref_blas.c lib/ops/cl_blas.h lib/ops/cl_blas.c \
+	lib/ops/cl_dense.c lib/ops/run_blas.h lib/ops/run_blas.c lib/ops/cl_run_blas.c

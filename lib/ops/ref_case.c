@@ -9,6 +9,7 @@
 #include "core/internal.h"
 #include "ops/ref_gru.h"
 #include "ops/ref_ops.h"
+#include "ops/run_blas.h"
 
 dlca__shape dlca__ops_shape(const dlca__ops_tensor *t) {
   dlca__shape s = {t->rank, {0}};
@@ -94,7 +95,8 @@ static const struct {
            {"mse", dlca__ops_run_mse},       {"softmax_cross_entropy", dlca__ops_run_softmax_xent},
            {"gru_cell", dlca__ops_run_gru_cell},
            {"gru_sequence", dlca__ops_run_gru_sequence},
-           {"rsvd", dlca__ops_run_rsvd}};
+           {"rsvd", dlca__ops_run_rsvd},
+           {"gemm", dlca__ops_run_gemm},     {"dense", dlca__ops_run_dense}};
 
 int dlca__ops_ref_run(const dlca__ops_vector *v, dlca__ops_result *r) {
   memset(r, 0, sizeof *r);
