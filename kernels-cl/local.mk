@@ -15,3 +15,5 @@ dist_kernels_trainer_DATA += kernels-cl/trainer/common.cl kernels-cl/trainer/coe
 dist_kernels_ops_DATA += kernels-cl/ops/elementwise.cl kernels-cl/ops/reduce.cl \
 	kernels-cl/ops/movement.cl kernels-cl/ops/loss.cl
 dist_kernels_ops_DATA += kernels-cl/ops/dense.cl
+# GRU and randomized SVD (issue 33).
+dist_kernels_ops_DATA += kernels-cl/ops/gru.cl kernels-cl/ops/rsvd.cl

@@ -6,3 +6,5 @@
 #include "ops/movement.cl"
 #include "ops/loss.cl"
 #include "ops/dense.cl"
+#include "ops/gru.cl"
+#include "ops/rsvd.cl"

@@ -166,5 +166,6 @@ TCase *tg_tcase_ref(void) {
 Suite *suite_gru(void) {
   Suite *s = suite_create("gru");
   suite_add_tcase(s, tg_tcase_ref());
+  suite_add_tcase(s, tg_tcase_cl());
   return s;
 }
