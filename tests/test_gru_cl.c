@@ -164,6 +164,40 @@ START_TEST(test_rsvd_cl_twin) {
 }
 END_TEST
 
+/* A matrix of rank 3 with k + p = 8: the sketch is rank-deficient, Cholesky QR fails and Householder QR on the
+ * host may take over; the top 3 values are still exact and U, V orthonormal. */
+START_TEST(test_rsvd_cl_low_rank) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("rsvd-cl-low-rank");
+  dlca_context *ctx = tcl_context();
+  size_t m = 40, n = 30, k = 3;
+  float af[1200];
+  double a[1200], want[30];
+  double b[120];
+  tg_decaying(m, 3, 0.5, 10, b); /* 40 x 3 */
+  for (size_t i = 0; i < m; i++)
+    for (size_t j = 0; j < n; j++) a[i * n + j] = b[i * 3 + j % 3] * (1.0 + (double)(j / 3));
+  for (size_t i = 0; i < m * n; i++) af[i] = (float)a[i], a[i] = af[i];
+  dlca__rsvd p = {k, 5, 1, 3};
+  double u[120], v[90], s[3], orth, err;
+  ck_assert_int_eq(dlca__ref_rsvd(&p, m, n, a, u, s, v), DLCA_OK);
+  for (size_t i = 0; i < k; i++) want[i] = s[i];
+  dlca_tensor *ta = to_tensor(ctx, (dlca__shape){2, {m, n}}, af), *tu = vec(ctx, m * k, NULL), *ts = vec(ctx, k, NULL),
+              *tv = vec(ctx, n * k, NULL);
+  ck_assert_msg(dlca__ops_cl_rsvd(ctx, &p, ta, tu, ts, tv, s) == DLCA_OK, "%s", dlca_last_error());
+  float fu[120], fv[90];
+  ck_assert_int_eq(dlca_tensor_download(tu, fu, m * k), DLCA_OK);
+  ck_assert_int_eq(dlca_tensor_download(tv, fv, n * k), DLCA_OK);
+  to_double(fu, u, m * k), to_double(fv, v, n * k);
+  dlca__rsvd_quality(m, n, k, a, u, s, v, &orth, &err);
+  for (size_t i = 0; i < k; i++) ck_assert_double_eq_tol(s[i], want[i], 1e-4 * want[i]);
+  fprintf(stderr, "rsvd cl rank-3 matrix, l 8: orth %.2e, error %.2e (S %.6g %.6g %.6g)\n", orth, err, s[0], s[1], s[2]);
+  ck_assert_msg(orth < 1e-4 && err < 1e-4 * s[0], "orth %.3g error %.3g", orth, err);
+  dlca_tensor_free(ta), dlca_tensor_free(tu), dlca_tensor_free(ts), dlca_tensor_free(tv);
+  dlca_context_free(ctx);
+}
+END_TEST
+
 #define EXPECT(call, status, text)                                                                      \
   do {                                                                                                  \
     ck_assert_int_eq((call), (status));                                                                 \
@@ -213,6 +247,7 @@ TCase *tg_tcase_cl(void) {
   tcase_add_loop_test(tc, test_gru_cl_vectors, 0, 3);
   tcase_add_loop_test(tc, test_gru_cl_twin, 0, (int)(sizeof random_cfgs / sizeof random_cfgs[0]));
   tcase_add_loop_test(tc, test_rsvd_cl_twin, 0, 2);
+  tcase_add_test(tc, test_rsvd_cl_low_rank);
   tcase_add_test(tc, test_gru_cl_errors);
   return tc;
 }
