@@ -16,4 +16,4 @@ dist_kernels_ops_DATA += kernels-cl/ops/elementwise.cl kernels-cl/ops/reduce.cl 
 	kernels-cl/ops/movement.cl kernels-cl/ops/loss.cl
 dist_kernels_ops_DATA += kernels-cl/ops/dense.cl
 # GRU and randomized SVD (issue 33).
-dist_kernels_ops_DATA += kernels-cl/ops/gru.cl kernels-cl/ops/rsvd.cl
+dist_kernels_ops_DATA += kernels-cl/ops/gru.cl kernels-cl/ops/rsvd.cl kernels-cl/ops/norm.cl

@@ -8,3 +8,4 @@
 #include "ops/dense.cl"
 #include "ops/gru.cl"
 #include "ops/rsvd.cl"
+#include "ops/norm.cl"

@@ -165,7 +165,9 @@ TCase *tg_tcase_ref(void) {
 
 Suite *suite_gru(void) {
   Suite *s = suite_create("gru");
-  suite_add_tcase(s, tg_tcase_ref());
-  suite_add_tcase(s, tg_tcase_cl());
+  TCase *ref = tg_tcase_ref(), *cl = tg_tcase_cl();
+  tg_add_norm(ref, cl);
+  suite_add_tcase(s, ref);
+  suite_add_tcase(s, cl);
   return s;
 }

@@ -80,6 +80,19 @@ int dlca__rsvd_small_svd(size_t l, const double *r, double *ur, double *s, doubl
 void dlca__rsvd_quality(size_t m, size_t n, size_t k, const double *a, const double *u, const double *s,
                         const double *v, double *orth, double *err);
 
+/* ---- layer norm and dropout (the RSSM's), over the last axis of x [rows, n] ---- */
+/* y = (x - mean) / sqrt(var + eps) * gamma + beta per row (var biased, as torch.nn.LayerNorm); gamma and
+ * beta [n] may be NULL (1 and 0). mean and rstd [rows] (may be NULL) keep what the backward needs. */
+void dlca__ref_layer_norm(size_t rows, size_t n, double eps, const double *x, const double *gamma,
+                          const double *beta, double *y, double *mean, double *rstd);
+/* dx, dgamma, dbeta (any may be NULL; the last two summed over rows in row order). */
+void dlca__ref_layer_norm_backward(size_t rows, size_t n, double eps, const double *x, const double *gamma,
+                                   const double *dy, double *dx, double *dgamma, double *dbeta);
+/* Whether dropout keeps element i: dlca_rng_u32(seed, 0, i) >= p 2^32 (host and device alike). */
+int dlca__dropout_keep(uint64_t seed, double p, size_t i);
+/* y = x keep(i) / (1 - p) (p in [0, 1); p 0 copies); the backward is the same map applied to dy. */
+void dlca__ref_dropout(size_t n, double p, uint64_t seed, const double *x, double *y);
+
 /* ---- vector runners (lib/ops/ref_case.c's dispatch; the same layout as dlca__ops_ref_run) ---- */
 struct dlca__ops_vector;
 struct dlca__ops_result;
