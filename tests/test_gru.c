@@ -63,8 +63,12 @@ typedef struct fd_gru {
 
 static void fd_layout(fd_gru *c) {
   size_t G = 3 * c->d.H, M = c->M;
-  size_t n[6] = {(c->x_shared ? 1 : M) * c->d.B * c->d.T * c->d.D, M * c->d.B * c->d.H, M * G * c->d.D,
-                 M * G * c->d.H, M * G, M * G};
+  size_t n[6] = {(c->x_shared ? 1 : M) * c->d.B * c->d.T * c->d.D,
+                 M * c->d.B * c->d.H,
+                 M * G * c->d.D,
+                 M * G * c->d.H,
+                 M * G,
+                 M * G};
   c->total = 0;
   for (int k = 0; k < 6; k++) c->n[k] = n[k], c->off[k] = c->total, c->total += n[k];
   c->ny = M * c->d.B * c->d.T * c->d.H, c->nh = M * c->d.B * c->d.H;
@@ -97,9 +101,9 @@ static double fd_run(fd_gru *c, uint64_t seed) {
   fd_loss(c, p, wy, wh, y, hn);
   dlca__ref_gru_w w = fd_w(c, p);
   dlca__ref_gru_dw dw = {g + c->off[2], g + c->off[3], g + c->off[4], g + c->off[5]};
-  ck_assert_int_eq(dlca__ref_gru_ensemble_backward(c->M, c->x_shared, &c->d, &w, p, p + c->off[1], y, wy, wh, g,
-                                                   g + c->off[1], &dw),
-                   DLCA_OK);
+  ck_assert_int_eq(
+      dlca__ref_gru_ensemble_backward(c->M, c->x_shared, &c->d, &w, p, p + c->off[1], y, wy, wh, g, g + c->off[1], &dw),
+      DLCA_OK);
   double worst = 0, h = 1e-6;
   for (size_t i = 0; i < c->total; i++) {
     double keep = p[i];

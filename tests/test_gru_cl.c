@@ -61,8 +61,8 @@ enum { X, H0, WI, WH, BI, BH, DY, DHN };
 
 static void gcase_make(gcase *g, uint64_t seed) {
   size_t M = g->c.M, B = g->c.d.B, T = g->c.d.T, D = g->c.d.D, H = g->c.d.H, G = 3 * H;
-  size_t n[8] = {(g->c.x_shared ? 1 : M) * B * T * D, M * B * H, M * G * D, M * G * H, M * G, M * G, M * B * T * H,
-                 M * B * H};
+  size_t n[8] = {
+      (g->c.x_shared ? 1 : M) * B * T * D, M * B * H, M * G * D, M * G * H, M * G, M * G, M * B * T * H, M * B * H};
   for (int i = 0; i < 8; i++) {
     g->n[i] = n[i];
     g->f[i] = malloc(sizeof(float) * n[i]), g->d[i] = malloc(sizeof(double) * n[i]);
@@ -110,8 +110,8 @@ START_TEST(test_gru_cl_twin) {
   dlca__ref_gru_w w = {g.d[WI], g.d[WH], g.d[BI], g.d[BH]};
   dlca__ref_gru_dw dw = {gr[WI], gr[WH], gr[BI], gr[BH]};
   ck_assert_int_eq(dlca__ref_gru_ensemble(M, g.c.x_shared, &g.c.d, &w, g.d[X], g.d[H0], y, hn), DLCA_OK);
-  ck_assert_int_eq(dlca__ref_gru_ensemble_backward(M, g.c.x_shared, &g.c.d, &w, g.d[X], g.d[H0], y, g.d[DY],
-                                                   g.d[DHN], gr[X], gr[H0], &dw),
+  ck_assert_int_eq(dlca__ref_gru_ensemble_backward(M, g.c.x_shared, &g.c.d, &w, g.d[X], g.d[H0], y, g.d[DY], g.d[DHN],
+                                                   gr[X], gr[H0], &dw),
                    DLCA_OK);
   dlca_tensor *t[8], *ty = vec(ctx, ny, NULL), *thn = vec(ctx, nh, NULL), *tg[6];
   for (int i = 0; i < 8; i++) t[i] = vec(ctx, g.n[i], g.f[i]);
@@ -191,7 +191,8 @@ START_TEST(test_rsvd_cl_low_rank) {
   to_double(fu, u, m * k), to_double(fv, v, n * k);
   dlca__rsvd_quality(m, n, k, a, u, s, v, &orth, &err);
   for (size_t i = 0; i < k; i++) ck_assert_double_eq_tol(s[i], want[i], 1e-4 * want[i]);
-  fprintf(stderr, "rsvd cl rank-3 matrix, l 8: orth %.2e, error %.2e (S %.6g %.6g %.6g)\n", orth, err, s[0], s[1], s[2]);
+  fprintf(stderr, "rsvd cl rank-3 matrix, l 8: orth %.2e, error %.2e (S %.6g %.6g %.6g)\n", orth, err, s[0], s[1],
+          s[2]);
   ck_assert_msg(orth < 1e-4 && err < 1e-4 * s[0], "orth %.3g error %.3g", orth, err);
   dlca_tensor_free(ta), dlca_tensor_free(tu), dlca_tensor_free(ts), dlca_tensor_free(tv);
   dlca_context_free(ctx);

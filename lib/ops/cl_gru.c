@@ -15,7 +15,6 @@
 
 #define GRU_FILE "ops.cl"
 
-
 /* The shared-input layout: one GEMM against the stacked weights. */
 int dlca__gru_shared(const dlca__gru_cfg *c) { return c->x_shared || c->M == 1; }
 
@@ -53,8 +52,10 @@ int dlca__gru_tape_new(dlca_context *ctx, const dlca__gru_cfg *c, dlca__gru_tape
     snprintf(msg, sizeof msg, "%s (M %zu, B %zu, T %zu, H %zu)", what[i], M, B, T, H);
     rc = dlca__buffer(ctx, n[i] * f, msg, b[i]);
   }
-  if (rc) dlca__gru_tape_free(t);
-  else *out = t;
+  if (rc)
+    dlca__gru_tape_free(t);
+  else
+    *out = t;
   return rc;
 }
 
@@ -72,10 +73,12 @@ int dlca__gru_count(dlca_context *ctx, const dlca_tensor *t, size_t n, const cha
 int dlca__gru_weights_check(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w *w, const char *fn) {
   size_t M = c->M, G = 3 * c->d.H;
   int rc;
-  if ((rc = dlca__gru_count(ctx, w->w_ih, M * G * c->d.D, fn, "w_ih")) || (rc = dlca__gru_count(ctx, w->w_hh, M * G * c->d.H, fn, "w_hh")))
+  if ((rc = dlca__gru_count(ctx, w->w_ih, M * G * c->d.D, fn, "w_ih")) ||
+      (rc = dlca__gru_count(ctx, w->w_hh, M * G * c->d.H, fn, "w_hh")))
     return rc;
   if (!w->b_ih != !w->b_hh) return dlca__fail(DLCA_EINVAL, "%s: b_ih and b_hh: both or neither", fn);
-  if (w->b_ih && ((rc = dlca__gru_count(ctx, w->b_ih, M * G, fn, "b_ih")) || (rc = dlca__gru_count(ctx, w->b_hh, M * G, fn, "b_hh"))))
+  if (w->b_ih && ((rc = dlca__gru_count(ctx, w->b_ih, M * G, fn, "b_ih")) ||
+                  (rc = dlca__gru_count(ctx, w->b_hh, M * G, fn, "b_hh"))))
     return rc;
   return DLCA_OK;
 }
@@ -84,13 +87,15 @@ int dlca__gru_weights_check(dlca_context *ctx, const dlca__gru_cfg *c, const dlc
 int dlca__gru_kernel(dlca_context *ctx, const char *name, int flat, cl_kernel *k, size_t *lws) {
   cl_program prog;
   int tj, tb, wg, rc;
-  if ((rc = dlca__program_get(ctx, GRU_FILE, NULL, &prog, NULL)) || (rc = dlca__tunable(ctx, GRU_FILE, "GRU_TJ", &tj)) ||
-      (rc = dlca__tunable(ctx, GRU_FILE, "GRU_TB", &tb)) || (rc = dlca__tunable(ctx, GRU_FILE, "GRU_WG", &wg)))
+  if ((rc = dlca__program_get(ctx, GRU_FILE, NULL, &prog, NULL)) ||
+      (rc = dlca__tunable(ctx, GRU_FILE, "GRU_TJ", &tj)) || (rc = dlca__tunable(ctx, GRU_FILE, "GRU_TB", &tb)) ||
+      (rc = dlca__tunable(ctx, GRU_FILE, "GRU_WG", &wg)))
     return rc;
   size_t n = flat ? (size_t)wg : (size_t)tj * (size_t)tb;
   if (n > ctx->info.max_work_group)
-    return dlca__fail(DLCA_ECONFIG, "%s: GRU_TJ %d x GRU_TB %d (or GRU_WG %d) is over the device's largest work-group, %zu",
-                      GRU_FILE, tj, tb, wg, ctx->info.max_work_group);
+    return dlca__fail(DLCA_ECONFIG,
+                      "%s: GRU_TJ %d x GRU_TB %d (or GRU_WG %d) is over the device's largest work-group, %zu", GRU_FILE,
+                      tj, tb, wg, ctx->info.max_work_group);
   lws[0] = flat ? (size_t)wg : (size_t)tj, lws[1] = flat ? 1 : (size_t)tb, lws[2] = 1;
   return dlca__kernel_create(ctx, prog, name, k);
 }
@@ -105,7 +110,7 @@ int dlca__gru_set_args(cl_kernel k, const char *name, int nargs, const size_t *s
 
 /* A flat kernel over n items, released after. */
 int dlca__gru_flat_launch(dlca_context *ctx, const char *name, size_t n, int nargs, const size_t *sizes,
-                       const void *const *args) {
+                          const void *const *args) {
   cl_kernel k;
   size_t lws[3];
   int rc = dlca__gru_kernel(ctx, name, 1, &k, lws);
@@ -135,15 +140,25 @@ void dlca__gru_gi_strides(const dlca__gru_cfg *c, cl_uint *gm, cl_uint *grow) {
 static int project(dlca_context *ctx, const dlca__gru_cfg *c, const dlca_tensor *x, const dlca_tensor *w_ih,
                    cl_mem gi) {
   size_t BT = c->d.B * c->d.T, G = 3 * c->d.H, D = c->d.D, M = c->M;
-  dlca__gemm g = {.trans_b = 1, .m = BT, .n = G, .k = D, .alpha = 1.0f, .lda = D, .ldb = D, .ldc = G, .batch = M,
-                  .stride_a = BT * D, .stride_b = G * D, .stride_c = BT * G};
+  dlca__gemm g = {.trans_b = 1,
+                  .m = BT,
+                  .n = G,
+                  .k = D,
+                  .alpha = 1.0f,
+                  .lda = D,
+                  .ldb = D,
+                  .ldc = G,
+                  .batch = M,
+                  .stride_a = BT * D,
+                  .stride_b = G * D,
+                  .stride_c = BT * G};
   if (dlca__gru_shared(c)) g.n = M * G, g.ldc = M * G, g.batch = 1, g.stride_a = g.stride_b = g.stride_c = 0;
   return dlca__ops_cl_gemm(ctx, &g, x->buf, w_ih->buf, gi);
 }
 
 /* The T launches of dlca_gru_step. */
-static int steps(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w *w, dlca__gru_tape *tp,
-                 dlca_tensor *y, dlca_tensor *h_n, int keep) {
+static int steps(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w *w, dlca__gru_tape *tp, dlca_tensor *y,
+                 dlca_tensor *h_n, int keep) {
   cl_kernel k;
   size_t lws[3], gws[3];
   int rc = dlca__gru_kernel(ctx, "dlca_gru_step", 0, &k, lws);
@@ -155,8 +170,8 @@ static int steps(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w
   cl_mem bi = hb ? w->b_ih->buf : w->w_hh->buf, bh = hb ? w->b_hh->buf : w->w_hh->buf, hn = hh ? h_n->buf : y->buf;
   size_t m = sizeof(cl_mem), u = sizeof(cl_uint), i = sizeof(cl_int);
   size_t sizes[] = {m, u, u, m, m, m, i, m, m, m, i, m, i, u, u, u, u};
-  const void *args[] = {&tp->gi, &gm, &grow, &w->w_hh->buf, &bi, &bh, &hb, &tp->hs, &y->buf, &tp->gates, &kp,
-                        &hn,     &hh, &t,    &B,            &T,  &H};
+  const void *args[] = {&tp->gi,    &gm, &grow, &w->w_hh->buf, &bi, &bh, &hb, &tp->hs, &y->buf,
+                        &tp->gates, &kp, &hn,   &hh,           &t,  &B,  &T,  &H};
   rc = dlca__gru_set_args(k, "dlca_gru_step", 17, sizes, args);
   for (t = 0; !rc && t < T; t++) {
     cl_int err = clSetKernelArg(k, 13, u, &t);
@@ -167,9 +182,8 @@ static int steps(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w
   return rc;
 }
 
-int dlca__ops_cl_gru_forward(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w *w,
-                             const dlca_tensor *x, const dlca_tensor *h0, dlca_tensor *y, dlca_tensor *h_n,
-                             dlca__gru_tape *tape) {
+int dlca__ops_cl_gru_forward(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w *w, const dlca_tensor *x,
+                             const dlca_tensor *h0, dlca_tensor *y, dlca_tensor *h_n, dlca__gru_tape *tape) {
   const char *fn = "gru forward";
   size_t M = c->M, B = c->d.B, T = c->d.T, H = c->d.H;
   int rc;
@@ -178,15 +192,16 @@ int dlca__ops_cl_gru_forward(dlca_context *ctx, const dlca__gru_cfg *c, const dl
       (rc = dlca__gru_count(ctx, h0, M * B * H, fn, "h0")) || (rc = dlca__gru_count(ctx, y, M * B * T * H, fn, "y")) ||
       (h_n && (rc = dlca__gru_count(ctx, h_n, M * B * H, fn, "h_n"))))
     return rc;
-  if (tape && (tape->ctx != ctx || tape->c.M != M || tape->c.x_shared != c->x_shared ||
-               memcmp(&tape->c.d, &c->d, sizeof c->d)))
+  if (tape &&
+      (tape->ctx != ctx || tape->c.M != M || tape->c.x_shared != c->x_shared || memcmp(&tape->c.d, &c->d, sizeof c->d)))
     return dlca__fail(DLCA_EINVAL, "%s: the tape was made for another configuration", fn);
   dlca__gru_tape *tp = tape;
   if (!tp && (rc = dlca__gru_tape_new(ctx, c, &tp))) return rc;
   cl_uint BH = (cl_uint)(B * H), Tu = (cl_uint)T, n = (cl_uint)(M * B * H);
   size_t mm = sizeof(cl_mem), sizes[] = {mm, mm, sizeof BH, sizeof Tu, sizeof n};
   const void *args[] = {&h0->buf, &tp->hs, &BH, &Tu, &n};
-  if (!(rc = dlca__gru_flat_launch(ctx, "dlca_gru_copy_h0", n, 5, sizes, args)) && !(rc = project(ctx, c, x, w->w_ih, tp->gi)))
+  if (!(rc = dlca__gru_flat_launch(ctx, "dlca_gru_copy_h0", n, 5, sizes, args)) &&
+      !(rc = project(ctx, c, x, w->w_ih, tp->gi)))
     rc = steps(ctx, c, w, tp, y, h_n, tape != NULL);
   if (tape) tape->kept = !rc;
   if (!tape) dlca__gru_tape_free(tp); /* OpenCL keeps the buffers until the queued work is done */

@@ -39,15 +39,14 @@ void dlca__gru_tape_free(dlca__gru_tape *t);
 /* y [M, B, T, H] (every step's h) and h_n [M, B, H] (may be NULL) from x
  * and h0 [M, B, H]. tape NULL: a temporary one, no backward possible.
  * DLCA_EINVAL naming the tensor whose element count does not fit. */
-int dlca__ops_cl_gru_forward(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w *w,
-                             const dlca_tensor *x, const dlca_tensor *h0, dlca_tensor *y, dlca_tensor *h_n,
-                             dlca__gru_tape *tape);
+int dlca__ops_cl_gru_forward(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w *w, const dlca_tensor *x,
+                             const dlca_tensor *h0, dlca_tensor *y, dlca_tensor *h_n, dlca__gru_tape *tape);
 /* BPTT after dlca__ops_cl_gru_forward with the same tape: dy [M, B, T, H] and
  * dh_n [M, B, H] (either may be NULL: zero) give dx (x's shape; a shared
  * x's is the sum over members), dh0 and dw (any may be NULL). */
-int dlca__ops_cl_gru_backward(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w *w,
-                              const dlca_tensor *x, dlca__gru_tape *tape, const dlca_tensor *dy,
-                              const dlca_tensor *dh_n, dlca_tensor *dx, dlca_tensor *dh0, const dlca__gru_cl_dw *dw);
+int dlca__ops_cl_gru_backward(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w *w, const dlca_tensor *x,
+                              dlca__gru_tape *tape, const dlca_tensor *dy, const dlca_tensor *dh_n, dlca_tensor *dx,
+                              dlca_tensor *dh0, const dlca__gru_cl_dw *dw);
 
 /* The gru_cell and gru_sequence cases of a dlca-ops-vector file on the
  * device, results as doubles in dlca__ops_ref_run's layout. */

@@ -23,8 +23,8 @@ static int back_steps(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru
   cl_mem bdy = hy ? dy->buf : tp->hs, bdh = hh ? dh_n->buf : tp->hs, bd0 = dh0 ? dh0->buf : tp->hs;
   size_t m = sizeof(cl_mem), u = sizeof(cl_uint), i = sizeof(cl_int);
   size_t sizes[] = {m, m, m, m, i, m, i, m, u, u, m, m, m, u, u, u, u};
-  const void *args[] = {&w->w_hh->buf, &tp->hs, &tp->gates, &bdy, &hy, &bdh, &hh, &tp->gi, &gm,
-                        &grow,         &tp->dgh, &tp->dhd,  &bd0, &t,  &B,   &T,  &H};
+  const void *args[] = {&w->w_hh->buf, &tp->hs,  &tp->gates, &bdy, &hy, &bdh, &hh, &tp->gi, &gm,
+                        &grow,         &tp->dgh, &tp->dhd,   &bd0, &t,  &B,   &T,  &H};
   rc = dlca__gru_set_args(k, "dlca_gru_back_step", 17, sizes, args);
   for (cl_uint s = 0; !rc && s < T + (dh0 != NULL); s++) {
     t = s < T ? T - 1 - s : T;
@@ -39,8 +39,17 @@ static int back_steps(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru
 /* dx = dgi W_ih: one GEMM over the stacked members for a shared x (their sum), else one per member. */
 static int grad_x(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w *w, cl_mem dgi, dlca_tensor *dx) {
   size_t BT = c->d.B * c->d.T, G = 3 * c->d.H, D = c->d.D, M = c->M;
-  dlca__gemm g = {.m = BT, .n = D, .k = G, .alpha = 1.0f, .lda = G, .ldb = D, .ldc = D, .batch = M,
-                  .stride_a = BT * G, .stride_b = G * D, .stride_c = BT * D};
+  dlca__gemm g = {.m = BT,
+                  .n = D,
+                  .k = G,
+                  .alpha = 1.0f,
+                  .lda = G,
+                  .ldb = D,
+                  .ldc = D,
+                  .batch = M,
+                  .stride_a = BT * G,
+                  .stride_b = G * D,
+                  .stride_c = BT * D};
   if (dlca__gru_shared(c)) g.k = M * G, g.lda = M * G, g.batch = 1, g.stride_a = g.stride_b = g.stride_c = 0;
   return dlca__ops_cl_gemm(ctx, &g, dgi, w->w_ih->buf, dx->buf);
 }
@@ -51,14 +60,34 @@ static int grad_w(dlca_context *ctx, const dlca__gru_cfg *c, const dlca_tensor *
   size_t B = c->d.B, T = c->d.T, BT = B * T, G = 3 * c->d.H, D = c->d.D, H = c->d.H, M = c->M;
   int rc = DLCA_OK;
   if (dw->w_ih) {
-    dlca__gemm g = {.trans_a = 1, .m = G, .n = D, .k = BT, .alpha = 1.0f, .lda = G, .ldb = D, .ldc = D, .batch = M,
-                    .stride_a = BT * G, .stride_b = BT * D, .stride_c = G * D};
+    dlca__gemm g = {.trans_a = 1,
+                    .m = G,
+                    .n = D,
+                    .k = BT,
+                    .alpha = 1.0f,
+                    .lda = G,
+                    .ldb = D,
+                    .ldc = D,
+                    .batch = M,
+                    .stride_a = BT * G,
+                    .stride_b = BT * D,
+                    .stride_c = G * D};
     if (dlca__gru_shared(c)) g.m = M * G, g.lda = M * G, g.batch = 1, g.stride_a = g.stride_b = g.stride_c = 0;
     rc = dlca__ops_cl_gemm(ctx, &g, tp->gi, x->buf, dw->w_ih->buf);
   }
   if (!rc && dw->w_hh) {
-    dlca__gemm g = {.trans_a = 1, .m = G, .n = H, .k = BT, .alpha = 1.0f, .lda = G, .ldb = H, .ldc = H, .batch = M,
-                    .stride_a = BT * G, .stride_b = (T + 1) * B * H, .stride_c = G * H};
+    dlca__gemm g = {.trans_a = 1,
+                    .m = G,
+                    .n = H,
+                    .k = BT,
+                    .alpha = 1.0f,
+                    .lda = G,
+                    .ldb = H,
+                    .ldc = H,
+                    .batch = M,
+                    .stride_a = BT * G,
+                    .stride_b = (T + 1) * B * H,
+                    .stride_c = G * H};
     rc = dlca__ops_cl_gemm(ctx, &g, tp->dgh, tp->hs, dw->w_hh->buf);
   }
   return rc;
@@ -104,9 +133,9 @@ static int grads_check(dlca_context *ctx, const dlca__gru_cfg *c, const dlca_ten
   return DLCA_OK;
 }
 
-int dlca__ops_cl_gru_backward(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w *w,
-                              const dlca_tensor *x, dlca__gru_tape *tape, const dlca_tensor *dy,
-                              const dlca_tensor *dh_n, dlca_tensor *dx, dlca_tensor *dh0, const dlca__gru_cl_dw *dw) {
+int dlca__ops_cl_gru_backward(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w *w, const dlca_tensor *x,
+                              dlca__gru_tape *tape, const dlca_tensor *dy, const dlca_tensor *dh_n, dlca_tensor *dx,
+                              dlca_tensor *dh0, const dlca__gru_cl_dw *dw) {
   static const dlca__gru_cl_dw none = {NULL, NULL, NULL, NULL};
   if (!dw) dw = &none;
   int rc;

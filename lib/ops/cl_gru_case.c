@@ -45,7 +45,8 @@ static int run(dlca_context *ctx, const dlca__gru_cfg *c, dlca_tensor **t, doubl
   dlca__gru_cl_dw dw = {t[DWI], t[DWH], t[DBI], t[DBH]};
   int rc = dlca__gru_tape_new(ctx, c, &tape);
   if (!rc) rc = dlca__ops_cl_gru_forward(ctx, c, &w, t[X], t[H0], t[Y], t[HN], tape);
-  if (!rc && (t[DY] || t[DHN])) rc = dlca__ops_cl_gru_backward(ctx, c, &w, t[X], tape, t[DY], t[DHN], t[DX], t[DH0], &dw);
+  if (!rc && (t[DY] || t[DHN]))
+    rc = dlca__ops_cl_gru_backward(ctx, c, &w, t[X], tape, t[DY], t[DHN], t[DX], t[DH0], &dw);
   for (int i = Y; !rc && i < NT; i++)
     if (i != DY && i != DHN) rc = down(t[i], slot[i]);
   dlca__gru_tape_free(tape);

@@ -67,8 +67,8 @@ static int grad_affine(dlca_context *ctx, double eps, const dlca_tensor *x, cons
   cl_uint nu = (cl_uint)n, ru = (cl_uint)rows;
   cl_float e = (cl_float)eps;
   size_t m = sizeof(cl_mem), s1[] = {m, m, sizeof nu, sizeof e}, s2[] = {m, m, m, m, m, sizeof ru, sizeof nu};
-  const void *a1[] = {&x->buf, &stats, &nu, &e}, *a2[] = {&x->buf, &dy->buf, &stats, &dgamma->buf, &dbeta->buf, &ru,
-                                                           &nu};
+  const void *a1[] = {&x->buf, &stats, &nu, &e},
+             *a2[] = {&x->buf, &dy->buf, &stats, &dgamma->buf, &dbeta->buf, &ru, &nu};
   if (!(rc = per_row(ctx, "dlca_layer_norm_stats", rows, 4, s1, a1)))
     rc = flat(ctx, "dlca_layer_norm_dw", n, 7, s2, a2);
   clReleaseMemObject(stats); /* OpenCL keeps it until the queued kernels are done */
@@ -76,8 +76,7 @@ static int grad_affine(dlca_context *ctx, double eps, const dlca_tensor *x, cons
 }
 
 int dlca__ops_cl_layer_norm_backward(dlca_context *ctx, double eps, const dlca_tensor *x, const dlca_tensor *gamma,
-                                     const dlca_tensor *dy, dlca_tensor *dx, dlca_tensor *dgamma,
-                                     dlca_tensor *dbeta) {
+                                     const dlca_tensor *dy, dlca_tensor *dx, dlca_tensor *dgamma, dlca_tensor *dbeta) {
   const char *fn = "layer_norm backward";
   size_t rows, n;
   int rc;

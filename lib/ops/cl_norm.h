@@ -11,8 +11,7 @@ int dlca__ops_cl_layer_norm(dlca_context *ctx, double eps, const dlca_tensor *x,
                             const dlca_tensor *beta, dlca_tensor *y);
 /* dx (may be NULL), dgamma and dbeta (both or neither; summed over rows in row order) from dy. */
 int dlca__ops_cl_layer_norm_backward(dlca_context *ctx, double eps, const dlca_tensor *x, const dlca_tensor *gamma,
-                                     const dlca_tensor *dy, dlca_tensor *dx, dlca_tensor *dgamma,
-                                     dlca_tensor *dbeta);
+                                     const dlca_tensor *dy, dlca_tensor *dx, dlca_tensor *dgamma, dlca_tensor *dbeta);
 /* y = x keep(i) / (1 - p), keep as dlca__dropout_keep(seed, p, i); p in [0, 1). The backward is the same call
  * on dy with the same seed. */
 int dlca__ops_cl_dropout(dlca_context *ctx, double p, uint64_t seed, const dlca_tensor *x, dlca_tensor *y);

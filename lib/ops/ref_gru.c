@@ -150,8 +150,8 @@ int dlca__ref_gru_sequence(const dlca__gru_dims *d, const dlca__ref_gru_w *w, co
 }
 
 int dlca__ref_gru_sequence_backward(const dlca__gru_dims *d, const dlca__ref_gru_w *w, const double *x,
-                                    const double *h0, const double *y, const double *dy, const double *dh_n,
-                                    double *dx, double *dh0, const dlca__ref_gru_dw *dw) {
+                                    const double *h0, const double *y, const double *dy, const double *dh_n, double *dx,
+                                    double *dh0, const dlca__ref_gru_dw *dw) {
   size_t T = d->T, H = d->H, D = d->D, B = d->B;
   double *s = scratch(d, "gru_sequence backward"), *dh = calloc(B * H, sizeof(double));
   if (!s || !dh) {

@@ -41,14 +41,14 @@ int dlca__ref_gru_sequence(const dlca__gru_dims *d, const dlca__ref_gru_w *w, co
 /* BPTT given the forward's y and the upstream dy [B, T, H] and dh_n [B, H]
  * (either may be NULL: zero): dx [B, T, D], dh0 [B, H] (either may be NULL), dw. */
 int dlca__ref_gru_sequence_backward(const dlca__gru_dims *d, const dlca__ref_gru_w *w, const double *x,
-                                    const double *h0, const double *y, const double *dy, const double *dh_n,
-                                    double *dx, double *dh0, const dlca__ref_gru_dw *dw);
+                                    const double *h0, const double *y, const double *dy, const double *dh_n, double *dx,
+                                    double *dh0, const dlca__ref_gru_dw *dw);
 
 /* An ensemble of M GRUs: weights stacked on a leading axis M (w_ih [M, 3H, D], ...), h0 [M, B, H], y [M, B, T, H],
  * h_n [M, B, H]; x [B, T, D] shared by every member (x_shared) or [M, B, T, D]. Gradients likewise stacked; dx
  * of a shared x is the sum over the members, in member order. */
-int dlca__ref_gru_ensemble(size_t M, int x_shared, const dlca__gru_dims *d, const dlca__ref_gru_w *w,
-                           const double *x, const double *h0, double *y, double *h_n);
+int dlca__ref_gru_ensemble(size_t M, int x_shared, const dlca__gru_dims *d, const dlca__ref_gru_w *w, const double *x,
+                           const double *h0, double *y, double *h_n);
 int dlca__ref_gru_ensemble_backward(size_t M, int x_shared, const dlca__gru_dims *d, const dlca__ref_gru_w *w,
                                     const double *x, const double *h0, const double *y, const double *dy,
                                     const double *dh_n, double *dx, double *dh0, const dlca__ref_gru_dw *dw);
@@ -83,8 +83,8 @@ void dlca__rsvd_quality(size_t m, size_t n, size_t k, const double *a, const dou
 /* ---- layer norm and dropout (the RSSM's), over the last axis of x [rows, n] ---- */
 /* y = (x - mean) / sqrt(var + eps) * gamma + beta per row (var biased, as torch.nn.LayerNorm); gamma and
  * beta [n] may be NULL (1 and 0). mean and rstd [rows] (may be NULL) keep what the backward needs. */
-void dlca__ref_layer_norm(size_t rows, size_t n, double eps, const double *x, const double *gamma,
-                          const double *beta, double *y, double *mean, double *rstd);
+void dlca__ref_layer_norm(size_t rows, size_t n, double eps, const double *x, const double *gamma, const double *beta,
+                          double *y, double *mean, double *rstd);
 /* dx, dgamma, dbeta (any may be NULL; the last two summed over rows in row order). */
 void dlca__ref_layer_norm_backward(size_t rows, size_t n, double eps, const double *x, const double *gamma,
                                    const double *dy, double *dx, double *dgamma, double *dbeta);

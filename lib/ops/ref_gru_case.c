@@ -10,8 +10,7 @@
 #define BAD(...) dlca__fail(DLCA_EPARSE, __VA_ARGS__)
 
 /* DLCA_EPARSE unless t (an input) has shape [d0, d1, d2][:rank]. */
-static int want_shape(const dlca__ops_vector *v, const dlca__ops_tensor *t, int rank, size_t d0, size_t d1,
-                      size_t d2) {
+static int want_shape(const dlca__ops_vector *v, const dlca__ops_tensor *t, int rank, size_t d0, size_t d1, size_t d2) {
   size_t want[3] = {d0, d1, d2};
   int ok = t->rank == rank;
   for (int k = 0; ok && k < rank; k++) ok = t->shape[k] == want[k];
@@ -26,7 +25,7 @@ static int want_shape(const dlca__ops_vector *v, const dlca__ops_tensor *t, int 
 /* The weights of a case, checked against d (D and H read from w_ih and w_hh). */
 int dlca__ops_gru_weights(const dlca__ops_vector *v, dlca__gru_dims *d, dlca__ref_gru_w *w) {
   const dlca__ops_tensor *wi, *wh, *bi = dlca__ops_set_find(&v->inputs, "b_ih"),
-                               *bh = dlca__ops_set_find(&v->inputs, "b_hh");
+                                   *bh = dlca__ops_set_find(&v->inputs, "b_hh");
   int rc;
   if ((rc = dlca__ops_input(v, "w_ih", &wi, NULL)) || (rc = dlca__ops_input(v, "w_hh", &wh, NULL))) return rc;
   if (wh->rank != 2 || wh->shape[0] % 3 || wh->shape[0] != 3 * wh->shape[1])

@@ -21,13 +21,13 @@ static dlca__ref_gru_dw member_dw(const dlca__gru_dims *d, const dlca__ref_gru_d
   return o;
 }
 
-int dlca__ref_gru_ensemble(size_t M, int x_shared, const dlca__gru_dims *d, const dlca__ref_gru_w *w,
-                           const double *x, const double *h0, double *y, double *h_n) {
+int dlca__ref_gru_ensemble(size_t M, int x_shared, const dlca__gru_dims *d, const dlca__ref_gru_w *w, const double *x,
+                           const double *h0, double *y, double *h_n) {
   size_t nx = d->B * d->T * d->D, nh = d->B * d->H, ny = d->B * d->T * d->H;
   for (size_t m = 0; m < M; m++) {
     dlca__ref_gru_w wm = member_w(d, w, m);
-    int rc = dlca__ref_gru_sequence(d, &wm, x + (x_shared ? 0 : m * nx), h0 + m * nh, y + m * ny,
-                                    h_n ? h_n + m * nh : NULL);
+    int rc =
+        dlca__ref_gru_sequence(d, &wm, x + (x_shared ? 0 : m * nx), h0 + m * nh, y + m * ny, h_n ? h_n + m * nh : NULL);
     if (rc) return rc;
   }
   return DLCA_OK;
@@ -48,7 +48,8 @@ int dlca__ref_gru_ensemble_backward(size_t M, int x_shared, const dlca__gru_dims
                                          dy ? dy + m * ny : NULL, dh_n ? dh_n + m * nh : NULL, dxm,
                                          dh0 ? dh0 + m * nh : NULL, &dwm);
     if (rc || !tmp) continue;
-    if (!m) memcpy(dx, tmp, sizeof(double) * nx);
+    if (!m)
+      memcpy(dx, tmp, sizeof(double) * nx);
     else
       for (size_t i = 0; i < nx; i++) dx[i] += tmp[i];
   }

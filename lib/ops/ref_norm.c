@@ -16,8 +16,8 @@ static void moments(size_t n, double eps, const double *x, double *mean, double 
   *mean = mu, *rstd = 1.0 / sqrt(q / (double)n + eps);
 }
 
-void dlca__ref_layer_norm(size_t rows, size_t n, double eps, const double *x, const double *gamma,
-                          const double *beta, double *y, double *mean, double *rstd) {
+void dlca__ref_layer_norm(size_t rows, size_t n, double eps, const double *x, const double *gamma, const double *beta,
+                          double *y, double *mean, double *rstd) {
   for (size_t r = 0; r < rows; r++) {
     double mu, rs;
     moments(n, eps, x + r * n, &mu, &rs);

@@ -23,8 +23,7 @@ int dlca__rsvd_check(const dlca__rsvd *p, size_t m, size_t n, const double *a, c
   size_t mn = m < n ? m : n;
   if (!m || !n) return dlca__fail(DLCA_EINVAL, "rsvd: the matrix is %zu x %zu, expected at least 1 x 1", m, n);
   if (!p->rank || p->rank > mn)
-    return dlca__fail(DLCA_EINVAL, "rsvd: rank %zu, expected 1 to min(m, n) = %zu (A is %zu x %zu)", p->rank, mn, m,
-                      n);
+    return dlca__fail(DLCA_EINVAL, "rsvd: rank %zu, expected 1 to min(m, n) = %zu (A is %zu x %zu)", p->rank, mn, m, n);
   for (size_t i = 0; i < m * n; i++) {
     double x = a ? a[i] : (double)af[i];
     if (!isfinite(x)) return dlca__fail(DLCA_EINVAL, "rsvd: A[%zu, %zu] = %g is not finite", i / n, i % n, x);
@@ -64,8 +63,8 @@ int dlca__rsvd_small_svd(size_t l, const double *r, double *ur, double *s, doubl
   if (b && vt && sup) {
     for (size_t i = 0; i < l; i++)
       for (size_t j = 0; j < l; j++) b[i * l + j] = r[j * l + i]; /* R^T */
-    e = LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'A', 'A', (lapack_int)l, (lapack_int)l, b, (lapack_int)l, s, ur,
-                       (lapack_int)l, vt, (lapack_int)l, sup);
+    e = LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'A', 'A', (lapack_int)l, (lapack_int)l, b, (lapack_int)l, s, ur, (lapack_int)l,
+                       vt, (lapack_int)l, sup);
   }
   for (size_t j = 0; !e && j < l; j++) {
     size_t at = 0;

@@ -33,8 +33,15 @@ static int alloc(dlca__rsvd_cl *s) {
 
 /* out (m x l) = A x (x n x l), or with at: out (n x l) = A^T x (x m x l). */
 static int times_a(dlca__rsvd_cl *s, int at, cl_mem x, cl_mem out) {
-  dlca__gemm g = {.trans_a = at, .m = at ? s->n : s->m, .n = s->l, .k = at ? s->m : s->n, .alpha = 1.0f,
-                  .lda = s->n, .ldb = s->l, .ldc = s->l, .batch = 1};
+  dlca__gemm g = {.trans_a = at,
+                  .m = at ? s->n : s->m,
+                  .n = s->l,
+                  .k = at ? s->m : s->n,
+                  .alpha = 1.0f,
+                  .lda = s->n,
+                  .ldb = s->l,
+                  .ldc = s->l,
+                  .batch = 1};
   return dlca__ops_cl_gemm(s->ctx, &g, s->a, x, out);
 }
 

@@ -54,8 +54,10 @@ static int host_qr(dlca__rsvd_cl *s, cl_mem x, size_t rows, double *rp) {
   lapack_int e = rc ? 0 : LAPACKE_dgeqrf(LAPACK_ROW_MAJOR, (lapack_int)rows, (lapack_int)l, d, (lapack_int)l, tau);
   for (size_t i = 0; !rc && !e && i < l; i++)
     for (size_t j = 0; j < l; j++) rp[i * l + j] = j >= i ? d[i * l + j] : 0.0;
-  if (!rc && !e) e = LAPACKE_dorgqr(LAPACK_ROW_MAJOR, (lapack_int)rows, (lapack_int)l, (lapack_int)l, d, (lapack_int)l, tau);
-  if (!rc && e) rc = dlca__fail(DLCA_EINVAL, "rsvd: Householder QR of the %zu x %zu sketch failed (info %d)", rows, l, (int)e);
+  if (!rc && !e)
+    e = LAPACKE_dorgqr(LAPACK_ROW_MAJOR, (lapack_int)rows, (lapack_int)l, (lapack_int)l, d, (lapack_int)l, tau);
+  if (!rc && e)
+    rc = dlca__fail(DLCA_EINVAL, "rsvd: Householder QR of the %zu x %zu sketch failed (info %d)", rows, l, (int)e);
   for (size_t j = 0; !rc && j < l; j++) {
     double sg = rp[j * l + j] < 0 ? -1.0 : 1.0;
     for (size_t c = 0; c < l; c++) rp[j * l + c] *= sg;
