@@ -82,3 +82,6 @@ EXTRA_DIST += tests/cli.sh
 tests_main_SOURCES += tests/test_gru.h tests/test_gru.c tests/test_rsvd.c tests/test_gru_cl.c tests/test_gru_norm.c
 # GEMM (CLBlast) and dense (issue 31), and the tuning table's CLBlast section.
 tests_main_SOURCES += tests/test_blas.c tests/blas_util.h tests/test_blas_cl.c tests/test_blas_dense.c tests/test_blas_tuning.c
+# dlca-tune --clblast with a stand-in for CLBlast's tuner.
+TESTS += tests/dlca-tune-clblast.sh
+EXTRA_DIST += tests/dlca-tune-clblast.sh
