@@ -30,14 +30,6 @@
 
 float dlca_gru_sigm(float a) { return 1.0f / (1.0f + exp(-a)); }
 
-// hs[m, 0] = h0[m] (M * B * H elements).
-__kernel __attribute__((reqd_work_group_size(GRU_WG, 1, 1)))
-void dlca_gru_copy_h0(__global const float *h0, __global float *hs, uint BH, uint T, uint n) {
-  uint i = (uint)get_global_id(0);
-  if (i >= n) return;
-  hs[(size_t)(i / BH) * (T + 1) * BH + i % BH] = h0[i];
-}
-
 // acc[g] = sum_k h[b, k] w[g H + j, k] for the gates g = 0, 1, 2 of hidden unit j (h rows of length H).
 // hl and wl: local tiles of GRU_TB x GRU_TK and 3 x GRU_TJ x (GRU_TK + 1) floats.
 #define GRU_WLD (GRU_TK + 1)
@@ -66,16 +58,18 @@ void dlca_gru_matvec3(__global const float *h, __global const float *w, uint B, 
   }
 }
 
-// Step t of the forward: hs[m, t+1] and y[m, :, t] from hs[m, t] and gi; the gates kept where keep is set, h_n
-// written at the last step where has_hn is set. Biases: has_bias (b_ih and b_hh [M, 3H]).
+// Step t of the forward: hs[m, t+1] and y[m, :, t] from hs[m, t] (h0 [M, B, H] at t = 0, copied to hs[m, 0]) and
+// gi; the gates kept where keep is set, h_n written at the last step where has_hn is set. Biases: has_bias (b_ih
+// and b_hh [M, 3H]).
 __kernel __attribute__((reqd_work_group_size(GRU_TJ, GRU_TB, 1)))
 void dlca_gru_step(__global const float *gi, uint gi_m, uint gi_row, __global const float *w_hh,
-                   __global const float *b_ih, __global const float *b_hh, int has_bias, __global float *hs,
+                   __global const float *b_ih, __global const float *b_hh, int has_bias, __global const float *h0,
+                   __global float *hs,
                    __global float *y, __global float *gates, int keep, __global float *h_n, int has_hn, uint t,
                    uint B, uint T, uint H) {
   uint j = (uint)get_global_id(0), b = (uint)get_global_id(1), m = (uint)get_global_id(2);
   size_t BH = (size_t)B * H;
-  __global const float *h = hs + ((size_t)m * (T + 1) + t) * BH;
+  __global const float *h = t ? hs + ((size_t)m * (T + 1) + t) * BH : h0 + (size_t)m * BH;
   __local float hl[GRU_TB * GRU_TK], wl[3 * GRU_TJ * GRU_WLD];
   float gh[3];
   dlca_gru_matvec3(h, w_hh + (size_t)m * 3 * H * H, B, H, hl, wl, gh);
@@ -89,6 +83,7 @@ void dlca_gru_step(__global const float *gi, uint gi_m, uint gi_row, __global co
   }
   float r = dlca_gru_sigm(ir + gh[0]), z = dlca_gru_sigm(iz + gh[1]), n = tanh(in + r * gh[2]);
   float hp = h[(size_t)b * H + j], hn = (1.0f - z) * n + z * hp;
+  if (!t) hs[(size_t)m * (T + 1) * BH + (size_t)b * H + j] = hp;
   hs[((size_t)m * (T + 1) + t + 1) * BH + (size_t)b * H + j] = hn;
   y[(((size_t)m * B + b) * T + t) * H + j] = hn;
   if (has_hn && t + 1 == T) h_n[(size_t)m * BH + (size_t)b * H + j] = hn;

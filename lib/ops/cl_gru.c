@@ -157,8 +157,8 @@ static int project(dlca_context *ctx, const dlca__gru_cfg *c, const dlca_tensor 
 }
 
 /* The T launches of dlca_gru_step. */
-static int steps(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w *w, dlca__gru_tape *tp, dlca_tensor *y,
-                 dlca_tensor *h_n, int keep) {
+static int steps(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w *w, dlca__gru_tape *tp,
+                 const dlca_tensor *h0, dlca_tensor *y, dlca_tensor *h_n, int keep) {
   cl_kernel k;
   size_t lws[3], gws[3];
   int rc = dlca__gru_kernel(ctx, "dlca_gru_step", 0, &k, lws);
@@ -169,13 +169,13 @@ static int steps(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w
   cl_int hb = w->b_ih != NULL, kp = keep, hh = h_n != NULL;
   cl_mem bi = hb ? w->b_ih->buf : w->w_hh->buf, bh = hb ? w->b_hh->buf : w->w_hh->buf, hn = hh ? h_n->buf : y->buf;
   size_t m = sizeof(cl_mem), u = sizeof(cl_uint), i = sizeof(cl_int);
-  size_t sizes[] = {m, u, u, m, m, m, i, m, m, m, i, m, i, u, u, u, u};
-  const void *args[] = {&tp->gi,    &gm, &grow, &w->w_hh->buf, &bi, &bh, &hb, &tp->hs, &y->buf,
-                        &tp->gates, &kp, &hn,   &hh,           &t,  &B,  &T,  &H};
-  rc = dlca__gru_set_args(k, "dlca_gru_step", 17, sizes, args);
+  size_t sizes[] = {m, u, u, m, m, m, i, m, m, m, m, i, m, i, u, u, u, u};
+  const void *args[] = {&tp->gi, &gm,        &grow, &w->w_hh->buf, &bi, &bh, &hb, &h0->buf, &tp->hs,
+                        &y->buf, &tp->gates, &kp,   &hn,           &hh, &t,  &B,  &T,       &H};
+  rc = dlca__gru_set_args(k, "dlca_gru_step", 18, sizes, args);
   for (t = 0; !rc && t < T; t++) {
-    cl_int err = clSetKernelArg(k, 13, u, &t);
-    rc = err != CL_SUCCESS ? dlca__fail_cl(err, "dlca_gru_step: argument 13: %s", dlca__cl_error_name(err))
+    cl_int err = clSetKernelArg(k, 14, u, &t);
+    rc = err != CL_SUCCESS ? dlca__fail_cl(err, "dlca_gru_step: argument 14: %s", dlca__cl_error_name(err))
                            : dlca__launch(ctx, k, "dlca_gru_step", 3, gws, lws);
   }
   clReleaseKernel(k);
@@ -197,12 +197,7 @@ int dlca__ops_cl_gru_forward(dlca_context *ctx, const dlca__gru_cfg *c, const dl
     return dlca__fail(DLCA_EINVAL, "%s: the tape was made for another configuration", fn);
   dlca__gru_tape *tp = tape;
   if (!tp && (rc = dlca__gru_tape_new(ctx, c, &tp))) return rc;
-  cl_uint BH = (cl_uint)(B * H), Tu = (cl_uint)T, n = (cl_uint)(M * B * H);
-  size_t mm = sizeof(cl_mem), sizes[] = {mm, mm, sizeof BH, sizeof Tu, sizeof n};
-  const void *args[] = {&h0->buf, &tp->hs, &BH, &Tu, &n};
-  if (!(rc = dlca__gru_flat_launch(ctx, "dlca_gru_copy_h0", n, 5, sizes, args)) &&
-      !(rc = project(ctx, c, x, w->w_ih, tp->gi)))
-    rc = steps(ctx, c, w, tp, y, h_n, tape != NULL);
+  if (!(rc = project(ctx, c, x, w->w_ih, tp->gi))) rc = steps(ctx, c, w, tp, h0, y, h_n, tape != NULL);
   if (tape) tape->kept = !rc;
   if (!tape) dlca__gru_tape_free(tp); /* OpenCL keeps the buffers until the queued work is done */
   return rc;
