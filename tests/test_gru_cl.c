@@ -63,10 +63,12 @@ static void gcase_make(gcase *g, uint64_t seed) {
   size_t M = g->c.M, B = g->c.d.B, T = g->c.d.T, D = g->c.d.D, H = g->c.d.H, G = 3 * H;
   size_t n[8] = {
       (g->c.x_shared ? 1 : M) * B * T * D, M * B * H, M * G * D, M * G * H, M * G, M * G, M * B * T * H, M * B * H};
+  float ws = fminf(0.5f, 1.0f / sqrtf((float)H)); /* weights as torch.nn.GRU draws them */
   for (int i = 0; i < 8; i++) {
     g->n[i] = n[i];
     g->f[i] = malloc(sizeof(float) * n[i]), g->d[i] = malloc(sizeof(double) * n[i]);
-    tu_random(g->f[i], n[i], i >= WI && i <= BH ? -0.5f : -1.0f, i >= WI && i <= BH ? 0.5f : 1.0f, seed + (uint64_t)i);
+    float r = i >= WI && i <= BH ? ws : 1.0f;
+    tu_random(g->f[i], n[i], -r, r, seed + (uint64_t)i);
     to_double(g->f[i], g->d[i], n[i]);
   }
 }
@@ -98,12 +100,10 @@ static const dlca__gru_cfg random_cfgs[] = {
     {1, 0, {5, 4, 11, 37}}, {3, 0, {4, 3, 6, 20}}, {3, 1, {2, 5, 7, 33}}, {2, 1, {33, 1, 9, 70}}, {1, 0, {1, 1, 1, 1}},
 };
 
-START_TEST(test_gru_cl_twin) {
-  if (!tcl_platform()) return;
-  tcl_fresh_env("gru-cl-twin");
-  dlca_context *ctx = tcl_context();
-  gcase g = {random_cfgs[_i], {0}, {0}, {0}};
-  gcase_make(&g, 1000 + 10 * (uint64_t)_i);
+/* One random configuration on the device against the twin, forward and backward. */
+static void twin_check(dlca_context *ctx, const dlca__gru_cfg *cfg, uint64_t seed, const char *tag) {
+  gcase g = {*cfg, {0}, {0}, {0}};
+  gcase_make(&g, seed);
   size_t M = g.c.M, ny = g.n[DY], nh = g.n[DHN];
   double *y = malloc(sizeof(double) * ny), *hn = malloc(sizeof(double) * nh), *gr[6];
   for (int i = 0; i < 6; i++) gr[i] = malloc(sizeof(double) * g.n[i]);
@@ -127,7 +127,7 @@ START_TEST(test_gru_cl_twin) {
   double ef = fmax(worst_of(ty, y, "y"), worst_of(thn, hn, "h_n")), eb = 0;
   static const char *const names[6] = {"dx", "dh0", "dw_ih", "dw_hh", "db_ih", "db_hh"};
   for (int i = 0; i < 6; i++) eb = fmax(eb, worst_of(tg[i], gr[i], names[i]));
-  fprintf(stderr, "gru cl M %zu%s B %zu T %zu D %zu H %zu: forward %.2e backward %.2e\n", M,
+  fprintf(stderr, "gru cl%s M %zu%s B %zu T %zu D %zu H %zu: forward %.2e backward %.2e\n", tag, M,
           g.c.x_shared ? " (shared x)" : "", g.c.d.B, g.c.d.T, g.c.d.D, g.c.d.H, ef, eb);
   dlca__gru_tape_free(tape);
   for (int i = 0; i < 8; i++) dlca_tensor_free(t[i]);
@@ -135,6 +135,28 @@ START_TEST(test_gru_cl_twin) {
   dlca_tensor_free(ty), dlca_tensor_free(thn);
   free(y), free(hn);
   gcase_free(&g);
+}
+
+START_TEST(test_gru_cl_twin) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("gru-cl-twin");
+  dlca_context *ctx = tcl_context();
+  twin_check(ctx, &random_cfgs[_i], 1000 + 10 * (uint64_t)_i, "");
+  dlca_context_free(ctx);
+}
+END_TEST
+
+/* GRU_PERSIST 1: on a GPU, the forward's steps in one launch with a barrier between them (elsewhere the
+ * launcher keeps a launch per step); twice, so that the barrier counters carry over between launches. */
+START_TEST(test_gru_cl_persist) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("gru-cl-persist");
+  dlca_context *ctx = tcl_context();
+  ck_assert_msg(dlca__tuning_override(ctx, "ops.cl", "GRU_PERSIST", 1) == DLCA_OK, "%s", dlca_last_error());
+  dlca__gru_cfg big = {5, 1, {32, 10, 16, 256}}, odd = {3, 0, {5, 7, 11, 37}};
+  twin_check(ctx, &big, 77, " persist");
+  twin_check(ctx, &odd, 78, " persist");
+  twin_check(ctx, &odd, 79, " persist");
   dlca_context_free(ctx);
 }
 END_TEST
@@ -247,6 +269,7 @@ TCase *tg_tcase_cl(void) {
   tcase_set_timeout(tc, 300);
   tcase_add_loop_test(tc, test_gru_cl_vectors, 0, 3);
   tcase_add_loop_test(tc, test_gru_cl_twin, 0, (int)(sizeof random_cfgs / sizeof random_cfgs[0]));
+  tcase_add_test(tc, test_gru_cl_persist);
   tcase_add_loop_test(tc, test_rsvd_cl_twin, 0, 2);
   tcase_add_test(tc, test_rsvd_cl_low_rank);
   tcase_add_test(tc, test_gru_cl_errors);

@@ -26,14 +26,31 @@
 #define GRU_WG 64
 #endif
 
+// 1: the forward's T steps in one launch where the host finds a GPU with room for every group at once (else a
+// launch per step), the groups of a member meeting at a barrier in global memory after each step.
+// @tunable GRU_PERSIST 0 1 | 0, 1
+#ifndef GRU_PERSIST
+#define GRU_PERSIST 0
+#endif
+
 #define GRU_NL (GRU_TJ * GRU_TB)
+
+// A fence ordering this work-item's global writes before its later ones for every group of the device: OpenCL
+// 1.2's mem_fence promises that only within the work-item and NVIDIA's compiler emits nothing for it, so there
+// (cl_nv_pragma_unroll is NVIDIA's) it is PTX's membar.gl, as trainer/backward.cl does.
+#ifdef cl_nv_pragma_unroll
+#define GRU_FENCE() __asm__ volatile("membar.gl;" ::: "memory")
+#else
+#define GRU_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
+#endif
+#define GRU_SPIN_MAX (1u << 24)
 
 float dlca_gru_sigm(float a) { return 1.0f / (1.0f + exp(-a)); }
 
 // acc[g] = sum_k h[b, k] w[g H + j, k] for the gates g = 0, 1, 2 of hidden unit j (h rows of length H).
 // hl and wl: local tiles of GRU_TB x GRU_TK and 3 x GRU_TJ x (GRU_TK + 1) floats.
 #define GRU_WLD (GRU_TK + 1)
-void dlca_gru_matvec3(__global const float *h, __global const float *w, uint B, uint H, __local float *hl,
+void dlca_gru_matvec3(volatile __global const float *h, __global const float *w, uint B, uint H, __local float *hl,
                       __local float *wl, float *acc) {
   uint lj = (uint)get_local_id(0), lb = (uint)get_local_id(1), l = lb * GRU_TJ + lj;
   uint j0 = (uint)get_group_id(0) * GRU_TJ, b0 = (uint)get_group_id(1) * GRU_TB;
@@ -60,17 +77,14 @@ void dlca_gru_matvec3(__global const float *h, __global const float *w, uint B, 
 
 // Step t of the forward: hs[m, t+1] and y[m, :, t] from hs[m, t] (h0 [M, B, H] at t = 0, copied to hs[m, 0]) and
 // gi; the gates kept where keep is set, h_n written at the last step where has_hn is set. Biases: has_bias (b_ih
-// and b_hh [M, 3H]).
-__kernel __attribute__((reqd_work_group_size(GRU_TJ, GRU_TB, 1)))
-void dlca_gru_step(__global const float *gi, uint gi_m, uint gi_row, __global const float *w_hh,
-                   __global const float *b_ih, __global const float *b_hh, int has_bias, __global const float *h0,
-                   __global float *hs,
-                   __global float *y, __global float *gates, int keep, __global float *h_n, int has_hn, uint t,
-                   uint B, uint T, uint H) {
+// and b_hh [M, 3H]). The states are read volatile: under GRU_PERSIST other groups wrote them in this launch.
+void dlca_gru_step_at(__global const float *gi, uint gi_m, uint gi_row, __global const float *w_hh,
+                      __global const float *b_ih, __global const float *b_hh, int has_bias, __global const float *h0,
+                      __global float *hs, __global float *y, __global float *gates, int keep, __global float *h_n,
+                      int has_hn, uint t, uint B, uint T, uint H, __local float *hl, __local float *wl) {
   uint j = (uint)get_global_id(0), b = (uint)get_global_id(1), m = (uint)get_global_id(2);
   size_t BH = (size_t)B * H;
-  __global const float *h = t ? hs + ((size_t)m * (T + 1) + t) * BH : h0 + (size_t)m * BH;
-  __local float hl[GRU_TB * GRU_TK], wl[3 * GRU_TJ * GRU_WLD];
+  volatile __global const float *h = t ? hs + ((size_t)m * (T + 1) + t) * BH : h0 + (size_t)m * BH;
   float gh[3];
   dlca_gru_matvec3(h, w_hh + (size_t)m * 3 * H * H, B, H, hl, wl, gh);
   if (j >= H || b >= B) return;
@@ -90,6 +104,50 @@ void dlca_gru_step(__global const float *gi, uint gi_m, uint gi_row, __global co
   if (!keep) return;
   __global float *q = gates + (((size_t)m * T + t) * B + b) * 4 * H;
   q[j] = r, q[H + j] = z, q[2 * H + j] = n, q[3 * H + j] = gh[2];
+}
+
+__kernel __attribute__((reqd_work_group_size(GRU_TJ, GRU_TB, 1)))
+void dlca_gru_step(__global const float *gi, uint gi_m, uint gi_row, __global const float *w_hh,
+                   __global const float *b_ih, __global const float *b_hh, int has_bias, __global const float *h0,
+                   __global float *hs, __global float *y, __global float *gates, int keep, __global float *h_n,
+                   int has_hn, uint t, uint B, uint T, uint H) {
+  __local float hl[GRU_TB * GRU_TK], wl[3 * GRU_TJ * GRU_WLD];
+  dlca_gru_step_at(gi, gi_m, gi_row, w_hh, b_ih, b_hh, has_bias, h0, hs, y, gates, keep, h_n, has_hn, t, B, T, H,
+                   hl, wl);
+}
+
+// Waits until the groups of member m have arrived `target` times in all (sync[m]); sync[M] is set where a wait
+// gave up (the host reads it with the next result it waits for).
+void dlca_gru_grid_wait(volatile __global uint *sync, uint m, uint M, uint target) {
+  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+  if (get_local_id(0) == 0 && get_local_id(1) == 0) {
+    GRU_FENCE();
+    atomic_inc(&sync[m]);
+    for (uint n = 0; atomic_add(&sync[m], 0u) < target; n++)
+      if (n == GRU_SPIN_MAX) {
+        atomic_xchg(&sync[M], 1u);
+        break;
+      }
+    GRU_FENCE();
+  }
+  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+}
+
+// GRU_PERSIST: the T steps in one launch; after each, the groups of a member wait for each other. sync[m] counts
+// arrivals across launches: this launch's start at base (the host's count so far).
+__kernel __attribute__((reqd_work_group_size(GRU_TJ, GRU_TB, 1)))
+void dlca_gru_persist(__global const float *gi, uint gi_m, uint gi_row, __global const float *w_hh,
+                      __global const float *b_ih, __global const float *b_hh, int has_bias, __global const float *h0,
+                      __global float *hs, __global float *y, __global float *gates, int keep, __global float *h_n,
+                      int has_hn, volatile __global uint *sync, uint base, uint B, uint T, uint H) {
+  __local float hl[GRU_TB * GRU_TK], wl[3 * GRU_TJ * GRU_WLD];
+  uint m = (uint)get_global_id(2), M = (uint)get_global_size(2);
+  uint groups = (uint)(get_num_groups(0) * get_num_groups(1));
+  for (uint t = 0; t < T; t++) {
+    dlca_gru_step_at(gi, gi_m, gi_row, w_hh, b_ih, b_hh, has_bias, h0, hs, y, gates, keep, h_n, has_hn, t, B, T, H,
+                     hl, wl);
+    if (t + 1 < T) dlca_gru_grid_wait(sync, m, M, base + (t + 1) * groups);
+  }
 }
 
 // acc = sum_g d[b, g] w[g, j] over g < 3H (d rows of length 3H, w [3H, H]); dl and wl local tiles of

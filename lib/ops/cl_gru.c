@@ -30,10 +30,22 @@ int dlca__gru_cfg_check(const dlca__gru_cfg *c, const char *fn) {
 
 void dlca__gru_tape_free(dlca__gru_tape *t) {
   if (!t) return;
-  cl_mem *b[] = {&t->gi, &t->hs, &t->gates, &t->dgh, &t->dhd};
-  for (int i = 0; i < 5; i++)
+  cl_mem *b[] = {&t->gi, &t->hs, &t->gates, &t->dgh, &t->dhd, &t->sync};
+  for (int i = 0; i < 6; i++)
     if (*b[i]) clReleaseMemObject(*b[i]);
   free(t);
+}
+
+/* GRU_PERSIST's counters, zeroed (allocated on first use). */
+static int sync_reset(dlca__gru_tape *t) {
+  size_t n = t->c.M + 1;
+  int rc = t->sync ? DLCA_OK : dlca__buffer(t->ctx, n * sizeof(cl_uint), "gru barrier counters", &t->sync);
+  cl_uint *z = rc ? NULL : calloc(n, sizeof(cl_uint));
+  if (!rc && !z) rc = dlca__fail(DLCA_ENOMEM, "gru: out of host memory");
+  if (!rc) rc = dlca__upload(t->ctx, t->sync, 0, n * sizeof(cl_uint), z, "gru barrier counters");
+  free(z);
+  t->arrivals = 0;
+  return rc;
 }
 
 int dlca__gru_tape_new(dlca_context *ctx, const dlca__gru_cfg *c, dlca__gru_tape **out) {
@@ -52,6 +64,7 @@ int dlca__gru_tape_new(dlca_context *ctx, const dlca__gru_cfg *c, dlca__gru_tape
     snprintf(msg, sizeof msg, "%s (M %zu, B %zu, T %zu, H %zu)", what[i], M, B, T, H);
     rc = dlca__buffer(ctx, n[i] * f, msg, b[i]);
   }
+  if (!rc) rc = sync_reset(t);
   if (rc)
     dlca__gru_tape_free(t);
   else
@@ -156,7 +169,38 @@ static int project(dlca_context *ctx, const dlca__gru_cfg *c, const dlca_tensor 
   return dlca__ops_cl_gemm(ctx, &g, x->buf, w_ih->buf, gi);
 }
 
-/* The T launches of dlca_gru_step. */
+/* Whether the steps run as one dlca_gru_persist launch: GRU_PERSIST 1, a GPU, more than one step, and at most two
+ * groups a compute unit, so that every group is resident at once (the barrier's premise). */
+static int persist(dlca_context *ctx, const dlca__gru_cfg *c, const size_t *lws, const size_t *gws) {
+  int on;
+  if (dlca__tunable(ctx, GRU_FILE, "GRU_PERSIST", &on) || !on || c->d.T < 2 || ctx->info.type != DLCA_DEVICE_GPU)
+    return 0;
+  size_t groups = gws[0] / lws[0] * (gws[1] / lws[1]) * gws[2];
+  return groups <= 2 * (size_t)ctx->info.compute_units;
+}
+
+/* The T steps as one launch of dlca_gru_persist, args as dlca_gru_step's but t. */
+static int persist_launch(dlca_context *ctx, const dlca__gru_cfg *c, dlca__gru_tape *tp, const size_t *sizes,
+                          const void *const *args, const size_t *lws, const size_t *gws) {
+  cl_uint groups = (cl_uint)(gws[0] / lws[0] * (gws[1] / lws[1])), T = (cl_uint)c->d.T;
+  int rc = tp->arrivals + (uint64_t)T * groups >= ((uint64_t)1 << 32) ? sync_reset(tp) : DLCA_OK;
+  cl_kernel k;
+  size_t l2[3];
+  if (rc || (rc = dlca__gru_kernel(ctx, "dlca_gru_persist", 0, &k, l2))) return rc;
+  cl_uint base = (cl_uint)tp->arrivals;
+  size_t sz[19];
+  const void *a[19];
+  for (int i = 0; i < 14; i++) sz[i] = sizes[i], a[i] = args[i];
+  sz[14] = sizeof(cl_mem), a[14] = &tp->sync, sz[15] = sizeof base, a[15] = &base;
+  for (int i = 16; i < 19; i++) sz[i] = sizes[i - 1], a[i] = args[i - 1];
+  if (!(rc = dlca__gru_set_args(k, "dlca_gru_persist", 19, sz, a)))
+    rc = dlca__launch(ctx, k, "dlca_gru_persist", 3, gws, lws);
+  clReleaseKernel(k);
+  if (!rc) tp->arrivals += (uint64_t)(T - 1) * groups;
+  return rc;
+}
+
+/* The T launches of dlca_gru_step (or one of dlca_gru_persist). */
 static int steps(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w *w, dlca__gru_tape *tp,
                  const dlca_tensor *h0, dlca_tensor *y, dlca_tensor *h_n, int keep) {
   cl_kernel k;
@@ -172,6 +216,10 @@ static int steps(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w
   size_t sizes[] = {m, u, u, m, m, m, i, m, m, m, m, i, m, i, u, u, u, u};
   const void *args[] = {&tp->gi, &gm,        &grow, &w->w_hh->buf, &bi, &bh, &hb, &h0->buf, &tp->hs,
                         &y->buf, &tp->gates, &kp,   &hn,           &hh, &t,  &B,  &T,       &H};
+  if (persist(ctx, c, lws, gws)) {
+    clReleaseKernel(k);
+    return persist_launch(ctx, c, tp, sizes, args, lws, gws);
+  }
   rc = dlca__gru_set_args(k, "dlca_gru_step", 18, sizes, args);
   for (t = 0; !rc && t < T; t++) {
     cl_int err = clSetKernelArg(k, 14, u, &t);

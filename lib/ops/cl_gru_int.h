@@ -7,12 +7,14 @@
 struct dlca__gru_tape {
   dlca_context *ctx;
   dlca__gru_cfg c;
-  cl_mem gi;    /* the input projection [B T, M 3H] or [M, B T, 3H]; the backward's dgi */
-  cl_mem hs;    /* [M, T+1, B, H] */
-  cl_mem gates; /* [M, T, B, 4H] */
-  cl_mem dgh;   /* [M, T, B, 3H] */
-  cl_mem dhd;   /* [M, T, B, H] */
-  int kept;     /* a forward wrote the gates */
+  cl_mem gi;         /* the input projection [B T, M 3H] or [M, B T, 3H]; the backward's dgi */
+  cl_mem hs;         /* [M, T+1, B, H] */
+  cl_mem gates;      /* [M, T, B, 4H] */
+  cl_mem dgh;        /* [M, T, B, 3H] */
+  cl_mem dhd;        /* [M, T, B, H] */
+  cl_mem sync;       /* GRU_PERSIST's barrier counters: M + 1 uints (the last: a wait gave up) */
+  uint64_t arrivals; /* what sync[m] counts so far */
+  int kept;          /* a forward wrote the gates */
 };
 
 /* 1 for the shared-input layout (x_shared or M = 1): one GEMM against the stacked W_ih. */
