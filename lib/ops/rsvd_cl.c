@@ -14,6 +14,7 @@
 #include "ops/rsvd_int.h"
 
 static void release(dlca__rsvd_cl *s) {
+  clFinish(s->ctx->queue); /* writes from s->hg may still be queued on an error path */
   cl_mem *b[] = {&s->q[0], &s->q[1], &s->z[0], &s->z[1], &s->g, &s->f};
   for (int i = 0; i < 6; i++)
     if (*b[i]) clReleaseMemObject(*b[i]), *b[i] = NULL;
@@ -26,7 +27,7 @@ static int alloc(dlca__rsvd_cl *s) {
   cl_mem *b[] = {&s->q[0], &s->q[1], &s->z[0], &s->z[1], &s->g, &s->f};
   int rc = DLCA_OK;
   for (int i = 0; !rc && i < 6; i++) rc = dlca__buffer(s->ctx, n[i] * f, "rsvd sketch", b[i]);
-  s->hg = malloc(f * l * l), s->work = malloc(sizeof(double) * (4 * l * l + 2 * l));
+  s->hg = malloc(4 * f * l * l), s->work = malloc(sizeof(double) * (4 * l * l + 2 * l));
   if (!rc && (!s->hg || !s->work)) rc = dlca__fail(DLCA_ENOMEM, "rsvd: out of host memory");
   return rc;
 }
@@ -72,12 +73,15 @@ static int subspace(dlca__rsvd_cl *s, const dlca__rsvd *p, double *r) {
   return dlca__rsvd_orth(s, s->z, s->n, 2, r);
 }
 
-/* out (rows x k) = x (rows x l) times the first k columns of f (l x l, host double), through s->f. */
-static int times_small(dlca__rsvd_cl *s, cl_mem x, size_t rows, size_t k, const double *f, cl_mem out, cl_mem buf) {
+/* out (rows x k) = x (rows x l) times the first k columns of f (l x l, host double), through buf; slot 2 or 3 of
+ * s->hg holds the floats until the queue drains. */
+static int times_small(dlca__rsvd_cl *s, cl_mem x, size_t rows, size_t k, const double *f, cl_mem out, cl_mem buf,
+                       int slot) {
   size_t l = s->l;
+  float *h = s->hg + (size_t)slot * l * l;
   for (size_t i = 0; i < l; i++)
-    for (size_t j = 0; j < k; j++) s->hg[i * k + j] = (float)f[i * l + j];
-  int rc = dlca__upload(s->ctx, buf, 0, sizeof(float) * l * k, s->hg, "rsvd: the small factor");
+    for (size_t j = 0; j < k; j++) h[i * k + j] = (float)f[i * l + j];
+  int rc = dlca__rsvd_write(s, buf, sizeof(float) * l * k, h, "rsvd: the small factor");
   dlca__gemm g = {.m = rows, .n = k, .k = l, .alpha = 1.0f, .lda = l, .ldb = k, .ldc = k, .batch = 1};
   return rc ? rc : dlca__ops_cl_gemm(s->ctx, &g, x, buf, out);
 }
@@ -110,10 +114,10 @@ int dlca__ops_cl_rsvd(dlca_context *ctx, const dlca__rsvd *p, const dlca_tensor 
   if (!small) return dlca__fail(DLCA_ENOMEM, "rsvd: out of host memory");
   double *r = small, *ur = small + l * l, *vr = small + 2 * l * l, *sg = small + 3 * l * l;
   if (!(rc = alloc(&s)) && !(rc = subspace(&s, p, r)) && !(rc = dlca__rsvd_small_svd(l, r, ur, sg, vr)) &&
-      !(rc = times_small(&s, s.q[0], s.m, k, ur, u->buf, s.g)))
-    rc = times_small(&s, s.z[0], s.n, k, vr, v->buf, s.f);
+      !(rc = times_small(&s, s.q[0], s.m, k, ur, u->buf, s.g, 2)))
+    rc = times_small(&s, s.z[0], s.n, k, vr, v->buf, s.f, 3);
   for (size_t i = 0; !rc && i < k; i++) s.hg[i] = (float)sg[i];
-  if (!rc) rc = dlca__upload(ctx, sv->buf, 0, sizeof(float) * k, s.hg, "rsvd: S");
+  if (!rc) rc = dlca__upload(ctx, sv->buf, 0, sizeof(float) * k, s.hg, "rsvd: S"); /* drains the writes before */
   if (!rc && s_host) memcpy(s_host, sg, sizeof(double) * k);
   release(&s);
   free(small);

@@ -11,7 +11,7 @@ typedef struct dlca__rsvd_cl {
   cl_mem q[2];  /* Y and Q [m, l], and a spare */
   cl_mem z[2];  /* Z [n, l], and a spare */
   cl_mem g, f;  /* l x l: the Gram matrix, and R^-1 (then Ur, Vr) */
-  float *hg;    /* host l x l */
+  float *hg;    /* host 4 l x l: the Gram matrix read back; R^-1, Ur, Vr written without waiting */
   double *work; /* host 4 l x l + 2 l */
 } dlca__rsvd_cl;
 
@@ -23,5 +23,8 @@ typedef struct dlca__rsvd_cl {
  * Householder QR on the host. With r (l x l, row-major, may be NULL): the R
  * of the whole, x_in = x_out R. *x may swap with the spare. DLCA_EINVAL for
  * a non-finite Gram matrix (A not finite, or past float32's range). */
+/* Enqueues a write of bytes from src (which must stay as it is until the queue next drains: a blocking read or
+ * write after it in the in-order queue). */
+int dlca__rsvd_write(dlca__rsvd_cl *s, cl_mem buf, size_t bytes, const void *src, const char *what);
 int dlca__rsvd_orth(dlca__rsvd_cl *s, cl_mem *xs, size_t rows, int passes, double *r);
 #endif

@@ -11,6 +11,12 @@
 #include "ops/cl_blas.h"
 #include "ops/rsvd_int.h"
 
+int dlca__rsvd_write(dlca__rsvd_cl *s, cl_mem buf, size_t bytes, const void *src, const char *what) {
+  cl_int err = clEnqueueWriteBuffer(s->ctx->queue, buf, CL_FALSE, 0, bytes, src, 0, NULL, NULL);
+  return err == CL_SUCCESS ? DLCA_OK
+                           : dlca__fail_cl(err, "%s: clEnqueueWriteBuffer: %s", what, dlca__cl_error_name(err));
+}
+
 /* out (rows x l) = x (rows x l) times the l x l matrix in s->f. */
 static int times_f(dlca__rsvd_cl *s, cl_mem x, size_t rows, cl_mem out) {
   size_t l = s->l;
@@ -92,8 +98,9 @@ static int pass(dlca__rsvd_cl *s, cl_mem *xs, size_t rows, double *rp, int *shif
   for (size_t i = 0; i < l; i++)
     for (size_t j = 0; j < l; j++) rp[i * l + j] = j >= i ? gd[i * l + j] : 0.0;
   if (LAPACKE_dtrtri(LAPACK_ROW_MAJOR, 'U', 'N', (lapack_int)l, gd, (lapack_int)l)) return (*fallback = 1), DLCA_OK;
-  for (size_t i = 0; i < l * l; i++) s->hg[i] = (float)((i % l) >= (i / l) ? gd[i] : 0.0);
-  if ((rc = dlca__upload(s->ctx, s->f, 0, sizeof(float) * l * l, s->hg, "rsvd: R^-1")) ||
+  float *ri = s->hg + l * l; /* not touched again before the next Gram matrix is read back */
+  for (size_t i = 0; i < l * l; i++) ri[i] = (float)((i % l) >= (i / l) ? gd[i] : 0.0);
+  if ((rc = dlca__rsvd_write(s, s->f, sizeof(float) * l * l, ri, "rsvd: R^-1")) ||
       (rc = times_f(s, xs[0], rows, xs[1])))
     return rc;
   cl_mem t = xs[0];
