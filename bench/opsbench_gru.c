@@ -98,7 +98,14 @@ int ob_suite_gru(ob_bench *b) {
       (rc = gru_case(b, 5, 10, gru_fwd, "gru_ens5_b32_d128_h256_t10_fwd", 5 * fwd, 5 * w + io)) ||
       (rc = gru_case(b, 5, 10, gru_fwd_bwd, "gru_ens5_b32_d128_h256_t10_fwd_bwd", 15 * fwd, 15 * w + 3 * io)))
     return rc;
-  return gru_case(b, 1, 1, cell_loop, "grucell_b32_d128_h256_x10_host", fwd, 10 * w + io);
+  if ((rc = gru_case(b, 1, 1, cell_loop, "grucell_b32_d128_h256_x10_host", fwd, 10 * w + io))) return rc;
+  /* GRU_PERSIST 1: the steps in one launch (a GPU only; elsewhere the same as above) */
+  if ((rc = dlca__tuning_override(b->ctx, "ops.cl", "GRU_PERSIST", 1))) return rc;
+  if (!(rc = gru_case(b, 1, 10, gru_fwd, "gru_b32_d128_h256_t10_fwd_persist", fwd, w + io)) &&
+      !(rc = gru_case(b, 1, 10, gru_fwd_bwd, "gru_b32_d128_h256_t10_fwd_bwd_persist", 3 * fwd, 3 * (w + io))))
+    rc = gru_case(b, 5, 10, gru_fwd, "gru_ens5_b32_d128_h256_t10_fwd_persist", 5 * fwd, 5 * w + io);
+  int rc2 = dlca__tuning_override(b->ctx, "ops.cl", "GRU_PERSIST", 0);
+  return rc ? rc : rc2;
 }
 
 typedef struct rsvd_call {
