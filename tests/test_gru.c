@@ -13,6 +13,7 @@
 #include "ops/vector.h"
 #include "ops_util.h"
 #include "test_gru.h"
+#include "util.h"
 
 static double urand(uint64_t *s, double lo, double hi) {
   *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -157,12 +158,50 @@ START_TEST(test_gru_cell_is_step) {
 }
 END_TEST
 
+/* Files whose shapes or attrs do not fit are EPARSE naming the file and the field; an rsvd rank over min(m, n) or
+ * a non-finite A likewise. */
+START_TEST(test_gru_ref_bad_files) {
+  const char *tmp = tu_tmpdir("gru-bad");
+  static const struct {
+    const char *text, *msg;
+  } bad[] = {
+      {"{\"format\": \"dlca-ops-vector\", \"version\": 1, \"op\": \"gru_cell\", \"tolerance\": {\"abs\": 1e-4, "
+       "\"rel\": 1e-4}, \"inputs\": {\"x\": {\"shape\": [1, 2], \"data\": [1, 2]}, \"h\": {\"shape\": [1, 1], "
+       "\"data\": [0]}, \"w_ih\": {\"shape\": [3, 2], \"data\": [1, 2, 3, 4, 5, 6]}, \"w_hh\": {\"shape\": [2, 1], "
+       "\"data\": [1, 2]}}, \"outputs\": {\"h_next\": {\"shape\": [1, 1], \"data\": [0]}}}",
+       "inputs.w_hh: expected [3H, H]"},
+      {"{\"format\": \"dlca-ops-vector\", \"version\": 1, \"op\": \"gru_cell\", \"tolerance\": {\"abs\": 1e-4, "
+       "\"rel\": 1e-4}, \"inputs\": {\"x\": {\"shape\": [1, 2], \"data\": [1, 2]}, \"h\": {\"shape\": [2, 1], "
+       "\"data\": [0, 0]}, \"w_ih\": {\"shape\": [3, 2], \"data\": [1, 2, 3, 4, 5, 6]}, \"w_hh\": {\"shape\": [3, 1], "
+       "\"data\": [1, 2, 3]}}, \"outputs\": {\"h_next\": {\"shape\": [1, 1], \"data\": [0]}}}",
+       "inputs.h.shape: does not fit op gru_cell, expected [1, 1]"},
+      {"{\"format\": \"dlca-ops-vector\", \"version\": 1, \"op\": \"rsvd\", \"attrs\": {\"rank\": 3, \"oversample\": "
+       "1, "
+       "\"power_iters\": 1}, \"tolerance\": {\"abs\": 1e-4, \"rel\": 1e-4}, \"inputs\": {\"A\": {\"shape\": [2, 2], "
+       "\"data\": [1, 2, 3, 4]}}, \"outputs\": {\"S\": {\"shape\": [3], \"data\": [0, 0, 0]}}}",
+       "rank 3, expected 1 to min(m, n) = 2"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "bad%zu.json", i);
+    dlca__ops_vector v;
+    dlca__ops_result r;
+    ck_assert_msg(dlca__ops_vector_load(tu_write(tmp, name, bad[i].text), &v) == DLCA_OK, "%s", dlca_last_error());
+    ck_assert_int_eq(dlca__ops_ref_run(&v, &r), DLCA_EPARSE);
+    ck_assert_msg(strstr(dlca_last_error(), bad[i].msg) && strstr(dlca_last_error(), name), "\"%s\" lacks \"%s\"",
+                  dlca_last_error(), bad[i].msg);
+    dlca__ops_vector_free(&v);
+  }
+}
+END_TEST
+
 TCase *tg_tcase_ref(void) {
   TCase *tc = tcase_create("ref");
   tcase_set_timeout(tc, 120);
   tcase_add_loop_test(tc, test_gru_ref_vectors, 0, 3);
   tcase_add_loop_test(tc, test_gru_fd, 0, (int)(sizeof fd_cases / sizeof fd_cases[0]));
   tcase_add_test(tc, test_gru_cell_is_step);
+  tcase_add_test(tc, test_gru_ref_bad_files);
   tg_add_rsvd_ref(tc);
   return tc;
 }
