@@ -11,7 +11,8 @@
   X(gemm, "SGEMM C = A B of n x n matrices through CLBlast, n from --sizes (512..8192)")            \
   X(dense, "dense 64->128 + ReLU at batch 32: the forward (one call, waited for), and forward + backward") \
   X(gru, "GRU batch 32, input 128, hidden 256, 10 steps: forward, + backward, a 5-GRU ensemble, a cell x10 from the host") \
-  X(rsvd, "randomized SVD (p 10, q 2) of 1024^2 and 4096^2 at rank 32, 8192 x 2048 at rank 64")
+  X(rsvd, "randomized SVD (p 10, q 2) of 1024^2 and 4096^2 at rank 32, 8192 x 2048 at rank 64") \
+  X(hybrid, "issue 33's hybrid-trainer pipeline at batch 32, stage by stage and end to end, device and CPU twin")
 
 #define OB_DECLARE(name, what) int ob_suite_##name(ob_bench *b);
 OB_SUITES(OB_DECLARE)
