@@ -30,6 +30,8 @@ int dlca__gru_cfg_check(const dlca__gru_cfg *c, const char *fn) {
 
 void dlca__gru_tape_free(dlca__gru_tape *t) {
   if (!t) return;
+  for (int i = 0; i < DLCA__GRU_KERNELS; i++)
+    if (t->kern[i]) clReleaseKernel(t->kern[i]);
   cl_mem *b[] = {&t->gi, &t->hs, &t->gates, &t->dgh, &t->dhd, &t->sync};
   for (int i = 0; i < 6; i++)
     if (*b[i]) clReleaseMemObject(*b[i]);
@@ -96,8 +98,26 @@ int dlca__gru_weights_check(dlca_context *ctx, const dlca__gru_cfg *c, const dlc
   return DLCA_OK;
 }
 
+/* The kernel `name` of prog, from tp's cache where it holds one of this program (a tunable override builds
+ * another), else created (and kept there); retained for the caller either way. clCreateKernel costs
+ * microseconds of host time a call, a cell stepped from the host pays it every step. */
+static int cached_kernel(dlca_context *ctx, dlca__gru_tape *tp, cl_program prog, const char *name, cl_kernel *k) {
+  if (!tp) return dlca__kernel_create(ctx, prog, name, k);
+  if (tp->prog != prog) {
+    for (int i = 0; i < DLCA__GRU_KERNELS; i++)
+      if (tp->kern[i]) clReleaseKernel(tp->kern[i]), tp->kern[i] = NULL, tp->kname[i] = NULL;
+    tp->prog = prog;
+  }
+  int i = 0;
+  while (i < DLCA__GRU_KERNELS && tp->kname[i] && strcmp(tp->kname[i], name)) i++;
+  if (i < DLCA__GRU_KERNELS && tp->kname[i]) return clRetainKernel(*k = tp->kern[i]), DLCA_OK;
+  int rc = dlca__kernel_create(ctx, prog, name, k);
+  if (!rc && i < DLCA__GRU_KERNELS) clRetainKernel(tp->kern[i] = *k), tp->kname[i] = name;
+  return rc;
+}
+
 /* The kernel `name` of gru.cl and its work-group (GRU_TJ, GRU_TB, 1), or (GRU_WG) where flat. */
-int dlca__gru_kernel(dlca_context *ctx, const char *name, int flat, cl_kernel *k, size_t *lws) {
+int dlca__gru_kernel(dlca_context *ctx, dlca__gru_tape *tp, const char *name, int flat, cl_kernel *k, size_t *lws) {
   cl_program prog;
   int tj, tb, wg, rc;
   if ((rc = dlca__program_get(ctx, GRU_FILE, NULL, &prog, NULL)) ||
@@ -110,7 +130,7 @@ int dlca__gru_kernel(dlca_context *ctx, const char *name, int flat, cl_kernel *k
                       "%s: GRU_TJ %d x GRU_TB %d (or GRU_WG %d) is over the device's largest work-group, %zu", GRU_FILE,
                       tj, tb, wg, ctx->info.max_work_group);
   lws[0] = flat ? (size_t)wg : (size_t)tj, lws[1] = flat ? 1 : (size_t)tb, lws[2] = 1;
-  return dlca__kernel_create(ctx, prog, name, k);
+  return cached_kernel(ctx, tp, prog, name, k);
 }
 
 int dlca__gru_set_args(cl_kernel k, const char *name, int nargs, const size_t *sizes, const void *const *args) {
@@ -122,11 +142,11 @@ int dlca__gru_set_args(cl_kernel k, const char *name, int nargs, const size_t *s
 }
 
 /* A flat kernel over n items, released after. */
-int dlca__gru_flat_launch(dlca_context *ctx, const char *name, size_t n, int nargs, const size_t *sizes,
-                          const void *const *args) {
+int dlca__gru_flat_launch(dlca_context *ctx, dlca__gru_tape *tp, const char *name, size_t n, int nargs,
+                          const size_t *sizes, const void *const *args) {
   cl_kernel k;
   size_t lws[3];
-  int rc = dlca__gru_kernel(ctx, name, 1, &k, lws);
+  int rc = dlca__gru_kernel(ctx, tp, name, 1, &k, lws);
   if (rc) return rc;
   rc = dlca__gru_set_args(k, name, nargs, sizes, args);
   size_t gws = (n + lws[0] - 1) / lws[0] * lws[0];
@@ -186,7 +206,7 @@ static int persist_launch(dlca_context *ctx, const dlca__gru_cfg *c, dlca__gru_t
   int rc = tp->arrivals + (uint64_t)T * groups >= ((uint64_t)1 << 32) ? sync_reset(tp) : DLCA_OK;
   cl_kernel k;
   size_t l2[3];
-  if (rc || (rc = dlca__gru_kernel(ctx, "dlca_gru_persist", 0, &k, l2))) return rc;
+  if (rc || (rc = dlca__gru_kernel(ctx, tp, "dlca_gru_persist", 0, &k, l2))) return rc;
   cl_uint base = (cl_uint)tp->arrivals;
   size_t sz[19];
   const void *a[19];
@@ -205,7 +225,7 @@ static int steps(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w
                  const dlca_tensor *h0, dlca_tensor *y, dlca_tensor *h_n, int keep) {
   cl_kernel k;
   size_t lws[3], gws[3];
-  int rc = dlca__gru_kernel(ctx, "dlca_gru_step", 0, &k, lws);
+  int rc = dlca__gru_kernel(ctx, tp, "dlca_gru_step", 0, &k, lws);
   if (rc) return rc;
   dlca__gru_step_grid(c, lws, gws);
   cl_uint gm, grow, t = 0, B = (cl_uint)c->d.B, T = (cl_uint)c->d.T, H = (cl_uint)c->d.H;
