@@ -137,10 +137,32 @@ START_TEST(test_blas_tuning_parse) {
 }
 END_TEST
 
+/* Every "clblast" section of the shipped table loads. */
+START_TEST(test_blas_tuning_shipped) {
+  const char *path = DLCA_SRCDIR "/tuning/default.json";
+  json_error_t je;
+  json_t *root = json_load_file(path, 0, &je), *entries = json_object_get(root, "entries");
+  ck_assert_msg(root, "%s: %s", path, je.text);
+  int sections = 0;
+  for (size_t i = 0; i < json_array_size(entries); i++) {
+    json_t *sec = json_object_get(json_array_get(entries, i), "clblast");
+    if (!sec) continue;
+    dlca__clblast_kernel *ks;
+    size_t n;
+    ck_assert_msg(dlca__clblast_section(sec, path, "clblast", &ks, &n) == DLCA_OK, "%s", dlca_last_error());
+    free(ks);
+    sections++;
+  }
+  ck_assert_int_ge(sections, 1);
+  json_decref(root);
+}
+END_TEST
+
 TCase *tb_tcase_tuning(void) {
   TCase *tc = tcase_create("tuning");
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, test_blas_tuning_parse);
+  tcase_add_test(tc, test_blas_tuning_shipped);
   tcase_add_test(tc, test_blas_tuning_applied);
   tcase_add_loop_test(tc, test_blas_tuning_bad, 0, (int)(sizeof bad / sizeof bad[0]));
   return tc;
