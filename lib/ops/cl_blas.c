@@ -32,7 +32,7 @@ static int check(const dlca__gemm *g, const char *what) {
 static int scale_c(dlca_context *ctx, const dlca__gemm *g, cl_mem c) {
   cl_kernel k;
   size_t wg;
-  int rc = dlca__ops_cl_kernel(ctx, "DENSE_WG", "dlca_ops_gemm_scale", &k, &wg);
+  int rc = dlca__dense_kernel(ctx, "dlca_ops_gemm_scale", &k, &wg, NULL);
   if (rc) return rc;
   cl_uint off = (cl_uint)g->off_c, ldc = (cl_uint)g->ldc, st = (cl_uint)g->stride_c, m = (cl_uint)g->m,
           n = (cl_uint)g->n, nb = (cl_uint)g->batch;
@@ -40,6 +40,23 @@ static int scale_c(dlca_context *ctx, const dlca__gemm *g, cl_mem c) {
   size_t u = sizeof(cl_uint), sizes[] = {sizeof(cl_mem), u, u, u, u, u, u, sizeof beta};
   const void *args[] = {&c, &off, &ldc, &st, &m, &n, &nb, &beta};
   return dlca__ops_cl_launch(ctx, k, "dlca_ops_gemm_scale", wg, g->m * g->n * g->batch, 8, sizes, args);
+}
+
+/* The context's scratch buffer for one GEMM's pre-processing (pads, transposes), so that CLBlast allocates
+ * none per call (an allocation of up to 3 matrices on every GEMM); NULL where it needs none. */
+static int scratch(dlca_context *ctx, const dlca__gemm *g, CLBlastTranspose ta, CLBlastTranspose tb, cl_mem *tmp,
+                   const char *what) {
+  size_t key[11] = {(size_t)g->trans_a, (size_t)g->trans_b, g->m, g->n, g->k, g->lda, g->ldb, g->ldc, g->off_a,
+                    g->off_b, g->off_c},
+         bytes = 0;
+  *tmp = NULL;
+  if (!dlca__blas_temp_lookup(ctx, key, &bytes)) {
+    CLBlastStatusCode s = CLBlastSGemmTempBufferSize(CLBlastLayoutRowMajor, ta, tb, g->m, g->n, g->k, g->off_a,
+                                                     g->lda, g->off_b, g->ldb, g->off_c, g->ldc, &ctx->queue, &bytes);
+    if (s != CLBlastSuccess) return dlca__clblast_fail(s, what);
+    dlca__blas_temp_store(ctx, key, bytes);
+  }
+  return bytes ? dlca__blas_scratch(ctx, bytes, tmp) : DLCA_OK;
 }
 
 int dlca__ops_cl_gemm(dlca_context *ctx, const dlca__gemm *g, cl_mem a, cl_mem b, cl_mem c) {
@@ -56,7 +73,13 @@ int dlca__ops_cl_gemm(dlca_context *ctx, const dlca__gemm *g, cl_mem a, cl_mem b
   int prof = dlca__profiling(ctx);
   cl_event ev = NULL;
   CLBlastStatusCode s;
-  if (g->batch == 1)
+  cl_mem tmp = NULL;
+  if (g->batch == 1 && (rc = scratch(ctx, g, ta, tb, &tmp, what))) return rc;
+  if (g->batch == 1 && tmp)
+    s = CLBlastSgemmWithTempBuffer(CLBlastLayoutRowMajor, ta, tb, g->m, g->n, g->k, g->alpha, a, g->off_a, g->lda, b,
+                                   g->off_b, g->ldb, g->beta, c, g->off_c, g->ldc, &ctx->queue, prof ? &ev : NULL,
+                                   tmp);
+  else if (g->batch == 1)
     s = CLBlastSgemm(CLBlastLayoutRowMajor, ta, tb, g->m, g->n, g->k, g->alpha, a, g->off_a, g->lda, b, g->off_b,
                      g->ldb, g->beta, c, g->off_c, g->ldc, &ctx->queue, prof ? &ev : NULL);
   else

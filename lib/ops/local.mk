@@ -13,7 +13,7 @@ libdlca_cl_internal_la_SOURCES += lib/ops/ref_gru.h lib/ops/ref_gru.c lib/ops/re
 	lib/ops/ref_rsvd.c lib/ops/rsvd_case.h lib/ops/rsvd_case.c lib/ops/ref_norm.c
 # GEMM (CLBlast) and dense: the twin, the launchers, the vector runners.
 libdlca_cl_internal_la_SOURCES += lib/ops/ref_blas.h lib/ops/ref_blas.c lib/ops/cl_blas.h lib/ops/cl_blas.c \
-	lib/ops/cl_dense.c lib/ops/run_blas.h lib/ops/run_blas.c lib/ops/cl_run_blas.c
+	lib/ops/cl_dense.c lib/ops/cl_blas_cache.c lib/ops/run_blas.h lib/ops/run_blas.c lib/ops/cl_run_blas.c
 # The GRU and the randomized SVD on the device (kernels-cl/ops/gru.cl, rsvd.cl).
 libdlca_cl_internal_la_SOURCES += lib/ops/cl_gru.h lib/ops/cl_gru_int.h lib/ops/cl_gru.c lib/ops/cl_gru_back.c \
 	lib/ops/cl_gru_case.c lib/ops/rsvd_int.h lib/ops/rsvd_orth.c lib/ops/rsvd_cl.c lib/ops/cl_norm.h lib/ops/cl_norm.c
