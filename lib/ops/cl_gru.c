@@ -6,6 +6,7 @@
  * [B T, M 3H], and dx the sum over members falls out of one GEMM too. */
 #include "ops/cl_gru_int.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,21 +117,47 @@ static int cached_kernel(dlca_context *ctx, dlca__gru_tape *tp, cl_program prog,
   return rc;
 }
 
+/* FNV-1a over the context's tuning overrides: the tape's cached program and values are good while it holds. */
+static uint64_t overrides_sig(dlca_context *ctx) {
+  pthread_mutex_lock(&ctx->lock);
+  uint64_t h = 1469598103934665603ULL ^ ctx->n_overrides;
+  for (size_t i = 0; i < ctx->n_overrides; i++) {
+    const dlca__tuning_param *p = &ctx->overrides[i];
+    for (const char *c = p->stem; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    for (const char *c = p->name; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    h = (h ^ (uint32_t)p->value) * 1099511628211ULL;
+  }
+  pthread_mutex_unlock(&ctx->lock);
+  return h;
+}
+
+/* The program and gru.cl's tunables into v, from tp where it has them for the current overrides
+ * (dlca__program_get and dlca__tunable read and resolve ops.cl from disk on every call). */
+int dlca__gru_tuned(dlca_context *ctx, dlca__gru_tape *tp, dlca__gru_tuned_t *v) {
+  uint64_t sig = tp ? overrides_sig(ctx) : 0;
+  if (tp && tp->have_tuned && tp->sig == sig) return *v = tp->tuned, DLCA_OK;
+  int rc;
+  if ((rc = dlca__program_get(ctx, GRU_FILE, NULL, &v->prog, NULL)) ||
+      (rc = dlca__tunable(ctx, GRU_FILE, "GRU_TJ", &v->tj)) || (rc = dlca__tunable(ctx, GRU_FILE, "GRU_TB", &v->tb)) ||
+      (rc = dlca__tunable(ctx, GRU_FILE, "GRU_WG", &v->wg)) ||
+      (rc = dlca__tunable(ctx, GRU_FILE, "GRU_PERSIST", &v->persist)))
+    return rc;
+  if (tp) tp->tuned = *v, tp->sig = sig, tp->have_tuned = 1;
+  return DLCA_OK;
+}
+
 /* The kernel `name` of gru.cl and its work-group (GRU_TJ, GRU_TB, 1), or (GRU_WG) where flat. */
 int dlca__gru_kernel(dlca_context *ctx, dlca__gru_tape *tp, const char *name, int flat, cl_kernel *k, size_t *lws) {
-  cl_program prog;
-  int tj, tb, wg, rc;
-  if ((rc = dlca__program_get(ctx, GRU_FILE, NULL, &prog, NULL)) ||
-      (rc = dlca__tunable(ctx, GRU_FILE, "GRU_TJ", &tj)) || (rc = dlca__tunable(ctx, GRU_FILE, "GRU_TB", &tb)) ||
-      (rc = dlca__tunable(ctx, GRU_FILE, "GRU_WG", &wg)))
-    return rc;
-  size_t n = flat ? (size_t)wg : (size_t)tj * (size_t)tb;
+  dlca__gru_tuned_t v;
+  int rc = dlca__gru_tuned(ctx, tp, &v);
+  if (rc) return rc;
+  size_t n = flat ? (size_t)v.wg : (size_t)v.tj * (size_t)v.tb;
   if (n > ctx->info.max_work_group)
     return dlca__fail(DLCA_ECONFIG,
                       "%s: GRU_TJ %d x GRU_TB %d (or GRU_WG %d) is over the device's largest work-group, %zu", GRU_FILE,
-                      tj, tb, wg, ctx->info.max_work_group);
-  lws[0] = flat ? (size_t)wg : (size_t)tj, lws[1] = flat ? 1 : (size_t)tb, lws[2] = 1;
-  return cached_kernel(ctx, tp, prog, name, k);
+                      v.tj, v.tb, v.wg, ctx->info.max_work_group);
+  lws[0] = flat ? (size_t)v.wg : (size_t)v.tj, lws[1] = flat ? 1 : (size_t)v.tb, lws[2] = 1;
+  return cached_kernel(ctx, tp, v.prog, name, k);
 }
 
 int dlca__gru_set_args(cl_kernel k, const char *name, int nargs, const size_t *sizes, const void *const *args) {
@@ -191,10 +218,10 @@ static int project(dlca_context *ctx, const dlca__gru_cfg *c, const dlca_tensor 
 
 /* Whether the steps run as one dlca_gru_persist launch: GRU_PERSIST 1, a GPU, more than one step, and at most two
  * groups a compute unit, so that every group is resident at once (the barrier's premise). */
-static int persist(dlca_context *ctx, const dlca__gru_cfg *c, const size_t *lws, const size_t *gws) {
-  int on;
-  if (dlca__tunable(ctx, GRU_FILE, "GRU_PERSIST", &on) || !on || c->d.T < 2 || ctx->info.type != DLCA_DEVICE_GPU)
-    return 0;
+static int persist(dlca_context *ctx, dlca__gru_tape *tp, const dlca__gru_cfg *c, const size_t *lws,
+                   const size_t *gws) {
+  dlca__gru_tuned_t v;
+  if (dlca__gru_tuned(ctx, tp, &v) || !v.persist || c->d.T < 2 || ctx->info.type != DLCA_DEVICE_GPU) return 0;
   size_t groups = gws[0] / lws[0] * (gws[1] / lws[1]) * gws[2];
   return groups <= 2 * (size_t)ctx->info.compute_units;
 }
@@ -236,7 +263,7 @@ static int steps(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w
   size_t sizes[] = {m, u, u, m, m, m, i, m, m, m, m, i, m, i, u, u, u, u};
   const void *args[] = {&tp->gi, &gm,        &grow, &w->w_hh->buf, &bi, &bh, &hb, &h0->buf, &tp->hs,
                         &y->buf, &tp->gates, &kp,   &hn,           &hh, &t,  &B,  &T,       &H};
-  if (persist(ctx, c, lws, gws)) {
+  if (persist(ctx, tp, c, lws, gws)) {
     clReleaseKernel(k);
     return persist_launch(ctx, c, tp, sizes, args, lws, gws);
   }
