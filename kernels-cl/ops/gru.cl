@@ -117,7 +117,8 @@ void dlca_gru_step(__global const float *gi, uint gi_m, uint gi_row, __global co
 }
 
 // Waits until the groups of member m have arrived `target` times in all (sync[m]); sync[M] is set where a wait
-// gave up (the host reads it with the next result it waits for).
+// gave up (no group waits forever; nothing reads the flag yet: states computed past a missed barrier are wrong, which
+// the device-against-twin test with GRU_PERSIST 1 shows).
 void dlca_gru_grid_wait(volatile __global uint *sync, uint m, uint M, uint target) {
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
   if (get_local_id(0) == 0 && get_local_id(1) == 0) {
