@@ -250,6 +250,9 @@ START_TEST(test_gru_cl_errors) {
          "gru forward: w_hh has shape [151] (151 elements), expected 150");
   c.d.H = 0;
   EXPECT(dlca__ops_cl_gru_forward(ctx, &c, &w, x, h0, y, NULL, NULL), DLCA_EINVAL, "hidden size 0");
+  c.d.H = 30000;
+  EXPECT(dlca__ops_cl_gru_forward(ctx, &c, &w, x, h0, y, NULL, NULL), DLCA_EINVAL,
+         "hidden size 30000: the weights of 2 GRUs (3H x max(H, D)) are over 2^31 floats");
   c.d.H = 5;
   dlca_tensor_free(wh);
   w.w_hh = wh = vec(ctx, 2 * 15 * 5, NULL);

@@ -26,6 +26,10 @@ int dlca__gru_cfg_check(const dlca__gru_cfg *c, const char *fn) {
   if (c->M * c->d.T * c->d.B * 4 * c->d.H >= ((size_t)1 << 31) || c->M * c->d.B * c->d.T * c->d.D >= ((size_t)1 << 31))
     return dlca__fail(DLCA_EINVAL, "%s: M %zu x B %zu x T %zu x (D %zu, 4H %zu) is over 2^31 floats", fn, c->M, c->d.B,
                       c->d.T, c->d.D, 4 * c->d.H);
+  size_t wide = c->d.H > c->d.D ? c->d.H : c->d.D;
+  if (c->M * 3 * c->d.H * wide >= ((size_t)1 << 31))
+    return dlca__fail(DLCA_EINVAL, "%s: hidden size %zu: the weights of %zu GRUs (3H x max(H, D)) are over 2^31 floats",
+                      fn, c->d.H, c->M);
   return DLCA_OK;
 }
 
