@@ -79,6 +79,8 @@ EXTRA_DIST += tests/dlca-hardbench.sh
 # Every tool's -h/--help, -V/--version, exit codes, and a bad DLCA_CL_DEVICE named.
 TESTS += tests/cli.sh
 EXTRA_DIST += tests/cli.sh
+# GRU and randomized SVD (issue 33): twins, vectors, device against twin.
+tests_main_SOURCES += tests/test_gru.h tests/test_gru.c tests/test_rsvd.c tests/test_gru_cl.c tests/test_gru_norm.c
 # GEMM (CLBlast) and dense (issue 31), and the tuning table's CLBlast section.
 tests_main_SOURCES += tests/test_blas.c tests/blas_util.h tests/test_blas_cl.c tests/test_blas_dense.c tests/test_blas_tuning.c
 # dlca-tune --clblast with a stand-in for CLBlast's tuner.

@@ -24,4 +24,5 @@
   X(optim) \
   X(blas) \
   X(conv) \
-  X(optim_cl)
+  X(optim_cl) \
+  X(gru)

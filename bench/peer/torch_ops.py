@@ -155,7 +155,74 @@ def suite_optim(args, dev):
     return rows
 
 
-SUITES = {"gemm": suite_gemm, "dense": suite_dense, "conv": suite_conv, "optim": suite_optim}
+
+
+def suite_gru(args, dev):
+    """cuDNN's GRU (torch.nn.GRU), the 5-GRU ensemble one model after another, GRUCell in a Python loop."""
+    B, T, D, H = 32, 10, 128, 256
+    G = 3 * H
+    torch.manual_seed(4)
+    gru = torch.nn.GRU(D, H, batch_first=True).to(dev)
+    ens = [torch.nn.GRU(D, H, batch_first=True).to(dev) for _ in range(5)]
+    cell = torch.nn.GRUCell(D, H).to(dev)
+    x = torch.randn(B, T, D, device=dev, requires_grad=True)
+    h0 = torch.randn(1, B, H, device=dev)
+    dy = torch.randn(B, T, H, device=dev)
+    fwd = 2.0 * B * T * D * G + T * 2.0 * B * H * G
+    w = 4.0 * (G * D + G * H + 2 * G)
+    io = 4.0 * (B * T * D + B * H + B * T * H)
+
+    def f():
+        with torch.no_grad():
+            return gru(x, h0)
+
+    def fb():
+        y, _ = gru(x, h0)
+        return torch.autograd.grad(y, [x] + list(gru.parameters()), dy)
+
+    def e():
+        with torch.no_grad():
+            return [g(x, h0) for g in ens]
+
+    def efb():
+        ys = [g(x, h0)[0] for g in ens]
+        return torch.autograd.grad(ys, [x] + [p for g in ens for p in g.parameters()], [dy] * 5)
+
+    def c():
+        with torch.no_grad():
+            h = h0[0]
+            for t in range(T):
+                h = cell(x[:, t], h)
+            return h
+
+    rows = []
+    for case, fn, fl, by in (("gru_b32_d128_h256_t10_fwd", f, fwd, w + io),
+                             ("gru_b32_d128_h256_t10_fwd_bwd", fb, 3 * fwd, 3 * (w + io)),
+                             ("gru_ens5_b32_d128_h256_t10_fwd", e, 5 * fwd, 5 * w + io),
+                             ("gru_ens5_b32_d128_h256_t10_fwd_bwd", efb, 15 * fwd, 15 * w + 3 * io),
+                             ("grucell_b32_d128_h256_x10_host", c, fwd, 10 * w + io)):
+        med, mn = timed(fn, args.warmup, args.repeats)
+        rows.append(("gru", case, med, mn, fl, by))
+    return rows
+
+
+def suite_rsvd(args, dev):
+    """torch.svd_lowrank with q = rank + 10 columns (our sketch) and niter 2; also q = rank (issue 33's figure)."""
+    rows = []
+    for m, n, k in ((1024, 1024, 32), (4096, 4096, 32), (8192, 2048, 64)):
+        g = torch.Generator(device=dev).manual_seed(7)
+        a = torch.rand(m, n, device=dev, generator=g) * 2 - 1
+        for q, tag in ((k + 10, ""), (k, "_torchq%d" % k)):
+            med, mn = timed(lambda: torch.svd_lowrank(a, q=q, niter=2), args.warmup, args.repeats)
+            rows.append(("rsvd", "rsvd_%dx%d_k%d_p10_q2%s" % (m, n, k, tag), med, mn, 12.0 * m * n * q, 24.0 * m * n))
+        del a
+    return rows
+
+
+SUITES = {
+    "gemm": suite_gemm, "dense": suite_dense, "conv": suite_conv, "optim": suite_optim,
+    "gru": suite_gru, "rsvd": suite_rsvd,
+}
 
 
 def main():

@@ -42,6 +42,23 @@ static int scale_c(dlca_context *ctx, const dlca__gemm *g, cl_mem c) {
   return dlca__ops_cl_launch(ctx, k, "dlca_ops_gemm_scale", wg, g->m * g->n * g->batch, 8, sizes, args);
 }
 
+/* The context's scratch buffer for one GEMM's pre-processing (pads, transposes), so that CLBlast allocates
+ * none per call (an allocation of up to 3 matrices on every GEMM); NULL where it needs none. */
+static int scratch(dlca_context *ctx, const dlca__gemm *g, CLBlastTranspose ta, CLBlastTranspose tb, cl_mem *tmp,
+                   const char *what) {
+  size_t key[11] = {(size_t)g->trans_a, (size_t)g->trans_b, g->m, g->n, g->k, g->lda, g->ldb, g->ldc, g->off_a,
+                    g->off_b, g->off_c},
+         bytes = 0;
+  *tmp = NULL;
+  if (!dlca__blas_temp_lookup(ctx, key, &bytes)) {
+    CLBlastStatusCode s = CLBlastSGemmTempBufferSize(CLBlastLayoutRowMajor, ta, tb, g->m, g->n, g->k, g->off_a,
+                                                     g->lda, g->off_b, g->ldb, g->off_c, g->ldc, &ctx->queue, &bytes);
+    if (s != CLBlastSuccess) return dlca__clblast_fail(s, what);
+    dlca__blas_temp_store(ctx, key, bytes);
+  }
+  return bytes ? dlca__blas_scratch(ctx, bytes, tmp) : DLCA_OK;
+}
+
 int dlca__ops_cl_gemm(dlca_context *ctx, const dlca__gemm *g, cl_mem a, cl_mem b, cl_mem c) {
   if (!ctx || !g) return dlca__fail(DLCA_EINVAL, "dlca__ops_cl_gemm: no context or descriptor (NULL)");
   char what[256];
@@ -56,7 +73,13 @@ int dlca__ops_cl_gemm(dlca_context *ctx, const dlca__gemm *g, cl_mem a, cl_mem b
   int prof = dlca__profiling(ctx);
   cl_event ev = NULL;
   CLBlastStatusCode s;
-  if (g->batch == 1)
+  cl_mem tmp = NULL;
+  if (g->batch == 1 && (rc = scratch(ctx, g, ta, tb, &tmp, what))) return rc;
+  if (g->batch == 1 && tmp)
+    s = CLBlastSgemmWithTempBuffer(CLBlastLayoutRowMajor, ta, tb, g->m, g->n, g->k, g->alpha, a, g->off_a, g->lda, b,
+                                   g->off_b, g->ldb, g->beta, c, g->off_c, g->ldc, &ctx->queue, prof ? &ev : NULL,
+                                   tmp);
+  else if (g->batch == 1)
     s = CLBlastSgemm(CLBlastLayoutRowMajor, ta, tb, g->m, g->n, g->k, g->alpha, a, g->off_a, g->lda, b, g->off_b,
                      g->ldb, g->beta, c, g->off_c, g->ldc, &ctx->queue, prof ? &ev : NULL);
   else

@@ -30,6 +30,13 @@ int dlca__ops_cl_dense_backward(dlca_context *ctx, dlca__act act, const dlca_ten
  * its program was built with, from a per-context cache (lib/ops/cl_blas_cache.c). */
 int dlca__dense_kernel(dlca_context *ctx, const char *name, cl_kernel *k, size_t *wg, int *fused_max);
 
+/* CLBlast's GEMM scratch, kept per context (lib/ops/cl_blas_cache.c): the size CLBlast asked for a
+ * descriptor (key: trans_a, trans_b, m, n, k, lda, ldb, ldc, off_a, off_b, off_c), remembered; and a
+ * buffer of at least bytes, grown as needed. */
+int dlca__blas_temp_lookup(dlca_context *ctx, const size_t *key, size_t *bytes);
+void dlca__blas_temp_store(dlca_context *ctx, const size_t *key, size_t bytes);
+int dlca__blas_scratch(dlca_context *ctx, size_t bytes, cl_mem *out);
+
 /* The `gemm` and `dense` cases of a dlca-ops-vector file on the device: the
  * forward, then the backward with the file's grad_outputs; results as
  * doubles into r's slots, which the caller allocated in the layout of

@@ -1,0 +1,303 @@
+/* The GRU on the device (lib/ops/cl_gru.h): the input projection as one
+ * GEMM, then kernels-cl/ops/gru.cl's dlca_gru_step once per step for every
+ * member at once; the backward is dlca_gru_back_step once per step, then
+ * GEMMs for dx and the weights and a column sum for the biases. A shared x is
+ * one GEMM against the members' stacked W_ih ([M 3H, D]): its projection is
+ * [B T, M 3H], and dx the sum over members falls out of one GEMM too. */
+#include "ops/cl_gru_int.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/cl_blas.h"
+#include "ops/cl_elementwise.h"
+
+#define GRU_FILE "ops.cl"
+
+/* The shared-input layout: one GEMM against the stacked weights. */
+int dlca__gru_shared(const dlca__gru_cfg *c) { return c->x_shared || c->M == 1; }
+
+int dlca__gru_cfg_check(const dlca__gru_cfg *c, const char *fn) {
+  int rc = dlca__gru_dims_check(&c->d, fn);
+  if (rc) return rc;
+  if (!c->M || c->M > 4096) return dlca__fail(DLCA_EINVAL, "%s: ensemble of %zu GRUs, expected 1 to 4096", fn, c->M);
+  if (c->M * c->d.T * c->d.B * 4 * c->d.H >= ((size_t)1 << 31) || c->M * c->d.B * c->d.T * c->d.D >= ((size_t)1 << 31))
+    return dlca__fail(DLCA_EINVAL, "%s: M %zu x B %zu x T %zu x (D %zu, 4H %zu) is over 2^31 floats", fn, c->M, c->d.B,
+                      c->d.T, c->d.D, 4 * c->d.H);
+  size_t wide = c->d.H > c->d.D ? c->d.H : c->d.D;
+  if (c->M * 3 * c->d.H * wide >= ((size_t)1 << 31))
+    return dlca__fail(DLCA_EINVAL, "%s: hidden size %zu: the weights of %zu GRUs (3H x max(H, D)) are over 2^31 floats",
+                      fn, c->d.H, c->M);
+  return DLCA_OK;
+}
+
+void dlca__gru_tape_free(dlca__gru_tape *t) {
+  if (!t) return;
+  for (int i = 0; i < DLCA__GRU_KERNELS; i++)
+    if (t->kern[i]) clReleaseKernel(t->kern[i]);
+  cl_mem *b[] = {&t->gi, &t->hs, &t->gates, &t->dgh, &t->dhd, &t->sync};
+  for (int i = 0; i < 6; i++)
+    if (*b[i]) clReleaseMemObject(*b[i]);
+  free(t);
+}
+
+/* GRU_PERSIST's counters, zeroed (allocated on first use). */
+static int sync_reset(dlca__gru_tape *t) {
+  size_t n = t->c.M + 1;
+  int rc = t->sync ? DLCA_OK : dlca__buffer(t->ctx, n * sizeof(cl_uint), "gru barrier counters", &t->sync);
+  cl_uint *z = rc ? NULL : calloc(n, sizeof(cl_uint));
+  if (!rc && !z) rc = dlca__fail(DLCA_ENOMEM, "gru: out of host memory");
+  if (!rc) rc = dlca__upload(t->ctx, t->sync, 0, n * sizeof(cl_uint), z, "gru barrier counters");
+  free(z);
+  t->arrivals = 0;
+  return rc;
+}
+
+int dlca__gru_tape_new(dlca_context *ctx, const dlca__gru_cfg *c, dlca__gru_tape **out) {
+  *out = NULL;
+  int rc = dlca__gru_cfg_check(c, "gru");
+  if (rc) return rc;
+  dlca__gru_tape *t = calloc(1, sizeof *t);
+  if (!t) return dlca__fail(DLCA_ENOMEM, "gru: out of host memory");
+  t->ctx = ctx, t->c = *c;
+  size_t M = c->M, B = c->d.B, T = c->d.T, H = c->d.H, f = sizeof(float);
+  const size_t n[] = {M * B * T * 3 * H, M * (T + 1) * B * H, M * T * B * 4 * H, M * T * B * 3 * H, M * T * B * H};
+  static const char *const what[] = {"gru input projection", "gru states", "gru gates", "gru dgh", "gru dh"};
+  cl_mem *b[] = {&t->gi, &t->hs, &t->gates, &t->dgh, &t->dhd};
+  char msg[160];
+  for (int i = 0; !rc && i < 5; i++) {
+    snprintf(msg, sizeof msg, "%s (M %zu, B %zu, T %zu, H %zu)", what[i], M, B, T, H);
+    rc = dlca__buffer(ctx, n[i] * f, msg, b[i]);
+  }
+  if (!rc) rc = sync_reset(t);
+  if (rc)
+    dlca__gru_tape_free(t);
+  else
+    *out = t;
+  return rc;
+}
+
+/* DLCA_EINVAL unless t (of ctx) holds n elements. */
+int dlca__gru_count(dlca_context *ctx, const dlca_tensor *t, size_t n, const char *fn, const char *what) {
+  char w[96];
+  snprintf(w, sizeof w, "%s: %s", fn, what);
+  int rc = dlca__tensor_check(ctx, t, w);
+  if (rc || t->n == n) return rc;
+  char sh[96];
+  dlca__tensor_shape_text(t, sh, sizeof sh);
+  return dlca__fail(DLCA_EINVAL, "%s: %s has shape %s (%zu elements), expected %zu", fn, what, sh, t->n, n);
+}
+
+int dlca__gru_weights_check(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w *w, const char *fn) {
+  size_t M = c->M, G = 3 * c->d.H;
+  int rc;
+  if ((rc = dlca__gru_count(ctx, w->w_ih, M * G * c->d.D, fn, "w_ih")) ||
+      (rc = dlca__gru_count(ctx, w->w_hh, M * G * c->d.H, fn, "w_hh")))
+    return rc;
+  if (!w->b_ih != !w->b_hh) return dlca__fail(DLCA_EINVAL, "%s: b_ih and b_hh: both or neither", fn);
+  if (w->b_ih && ((rc = dlca__gru_count(ctx, w->b_ih, M * G, fn, "b_ih")) ||
+                  (rc = dlca__gru_count(ctx, w->b_hh, M * G, fn, "b_hh"))))
+    return rc;
+  return DLCA_OK;
+}
+
+/* The kernel `name` of prog, from tp's cache where it holds one of this program (a tunable override builds
+ * another), else created (and kept there); retained for the caller either way. clCreateKernel costs
+ * microseconds of host time a call, a cell stepped from the host pays it every step. */
+static int cached_kernel(dlca_context *ctx, dlca__gru_tape *tp, cl_program prog, const char *name, cl_kernel *k) {
+  if (!tp) return dlca__kernel_create(ctx, prog, name, k);
+  if (tp->prog != prog) {
+    for (int i = 0; i < DLCA__GRU_KERNELS; i++)
+      if (tp->kern[i]) clReleaseKernel(tp->kern[i]), tp->kern[i] = NULL, tp->kname[i] = NULL;
+    tp->prog = prog;
+  }
+  int i = 0;
+  while (i < DLCA__GRU_KERNELS && tp->kname[i] && strcmp(tp->kname[i], name)) i++;
+  if (i < DLCA__GRU_KERNELS && tp->kname[i]) return clRetainKernel(*k = tp->kern[i]), DLCA_OK;
+  int rc = dlca__kernel_create(ctx, prog, name, k);
+  if (!rc && i < DLCA__GRU_KERNELS) clRetainKernel(tp->kern[i] = *k), tp->kname[i] = name;
+  return rc;
+}
+
+/* FNV-1a over the context's tuning overrides: the tape's cached program and values are good while it holds. */
+static uint64_t overrides_sig(dlca_context *ctx) {
+  pthread_mutex_lock(&ctx->lock);
+  uint64_t h = 1469598103934665603ULL ^ ctx->n_overrides;
+  for (size_t i = 0; i < ctx->n_overrides; i++) {
+    const dlca__tuning_param *p = &ctx->overrides[i];
+    for (const char *c = p->stem; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    for (const char *c = p->name; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    h = (h ^ (uint32_t)p->value) * 1099511628211ULL;
+  }
+  pthread_mutex_unlock(&ctx->lock);
+  return h;
+}
+
+/* The program and gru.cl's tunables into v, from tp where it has them for the current overrides
+ * (dlca__program_get and dlca__tunable read and resolve ops.cl from disk on every call). */
+int dlca__gru_tuned(dlca_context *ctx, dlca__gru_tape *tp, dlca__gru_tuned_t *v) {
+  uint64_t sig = tp ? overrides_sig(ctx) : 0;
+  if (tp && tp->have_tuned && tp->sig == sig) return *v = tp->tuned, DLCA_OK;
+  int rc;
+  if ((rc = dlca__program_get(ctx, GRU_FILE, NULL, &v->prog, NULL)) ||
+      (rc = dlca__tunable(ctx, GRU_FILE, "GRU_TJ", &v->tj)) || (rc = dlca__tunable(ctx, GRU_FILE, "GRU_TB", &v->tb)) ||
+      (rc = dlca__tunable(ctx, GRU_FILE, "GRU_WG", &v->wg)) ||
+      (rc = dlca__tunable(ctx, GRU_FILE, "GRU_PERSIST", &v->persist)))
+    return rc;
+  if (tp) tp->tuned = *v, tp->sig = sig, tp->have_tuned = 1;
+  return DLCA_OK;
+}
+
+/* The kernel `name` of gru.cl and its work-group (GRU_TJ, GRU_TB, 1), or (GRU_WG) where flat. */
+int dlca__gru_kernel(dlca_context *ctx, dlca__gru_tape *tp, const char *name, int flat, cl_kernel *k, size_t *lws) {
+  dlca__gru_tuned_t v;
+  int rc = dlca__gru_tuned(ctx, tp, &v);
+  if (rc) return rc;
+  size_t n = flat ? (size_t)v.wg : (size_t)v.tj * (size_t)v.tb;
+  if (n > ctx->info.max_work_group)
+    return dlca__fail(DLCA_ECONFIG,
+                      "%s: GRU_TJ %d x GRU_TB %d (or GRU_WG %d) is over the device's largest work-group, %zu", GRU_FILE,
+                      v.tj, v.tb, v.wg, ctx->info.max_work_group);
+  lws[0] = flat ? (size_t)v.wg : (size_t)v.tj, lws[1] = flat ? 1 : (size_t)v.tb, lws[2] = 1;
+  return cached_kernel(ctx, tp, v.prog, name, k);
+}
+
+int dlca__gru_set_args(cl_kernel k, const char *name, int nargs, const size_t *sizes, const void *const *args) {
+  for (int i = 0; i < nargs; i++) {
+    cl_int err = clSetKernelArg(k, (cl_uint)i, sizes[i], args[i]);
+    if (err != CL_SUCCESS) return dlca__fail_cl(err, "%s: argument %d: %s", name, i, dlca__cl_error_name(err));
+  }
+  return DLCA_OK;
+}
+
+/* A flat kernel over n items, released after. */
+int dlca__gru_flat_launch(dlca_context *ctx, dlca__gru_tape *tp, const char *name, size_t n, int nargs,
+                          const size_t *sizes, const void *const *args) {
+  cl_kernel k;
+  size_t lws[3];
+  int rc = dlca__gru_kernel(ctx, tp, name, 1, &k, lws);
+  if (rc) return rc;
+  rc = dlca__gru_set_args(k, name, nargs, sizes, args);
+  size_t gws = (n + lws[0] - 1) / lws[0] * lws[0];
+  if (!rc && n) rc = dlca__launch(ctx, k, name, 1, &gws, lws);
+  clReleaseKernel(k);
+  return rc;
+}
+
+/* The grid of the step kernels: hidden units x batch rows x members. */
+void dlca__gru_step_grid(const dlca__gru_cfg *c, const size_t *lws, size_t *gws) {
+  gws[0] = (c->d.H + lws[0] - 1) / lws[0] * lws[0];
+  gws[1] = (c->d.B + lws[1] - 1) / lws[1] * lws[1];
+  gws[2] = c->M;
+}
+
+/* The strides of gi (and dgi) in floats: per member and per row (b, t). */
+void dlca__gru_gi_strides(const dlca__gru_cfg *c, cl_uint *gm, cl_uint *grow) {
+  size_t G = 3 * c->d.H;
+  *gm = (cl_uint)(dlca__gru_shared(c) ? G : c->d.B * c->d.T * G);
+  *grow = (cl_uint)(dlca__gru_shared(c) ? c->M * G : G);
+}
+
+/* gi = x W_ih^T for every member and step. */
+static int project(dlca_context *ctx, const dlca__gru_cfg *c, const dlca_tensor *x, const dlca_tensor *w_ih,
+                   cl_mem gi) {
+  size_t BT = c->d.B * c->d.T, G = 3 * c->d.H, D = c->d.D, M = c->M;
+  dlca__gemm g = {.trans_b = 1,
+                  .m = BT,
+                  .n = G,
+                  .k = D,
+                  .alpha = 1.0f,
+                  .lda = D,
+                  .ldb = D,
+                  .ldc = G,
+                  .batch = M,
+                  .stride_a = BT * D,
+                  .stride_b = G * D,
+                  .stride_c = BT * G};
+  if (dlca__gru_shared(c)) g.n = M * G, g.ldc = M * G, g.batch = 1, g.stride_a = g.stride_b = g.stride_c = 0;
+  return dlca__ops_cl_gemm(ctx, &g, x->buf, w_ih->buf, gi);
+}
+
+/* Whether the steps run as one dlca_gru_persist launch: GRU_PERSIST 1, a GPU, more than one step, and at most two
+ * groups a compute unit, so that every group is resident at once (the barrier's premise). */
+static int persist(dlca_context *ctx, dlca__gru_tape *tp, const dlca__gru_cfg *c, const size_t *lws,
+                   const size_t *gws) {
+  dlca__gru_tuned_t v;
+  if (dlca__gru_tuned(ctx, tp, &v) || !v.persist || c->d.T < 2 || ctx->info.type != DLCA_DEVICE_GPU) return 0;
+  size_t groups = gws[0] / lws[0] * (gws[1] / lws[1]) * gws[2];
+  return groups <= 2 * (size_t)ctx->info.compute_units;
+}
+
+/* The T steps as one launch of dlca_gru_persist, args as dlca_gru_step's but t. */
+static int persist_launch(dlca_context *ctx, const dlca__gru_cfg *c, dlca__gru_tape *tp, const size_t *sizes,
+                          const void *const *args, const size_t *lws, const size_t *gws) {
+  cl_uint groups = (cl_uint)(gws[0] / lws[0] * (gws[1] / lws[1])), T = (cl_uint)c->d.T;
+  int rc = tp->arrivals + (uint64_t)T * groups >= ((uint64_t)1 << 32) ? sync_reset(tp) : DLCA_OK;
+  cl_kernel k;
+  size_t l2[3];
+  if (rc || (rc = dlca__gru_kernel(ctx, tp, "dlca_gru_persist", 0, &k, l2))) return rc;
+  cl_uint base = (cl_uint)tp->arrivals;
+  size_t sz[19];
+  const void *a[19];
+  for (int i = 0; i < 14; i++) sz[i] = sizes[i], a[i] = args[i];
+  sz[14] = sizeof(cl_mem), a[14] = &tp->sync, sz[15] = sizeof base, a[15] = &base;
+  for (int i = 16; i < 19; i++) sz[i] = sizes[i - 1], a[i] = args[i - 1];
+  if (!(rc = dlca__gru_set_args(k, "dlca_gru_persist", 19, sz, a)))
+    rc = dlca__launch(ctx, k, "dlca_gru_persist", 3, gws, lws);
+  clReleaseKernel(k);
+  if (!rc) tp->arrivals += (uint64_t)(T - 1) * groups;
+  return rc;
+}
+
+/* The T launches of dlca_gru_step (or one of dlca_gru_persist). */
+static int steps(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w *w, dlca__gru_tape *tp,
+                 const dlca_tensor *h0, dlca_tensor *y, dlca_tensor *h_n, int keep) {
+  cl_kernel k;
+  size_t lws[3], gws[3];
+  int rc = dlca__gru_kernel(ctx, tp, "dlca_gru_step", 0, &k, lws);
+  if (rc) return rc;
+  dlca__gru_step_grid(c, lws, gws);
+  cl_uint gm, grow, t = 0, B = (cl_uint)c->d.B, T = (cl_uint)c->d.T, H = (cl_uint)c->d.H;
+  dlca__gru_gi_strides(c, &gm, &grow);
+  cl_int hb = w->b_ih != NULL, kp = keep, hh = h_n != NULL;
+  cl_mem bi = hb ? w->b_ih->buf : w->w_hh->buf, bh = hb ? w->b_hh->buf : w->w_hh->buf, hn = hh ? h_n->buf : y->buf;
+  size_t m = sizeof(cl_mem), u = sizeof(cl_uint), i = sizeof(cl_int);
+  size_t sizes[] = {m, u, u, m, m, m, i, m, m, m, m, i, m, i, u, u, u, u};
+  const void *args[] = {&tp->gi, &gm,        &grow, &w->w_hh->buf, &bi, &bh, &hb, &h0->buf, &tp->hs,
+                        &y->buf, &tp->gates, &kp,   &hn,           &hh, &t,  &B,  &T,       &H};
+  if (persist(ctx, tp, c, lws, gws)) {
+    clReleaseKernel(k);
+    return persist_launch(ctx, c, tp, sizes, args, lws, gws);
+  }
+  rc = dlca__gru_set_args(k, "dlca_gru_step", 18, sizes, args);
+  for (t = 0; !rc && t < T; t++) {
+    cl_int err = clSetKernelArg(k, 14, u, &t);
+    rc = err != CL_SUCCESS ? dlca__fail_cl(err, "dlca_gru_step: argument 14: %s", dlca__cl_error_name(err))
+                           : dlca__launch(ctx, k, "dlca_gru_step", 3, gws, lws);
+  }
+  clReleaseKernel(k);
+  return rc;
+}
+
+int dlca__ops_cl_gru_forward(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w *w, const dlca_tensor *x,
+                             const dlca_tensor *h0, dlca_tensor *y, dlca_tensor *h_n, dlca__gru_tape *tape) {
+  const char *fn = "gru forward";
+  size_t M = c->M, B = c->d.B, T = c->d.T, H = c->d.H;
+  int rc;
+  if ((rc = dlca__gru_cfg_check(c, fn)) || (rc = dlca__gru_weights_check(ctx, c, w, fn)) ||
+      (rc = dlca__gru_count(ctx, x, (c->x_shared ? 1 : M) * B * T * c->d.D, fn, "x")) ||
+      (rc = dlca__gru_count(ctx, h0, M * B * H, fn, "h0")) || (rc = dlca__gru_count(ctx, y, M * B * T * H, fn, "y")) ||
+      (h_n && (rc = dlca__gru_count(ctx, h_n, M * B * H, fn, "h_n"))))
+    return rc;
+  if (tape &&
+      (tape->ctx != ctx || tape->c.M != M || tape->c.x_shared != c->x_shared || memcmp(&tape->c.d, &c->d, sizeof c->d)))
+    return dlca__fail(DLCA_EINVAL, "%s: the tape was made for another configuration", fn);
+  dlca__gru_tape *tp = tape;
+  if (!tp && (rc = dlca__gru_tape_new(ctx, c, &tp))) return rc;
+  if (!(rc = project(ctx, c, x, w->w_ih, tp->gi))) rc = steps(ctx, c, w, tp, h0, y, h_n, tape != NULL);
+  if (tape) tape->kept = !rc;
+  if (!tape) dlca__gru_tape_free(tp); /* OpenCL keeps the buffers until the queued work is done */
+  return rc;
+}
