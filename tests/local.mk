@@ -83,3 +83,6 @@ tests_main_SOURCES += tests/test_blas.c tests/blas_util.h tests/test_blas_cl.c t
 # dlca-tune --clblast with a stand-in for CLBlast's tuner.
 TESTS += tests/dlca-tune-clblast.sh
 EXTRA_DIST += tests/dlca-tune-clblast.sh
+# Smoke test of bench/dlca-opsbench on the default OpenCL device.
+TESTS += tests/dlca-opsbench.sh
+EXTRA_DIST += tests/dlca-opsbench.sh
