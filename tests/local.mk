@@ -90,3 +90,6 @@ EXTRA_DIST += tests/dlca-tune-clblast.sh
 tests_main_SOURCES += tests/test_conv.h tests/test_conv.c tests/test_conv_cl.c tests/test_conv_cl2.c
 # The optimizer suite on the device (issue 32): kernels-cl/optim against its twin.
 tests_main_SOURCES += tests/test_optim_cl.c
+# Smoke test of bench/dlca-opsbench on the default OpenCL device.
+TESTS += tests/dlca-opsbench.sh
+EXTRA_DIST += tests/dlca-opsbench.sh

@@ -22,7 +22,6 @@ import torch
 
 SIZES = [512, 1024, 2048, 4096, 8192]
 
-
 def timed(fn, warmup, repeats):
     """Median and minimum wall-clock ms of fn() followed by a synchronize."""
     for _ in range(warmup):
@@ -36,7 +35,6 @@ def timed(fn, warmup, repeats):
         t.append((time.perf_counter() - t0) * 1e3)
     return statistics.median(t), min(t)
 
-
 def suite_gemm(args, dev):
     rows = []
     for n in args.sizes:
@@ -48,7 +46,6 @@ def suite_gemm(args, dev):
         rows.append(("gemm", "sgemm_%d" % n, med, mn, 2.0 * n ** 3, 12.0 * n * n))
         del a, b, c
     return rows
-
 
 def suite_dense(args, dev):
     N, fin, fout = 32, 64, 128
@@ -74,7 +71,6 @@ def suite_dense(args, dev):
     med, mn = timed(fwd_bwd, args.warmup, args.repeats)
     rows.append(("dense", "dense_64x128_relu_b32_fwd_bwd", med, mn, 6.0 * mac + 4.0 * N * fout, fb + bb))
     return rows
-
 
 def suite_conv(args, dev):
     """conv2d 3x3, stride 1, padding 1, with bias (cuDNN, TF32 off): the rows of bench/opsbench_conv.c."""
@@ -103,7 +99,6 @@ def suite_conv(args, dev):
         rows.append(("conv", name + "fwd_bwd", med, mn, 6.0 * mac + 2.0 * ny, 2.0 * fb))
     return rows
 
-
 # The optim suite (bench/opsbench_optim.c): name, class, kwargs, bytes a parameter.
 OPTIMS = [
     ("sgd", torch.optim.SGD, dict(lr=1e-3), 12),
@@ -114,7 +109,6 @@ OPTIMS = [
     ("adagrad", torch.optim.Adagrad, dict(lr=1e-2), 20),
 ]
 
-
 def optim_params(n, t, dev):
     """n parameters in t tensors (the last takes the rest), with gradients."""
     g = torch.Generator(device=dev).manual_seed(7)
@@ -123,7 +117,6 @@ def optim_params(n, t, dev):
     for p in ps:
         p.grad = (torch.rand(p.shape, device=dev, generator=g) - 0.5) * 0.02
     return ps
-
 
 def suite_optim(args, dev):
     """One optimizer.step() in 1 and 100 tensors, fused=True and foreach=False
@@ -153,9 +146,6 @@ def suite_optim(args, dev):
                     rows.append(("optim", "%s_%s_%s" % (name, sz, lay), med, mn, 0.0, float(nbytes * n),
                                  "torch %s %s" % (ver, impl)))
     return rows
-
-
-
 
 def suite_gru(args, dev):
     """cuDNN's GRU (torch.nn.GRU), the 5-GRU ensemble one model after another, GRUCell in a Python loop."""
@@ -205,7 +195,6 @@ def suite_gru(args, dev):
         rows.append(("gru", case, med, mn, fl, by))
     return rows
 
-
 def suite_rsvd(args, dev):
     """torch.svd_lowrank with q = rank + 10 columns (our sketch) and niter 2; also q = rank (issue 33's figure)."""
     rows = []
@@ -218,12 +207,10 @@ def suite_rsvd(args, dev):
         del a
     return rows
 
-
 SUITES = {
     "gemm": suite_gemm, "dense": suite_dense, "conv": suite_conv, "optim": suite_optim,
     "gru": suite_gru, "rsvd": suite_rsvd,
 }
-
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -268,7 +255,6 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=1)
-
 
 if __name__ == "__main__":
     main()

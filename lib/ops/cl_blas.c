@@ -42,21 +42,64 @@ static int scale_c(dlca_context *ctx, const dlca__gemm *g, cl_mem c) {
   return dlca__ops_cl_launch(ctx, k, "dlca_ops_gemm_scale", wg, g->m * g->n * g->batch, 8, sizes, args);
 }
 
+/* Our row-major GEMM as the column-major one CLBlast runs best: C (m x n, row-major) read column-major is
+ * C^T = op(B)^T op(A)^T, so A and B swap places with their flags, m and n swap, and no matrix is
+ * transposed to fit the layout. CLBlast's row-major path transposes C, and A unless it is A^T, before
+ * and after its indirect kernel (routines/level3/xgemm: its kernel wants C and A column-major). */
+static dlca__gemm column_major(const dlca__gemm *g) {
+  dlca__gemm c = *g;
+  c.trans_a = g->trans_b, c.trans_b = g->trans_a, c.m = g->n, c.n = g->m;
+  c.lda = g->ldb, c.ldb = g->lda, c.off_a = g->off_b, c.off_b = g->off_a, c.stride_a = g->stride_b,
+  c.stride_b = g->stride_a;
+  return c;
+}
+
+/* CLBlast's statuses about A are about our B and back. */
+static int swap_ab(int s) {
+  static const int pairs[][2] = {{CLBlastInvalidMatrixA, CLBlastInvalidMatrixB},
+                                 {CLBlastInvalidLeadDimA, CLBlastInvalidLeadDimB},
+                                 {CLBlastInsufficientMemoryA, CLBlastInsufficientMemoryB}};
+  for (int i = 0; i < 3; i++) {
+    if (s == pairs[i][0]) return pairs[i][1];
+    if (s == pairs[i][1]) return pairs[i][0];
+  }
+  return s;
+}
+
 /* The context's scratch buffer for one GEMM's pre-processing (pads, transposes), so that CLBlast allocates
- * none per call (an allocation of up to 3 matrices on every GEMM); NULL where it needs none. */
-static int scratch(dlca_context *ctx, const dlca__gemm *g, CLBlastTranspose ta, CLBlastTranspose tb, cl_mem *tmp,
-                   const char *what) {
-  size_t key[11] = {(size_t)g->trans_a, (size_t)g->trans_b, g->m, g->n, g->k, g->lda, g->ldb, g->ldc, g->off_a,
-                    g->off_b, g->off_c},
+ * none per call (an allocation of up to 3 matrices on every GEMM); NULL where it needs none. cm is the
+ * column-major descriptor. */
+static int scratch(dlca_context *ctx, const dlca__gemm *cm, cl_mem *tmp, const char *what) {
+  size_t key[11] = {(size_t)cm->trans_a, (size_t)cm->trans_b, cm->m, cm->n, cm->k, cm->lda, cm->ldb, cm->ldc,
+                    cm->off_a, cm->off_b, cm->off_c},
          bytes = 0;
   *tmp = NULL;
   if (!dlca__blas_temp_lookup(ctx, key, &bytes)) {
-    CLBlastStatusCode s = CLBlastSGemmTempBufferSize(CLBlastLayoutRowMajor, ta, tb, g->m, g->n, g->k, g->off_a,
-                                                     g->lda, g->off_b, g->ldb, g->off_c, g->ldc, &ctx->queue, &bytes);
-    if (s != CLBlastSuccess) return dlca__clblast_fail(s, what);
+    CLBlastStatusCode s = CLBlastSGemmTempBufferSize(
+        CLBlastLayoutColMajor, cm->trans_a ? CLBlastTransposeYes : CLBlastTransposeNo,
+        cm->trans_b ? CLBlastTransposeYes : CLBlastTransposeNo, cm->m, cm->n, cm->k, cm->off_a, cm->lda, cm->off_b,
+        cm->ldb, cm->off_c, cm->ldc, &ctx->queue, &bytes);
+    if (s != CLBlastSuccess) return dlca__clblast_fail(swap_ab(s), what);
     dlca__blas_temp_store(ctx, key, bytes);
   }
   return bytes ? dlca__blas_scratch(ctx, bytes, tmp) : DLCA_OK;
+}
+
+/* One of CLBlast's three calls for the column-major descriptor g (a and b already swapped). */
+static CLBlastStatusCode call(dlca_context *ctx, const dlca__gemm *g, cl_mem a, cl_mem b, cl_mem c, cl_mem tmp,
+                              cl_event *ev) {
+  CLBlastTranspose ta = g->trans_a ? CLBlastTransposeYes : CLBlastTransposeNo;
+  CLBlastTranspose tb = g->trans_b ? CLBlastTransposeYes : CLBlastTransposeNo;
+  const CLBlastLayout L = CLBlastLayoutColMajor;
+  if (g->batch == 1 && tmp)
+    return CLBlastSgemmWithTempBuffer(L, ta, tb, g->m, g->n, g->k, g->alpha, a, g->off_a, g->lda, b, g->off_b, g->ldb,
+                                      g->beta, c, g->off_c, g->ldc, &ctx->queue, ev, tmp);
+  if (g->batch == 1)
+    return CLBlastSgemm(L, ta, tb, g->m, g->n, g->k, g->alpha, a, g->off_a, g->lda, b, g->off_b, g->ldb, g->beta, c,
+                        g->off_c, g->ldc, &ctx->queue, ev);
+  return CLBlastSgemmStridedBatched(L, ta, tb, g->m, g->n, g->k, g->alpha, a, g->off_a, g->lda, g->stride_a, b,
+                                    g->off_b, g->ldb, g->stride_b, g->beta, c, g->off_c, g->ldc, g->stride_c,
+                                    g->batch, &ctx->queue, ev);
 }
 
 int dlca__ops_cl_gemm(dlca_context *ctx, const dlca__gemm *g, cl_mem a, cl_mem b, cl_mem c) {
@@ -68,25 +111,12 @@ int dlca__ops_cl_gemm(dlca_context *ctx, const dlca__gemm *g, cl_mem a, cl_mem b
   if (g->m * g->n * g->batch >= ((size_t)1 << 32))
     return dlca__fail(DLCA_EINVAL, "%s: over 2^32 results", what);
   if (!g->k) return scale_c(ctx, g, c);
-  CLBlastTranspose ta = g->trans_a ? CLBlastTransposeYes : CLBlastTransposeNo;
-  CLBlastTranspose tb = g->trans_b ? CLBlastTransposeYes : CLBlastTransposeNo;
-  int prof = dlca__profiling(ctx);
-  cl_event ev = NULL;
-  CLBlastStatusCode s;
+  dlca__gemm cm = column_major(g);
   cl_mem tmp = NULL;
-  if (g->batch == 1 && (rc = scratch(ctx, g, ta, tb, &tmp, what))) return rc;
-  if (g->batch == 1 && tmp)
-    s = CLBlastSgemmWithTempBuffer(CLBlastLayoutRowMajor, ta, tb, g->m, g->n, g->k, g->alpha, a, g->off_a, g->lda, b,
-                                   g->off_b, g->ldb, g->beta, c, g->off_c, g->ldc, &ctx->queue, prof ? &ev : NULL,
-                                   tmp);
-  else if (g->batch == 1)
-    s = CLBlastSgemm(CLBlastLayoutRowMajor, ta, tb, g->m, g->n, g->k, g->alpha, a, g->off_a, g->lda, b, g->off_b,
-                     g->ldb, g->beta, c, g->off_c, g->ldc, &ctx->queue, prof ? &ev : NULL);
-  else
-    s = CLBlastSgemmStridedBatched(CLBlastLayoutRowMajor, ta, tb, g->m, g->n, g->k, g->alpha, a, g->off_a, g->lda,
-                                   g->stride_a, b, g->off_b, g->ldb, g->stride_b, g->beta, c, g->off_c, g->ldc,
-                                   g->stride_c, g->batch, &ctx->queue, prof ? &ev : NULL);
-  if (s != CLBlastSuccess) return dlca__clblast_fail(s, what);
+  if (g->batch == 1 && (rc = scratch(ctx, &cm, &tmp, what))) return rc;
+  cl_event ev = NULL;
+  CLBlastStatusCode s = call(ctx, &cm, b, a, c, tmp, dlca__profiling(ctx) ? &ev : NULL);
+  if (s != CLBlastSuccess) return dlca__clblast_fail(swap_ab(s), what);
   /* CLBlast's event is its last kernel's (the GEMM after any pad or transpose). */
   if (ev) dlca__profile_add(ctx, g->batch > 1 ? "clblast_sgemm_batched" : "clblast_sgemm", ev);
   return DLCA_OK;
