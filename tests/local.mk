@@ -78,3 +78,6 @@ EXTRA_DIST += tests/dlca-hardbench.sh
 # Every tool's -h/--help, -V/--version, exit codes, and a bad DLCA_CL_DEVICE named.
 TESTS += tests/cli.sh
 EXTRA_DIST += tests/cli.sh
+# dlca-parity --vector on the ops vectors, ref and PoCL (issue 31).
+TESTS += tests/dlca-parity-ops.sh
+EXTRA_DIST += tests/dlca-parity-ops.sh
