@@ -20,4 +20,5 @@
   X(mutations) \
   X(files) \
   X(ops) \
+  X(ops_api) \
   X(optim)

@@ -9,4 +9,5 @@ libdlca_cl_internal_la_SOURCES += lib/ops/ref_case.h lib/ops/ref_case.c lib/ops/
 libdlca_cl_internal_la_SOURCES += lib/ops/tensor.h lib/ops/tensor.c lib/ops/cl_elementwise.h lib/ops/cl_elementwise.c \
 	lib/ops/cl_reduce.c lib/ops/cl_movement.c lib/ops/cl_loss.c
 # h-api: vector cases on the device, their public parity, the public ops API and its tape.
-libdlca_cl_internal_la_SOURCES += lib/ops/cl_case.h lib/ops/cl_case.c lib/ops/parity.c
+libdlca_cl_internal_la_SOURCES += lib/ops/cl_case.h lib/ops/cl_case.c lib/ops/parity.c lib/ops/api.h lib/ops/api.c \
+	lib/ops/api_more.c lib/ops/tape.c

@@ -1,0 +1,136 @@
+/* The ops of the compute layer on device tensors (include/dlca_cl/tensor.h),
+ * each forward and backward, with PyTorch's semantics as
+ * shared/testdata/ops/README.md pins them down, and a small reverse-mode
+ * tape. Every op takes its context from its tensors, which must all belong
+ * to the same one; it checks shapes and contexts (DLCA_EINVAL, naming the
+ * function, the tensor and both shapes), enqueues on the context's in-order
+ * queue and never blocks. Outputs are tensors the caller made, of the shape
+ * the op gives (the *_shape functions say which). */
+#ifndef DLCA_CL_OPS_H
+#define DLCA_CL_OPS_H
+
+#include "dlca_cl/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The functions of each op, as X-macro lists (UPPER, lower name). */
+#define DLCA_UNARY_FNS(X)                                                                                         \
+  X(NEG, neg) X(EXP, exp) X(LOG, log) X(RELU, relu) X(SIGMOID, sigmoid) X(TANH, tanh) X(SQRT, sqrt) X(RECIP, recip) \
+  X(EXP2, exp2) X(LOG2, log2) X(SIN, sin) X(COS, cos)
+#define DLCA_BINARY_FNS(X) X(ADD, add) X(SUB, sub) X(MUL, mul) X(DIV, div) X(MAX, max) X(MOD, mod) X(CMPLT, cmplt)
+#define DLCA_REDUCE_FNS(X) X(SUM, sum) X(MAX, max) X(MEAN, mean)
+#define DLCA_MOVE_FNS(X) X(PERMUTE, permute) X(EXPAND, expand) X(PAD, pad) X(SHRINK, shrink) X(STRIDE, stride)
+
+#define DLCA_OPS_ENUM_(U, l) DLCA_UNARY_##U,
+typedef enum dlca_unary_fn { DLCA_UNARY_FNS(DLCA_OPS_ENUM_) DLCA_UNARY_COUNT } dlca_unary_fn;
+#undef DLCA_OPS_ENUM_
+#define DLCA_OPS_ENUM_(U, l) DLCA_BINARY_##U,
+typedef enum dlca_binary_fn { DLCA_BINARY_FNS(DLCA_OPS_ENUM_) DLCA_BINARY_COUNT } dlca_binary_fn;
+#undef DLCA_OPS_ENUM_
+#define DLCA_OPS_ENUM_(U, l) DLCA_REDUCE_##U,
+typedef enum dlca_reduce_fn { DLCA_REDUCE_FNS(DLCA_OPS_ENUM_) DLCA_REDUCE_COUNT } dlca_reduce_fn;
+#undef DLCA_OPS_ENUM_
+#define DLCA_OPS_ENUM_(U, l) DLCA_MOVE_##U,
+typedef enum dlca_move_fn { DLCA_MOVE_FNS(DLCA_OPS_ENUM_) DLCA_MOVE_COUNT } dlca_move_fn;
+#undef DLCA_OPS_ENUM_
+
+/* "exp", "add", "sum", "pad", ...; NULL for a value out of range. */
+DLCA_API const char *dlca_unary_fn_name(dlca_unary_fn fn);
+DLCA_API const char *dlca_binary_fn_name(dlca_binary_fn fn);
+DLCA_API const char *dlca_reduce_fn_name(dlca_reduce_fn fn);
+DLCA_API const char *dlca_move_fn_name(dlca_move_fn fn);
+
+/* y = fn(x), y of x's shape. relu'(0) = 0. */
+DLCA_API DLCA_WUR int dlca_unary(dlca_unary_fn fn, const dlca_tensor *x, dlca_tensor *y);
+/* dx = dy * fn'(x), given y = fn(x); all of x's shape. */
+DLCA_API DLCA_WUR int dlca_unary_backward(dlca_unary_fn fn, const dlca_tensor *x, const dlca_tensor *y,
+                                          const dlca_tensor *dy, dlca_tensor *dx);
+
+/* y = fn(a, b) with NumPy broadcasting (dlca_broadcast_shape gives y's
+ * shape). mod is C's fmod, max torch.maximum, cmplt a < b as 1/0. */
+DLCA_API DLCA_WUR int dlca_binary(dlca_binary_fn fn, const dlca_tensor *a, const dlca_tensor *b, dlca_tensor *y);
+/* da, db (either may be NULL) of a's and b's shapes: the gradients of
+ * sum(y * dy), summed over broadcast axes in a fixed order (no atomics:
+ * bitwise reproducible). max's tie halves; cmplt has none (zeros). */
+DLCA_API DLCA_WUR int dlca_binary_backward(dlca_binary_fn fn, const dlca_tensor *a, const dlca_tensor *b,
+                                           const dlca_tensor *dy, dlca_tensor *da, dlca_tensor *db);
+/* The broadcast shape of a and b into rank and shape[DLCA_TENSOR_MAX_RANK]. */
+DLCA_API DLCA_WUR int dlca_broadcast_shape(const dlca_tensor *a, const dlca_tensor *b, int *rank, size_t *shape);
+
+/* y = fn(x) over the naxes axes listed (negative counts from the end; none
+ * listed: every axis), keeping them as 1s where keepdim is set. */
+DLCA_API DLCA_WUR int dlca_reduce(dlca_reduce_fn fn, const dlca_tensor *x, const int *axes, int naxes, int keepdim,
+                                  dlca_tensor *y);
+/* dx (x's shape) from dy (y's shape): sum and mean spread, max to the first maximum. */
+DLCA_API DLCA_WUR int dlca_reduce_backward(dlca_reduce_fn fn, const dlca_tensor *x, const int *axes, int naxes,
+                                           int keepdim, const dlca_tensor *dy, dlca_tensor *dx);
+DLCA_API DLCA_WUR int dlca_reduce_shape(const dlca_tensor *x, const int *axes, int naxes, int keepdim, int *rank,
+                                        size_t *shape);
+
+/* One movement and its arguments, one entry per axis of x (n of them):
+ * permute: arg[k][0] the source axis of y's axis k; expand: the new extent
+ * (-1 keeps the axis); pad: [before, after], filled with value; shrink:
+ * [start, end); stride: the step (x[::s]). */
+typedef struct dlca_movement {
+  dlca_move_fn fn;
+  int n;
+  long arg[DLCA_TENSOR_MAX_RANK][2];
+  double value;
+} dlca_movement;
+DLCA_API DLCA_WUR int dlca_move(const dlca_movement *m, const dlca_tensor *x, dlca_tensor *y);
+/* dx = the adjoint applied to dy: expand sums over its broadcast axes (in a
+ * fixed order), pad crops, the others scatter into zeros. */
+DLCA_API DLCA_WUR int dlca_move_backward(const dlca_movement *m, const dlca_tensor *dy, dlca_tensor *dx);
+DLCA_API DLCA_WUR int dlca_move_shape(const dlca_movement *m, const dlca_tensor *x, int *rank, size_t *shape);
+
+/* Losses, reduction mean, into a one-element tensor; the backward takes the
+ * upstream gradient g as a one-element tensor (no host round trip). */
+DLCA_API DLCA_WUR int dlca_mse(const dlca_tensor *input, const dlca_tensor *target, dlca_tensor *loss);
+/* d_input, d_target (either may be NULL). */
+DLCA_API DLCA_WUR int dlca_mse_backward(const dlca_tensor *input, const dlca_tensor *target, const dlca_tensor *g,
+                                        dlca_tensor *d_input, dlca_tensor *d_target);
+/* logits [N, K], target [N] of class indices as floats; an index outside
+ * 0..K-1 makes the loss NaN (the device cannot report it). */
+DLCA_API DLCA_WUR int dlca_softmax_cross_entropy(const dlca_tensor *logits, const dlca_tensor *target,
+                                                 dlca_tensor *loss);
+DLCA_API DLCA_WUR int dlca_softmax_cross_entropy_backward(const dlca_tensor *logits, const dlca_tensor *target,
+                                                          const dlca_tensor *g, dlca_tensor *d_logits);
+
+/* Waits for every op enqueued on ctx. */
+DLCA_API DLCA_WUR int dlca_ops_finish(dlca_context *ctx);
+
+/* ---- the tape: reverse-mode gradients over the ops above ----
+ * While a tape is begun on a thread, every forward op that thread runs on
+ * the tape's context is recorded, with the tensors its backward needs
+ * (inputs and output, by reference: they must keep their values and stay
+ * alive until dlca_tape_backward). dlca_tape_backward(tape, loss) runs the
+ * backwards in reverse order from loss (seeded with ones: the gradient of
+ * the sum of loss), summing the gradient of a tensor used several times in
+ * a fixed order, no atomics. An op writing into a tensor an earlier
+ * recorded op used as an input gives wrong gradients (there is no check). */
+typedef struct dlca_tape dlca_tape;
+DLCA_API DLCA_WUR int dlca_tape_new(dlca_context *ctx, dlca_tape **out);
+/* Frees the records and the gradients (NULL is allowed); ends it if begun. */
+DLCA_API void dlca_tape_free(dlca_tape *tape);
+/* Starts recording on the calling thread (one tape per thread at a time:
+ * DLCA_EINVAL where another is begun). */
+DLCA_API DLCA_WUR int dlca_tape_begin(dlca_tape *tape);
+/* Stops recording; the records stay for dlca_tape_backward. */
+DLCA_API void dlca_tape_end(dlca_tape *tape);
+/* Drops the records and the gradients. */
+DLCA_API void dlca_tape_clear(dlca_tape *tape);
+DLCA_API size_t dlca_tape_size(const dlca_tape *tape);
+/* Gradients of sum(loss) for every tensor the records reach (replacing
+ * those of an earlier call); enqueues only. DLCA_EINVAL where no record
+ * made loss. */
+DLCA_API DLCA_WUR int dlca_tape_backward(dlca_tape *tape, const dlca_tensor *loss);
+/* The gradient of t (of t's shape, owned by the tape), or NULL where t does
+ * not reach the loss. */
+DLCA_API const dlca_tensor *dlca_tape_grad(const dlca_tape *tape, const dlca_tensor *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

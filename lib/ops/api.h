@@ -1,0 +1,32 @@
+/* Shared by the public ops (lib/ops/api*.c) and the tape (lib/ops/tape.c). Internal. */
+#ifndef DLCA_OPS_API_H
+#define DLCA_OPS_API_H
+#include "dlca_cl/ops.h"
+#include "ops/cl_elementwise.h"
+
+/* *ctx = the context of the first tensor of t[0..n) that is not NULL; then
+ * each t[i] must belong to it (DLCA_EINVAL "fn: names[i]: ..."). A NULL
+ * t[i] is refused unless bit i of optional is set. */
+int dlca__api_ctx(const char *fn, dlca_context **ctx, int n, const dlca_tensor *const *t, const char *const *names,
+                  unsigned optional);
+/* DLCA_EINVAL "fn: name has shape [..], expected [..]" unless t has shape want. */
+int dlca__api_shape(const char *fn, const char *name, const dlca_tensor *t, const dlca__shape *want);
+/* The twin's reduce mask and y's shape from the public axes (naxes 0: every axis). */
+int dlca__api_reduce_plan(const char *fn, const dlca_tensor *x, const int *axes, int naxes, int keepdim,
+                          unsigned *mask, dlca__shape *ys);
+/* The twin's movement of a public one. */
+int dlca__api_move(const char *fn, const dlca_movement *m, dlca__move *out);
+
+/* One recorded op: its kind, function, inputs, output and arguments. */
+typedef enum { DLCA__T_unary, DLCA__T_binary, DLCA__T_reduce, DLCA__T_move, DLCA__T_mse, DLCA__T_xent } dlca__tape_kind;
+typedef struct dlca__tape_rec {
+  dlca__tape_kind kind;
+  int fn;
+  const dlca_tensor *in[2];
+  const dlca_tensor *out;
+  unsigned mask;  /* reduce */
+  dlca__move move; /* movement */
+} dlca__tape_rec;
+/* Appends r to the calling thread's begun tape where it records ctx (else nothing). */
+int dlca__tape_record(dlca_context *ctx, const dlca__tape_rec *r);
+#endif

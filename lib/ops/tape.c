@@ -1,0 +1,175 @@
+/* The reverse-mode tape (include/dlca_cl/ops.h): the public forward ops
+ * append a record while a tape is begun on the thread; dlca_tape_backward
+ * walks the records in reverse, running each op's backward launcher and
+ * summing gradients per tensor in that fixed order (no atomics). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "ops/api.h"
+
+/* A tensor's gradient, owned by the tape. */
+typedef struct tape_grad {
+  const dlca_tensor *t;
+  dlca_tensor *g;
+} tape_grad;
+
+struct dlca_tape {
+  dlca_context *ctx;
+  dlca__tape_rec *rec;
+  size_t n, cap;
+  tape_grad *grad;
+  size_t ng, gcap;
+};
+
+/* The tape begun on this thread, if any. */
+static _Thread_local dlca_tape *active;
+
+int dlca_tape_new(dlca_context *ctx, dlca_tape **out) {
+  if (!out) return dlca__fail(DLCA_EINVAL, "dlca_tape_new: NULL out");
+  *out = NULL;
+  if (!ctx) return dlca__fail(DLCA_EINVAL, "dlca_tape_new: no context (NULL)");
+  if (!(*out = calloc(1, sizeof **out))) return dlca__fail(DLCA_ENOMEM, "dlca_tape_new: out of host memory");
+  (*out)->ctx = ctx;
+  return DLCA_OK;
+}
+
+static void drop_grads(dlca_tape *tape) {
+  for (size_t i = 0; i < tape->ng; i++) dlca_tensor_free(tape->grad[i].g);
+  tape->ng = 0;
+}
+
+void dlca_tape_clear(dlca_tape *tape) {
+  if (!tape) return;
+  drop_grads(tape);
+  tape->n = 0;
+}
+
+void dlca_tape_free(dlca_tape *tape) {
+  if (!tape) return;
+  dlca_tape_end(tape);
+  drop_grads(tape);
+  free(tape->rec), free(tape->grad), free(tape);
+}
+
+int dlca_tape_begin(dlca_tape *tape) {
+  if (!tape) return dlca__fail(DLCA_EINVAL, "dlca_tape_begin: no tape (NULL)");
+  if (active && active != tape)
+    return dlca__fail(DLCA_EINVAL, "dlca_tape_begin: another tape is begun on this thread (end it first)");
+  active = tape;
+  return DLCA_OK;
+}
+
+void dlca_tape_end(dlca_tape *tape) {
+  if (tape && active == tape) active = NULL;
+}
+
+size_t dlca_tape_size(const dlca_tape *tape) { return tape ? tape->n : 0; }
+
+int dlca__tape_record(dlca_context *ctx, const dlca__tape_rec *r) {
+  dlca_tape *tp = active;
+  if (!tp || tp->ctx != ctx) return DLCA_OK;
+  if (tp->n == tp->cap) {
+    size_t cap = tp->cap ? 2 * tp->cap : 16;
+    dlca__tape_rec *p = realloc(tp->rec, cap * sizeof *p);
+    if (!p) return dlca__fail(DLCA_ENOMEM, "tape: out of host memory for %zu records", cap);
+    tp->rec = p, tp->cap = cap;
+  }
+  tp->rec[tp->n++] = *r;
+  return DLCA_OK;
+}
+
+static tape_grad *find(const dlca_tape *tape, const dlca_tensor *t) {
+  for (size_t i = 0; i < tape->ng; i++)
+    if (tape->grad[i].t == t) return &tape->grad[i];
+  return NULL;
+}
+
+const dlca_tensor *dlca_tape_grad(const dlca_tape *tape, const dlca_tensor *t) {
+  const tape_grad *g = tape && t ? find(tape, t) : NULL;
+  return g ? g->g : NULL;
+}
+
+/* Adds *d to t's gradient: the first becomes it (*d is taken, set NULL), later ones are summed in. */
+static int accumulate(dlca_tape *tape, const dlca_tensor *t, dlca_tensor **d) {
+  tape_grad *g = find(tape, t);
+  if (g) return dlca__ops_cl_binary(tape->ctx, DLCA__B_add, g->g, *d, g->g);
+  if (tape->ng == tape->gcap) {
+    size_t cap = tape->gcap ? 2 * tape->gcap : 16;
+    tape_grad *p = realloc(tape->grad, cap * sizeof *p);
+    if (!p) return dlca__fail(DLCA_ENOMEM, "dlca_tape_backward: out of host memory for %zu gradients", cap);
+    tape->grad = p, tape->gcap = cap;
+  }
+  tape->grad[tape->ng++] = (tape_grad){t, *d};
+  *d = NULL;
+  return DLCA_OK;
+}
+
+/* A new tensor of t's shape (NULL where t is). */
+static int like(const dlca_tensor *t, dlca_tensor **out) {
+  *out = NULL;
+  return t ? dlca_tensor_new(t->ctx, t->rank, t->shape, out) : DLCA_OK;
+}
+
+/* The backward of one record, given g, its output's gradient, into d0 and d1 (of its inputs' shapes). */
+static int run_backward(dlca_context *ctx, const dlca__tape_rec *r, const dlca_tensor *g, dlca_tensor *d0,
+                        dlca_tensor *d1) {
+  switch (r->kind) {
+    case DLCA__T_unary: return dlca__ops_cl_unary_backward(ctx, (dlca__unary_fn)r->fn, r->in[0], r->out, g, d0);
+    case DLCA__T_binary: return dlca__ops_cl_binary_backward(ctx, (dlca__binary_fn)r->fn, r->in[0], r->in[1], g, d0, d1);
+    case DLCA__T_reduce: return dlca__ops_cl_reduce_backward(ctx, (dlca__reduce_fn)r->fn, r->in[0], r->mask, g, d0);
+    case DLCA__T_move: return dlca__ops_cl_move_backward(ctx, &r->move, g, d0);
+    case DLCA__T_mse: return dlca__ops_cl_mse_backward(ctx, r->in[0], r->in[1], g, d0, d1);
+    default: return dlca__ops_cl_softmax_xent_backward(ctx, r->in[0], r->in[1], g, d0);
+  }
+}
+
+/* One record's backward, its input gradients summed into the tape's. */
+static int step(dlca_tape *tape, const dlca__tape_rec *r) {
+  const tape_grad *g = find(tape, r->out);
+  if (!g || (r->kind == DLCA__T_binary && r->fn == DLCA__B_cmplt)) return DLCA_OK; /* no gradient flows */
+  int two = r->kind == DLCA__T_binary || r->kind == DLCA__T_mse; /* softmax's target has none */
+  dlca_tensor *d0 = NULL, *d1 = NULL;
+  int rc = like(r->in[0], &d0);
+  if (!rc && two) rc = like(r->in[1], &d1);
+  if (!rc) rc = run_backward(tape->ctx, r, g->g, d0, d1);
+  if (!rc) rc = accumulate(tape, r->in[0], &d0);
+  if (!rc && d1) rc = accumulate(tape, r->in[1], &d1);
+  dlca_tensor_free(d0), dlca_tensor_free(d1); /* released once the queued kernels are done */
+  return rc;
+}
+
+static int fill_ones(dlca_context *ctx, dlca_tensor *t) {
+  cl_kernel k;
+  size_t wg;
+  int rc = dlca__ops_cl_kernel(ctx, "MOV_WG", "dlca_ops_fill", &k, &wg);
+  if (rc) return rc;
+  cl_uint n = (cl_uint)t->n;
+  float one = 1.0f;
+  size_t sizes[] = {sizeof(cl_mem), sizeof n, sizeof one};
+  const void *args[] = {&t->buf, &n, &one};
+  return dlca__ops_cl_launch(ctx, k, "dlca_ops_fill", wg, t->n, 3, sizes, args);
+}
+
+int dlca_tape_backward(dlca_tape *tape, const dlca_tensor *loss) {
+  if (!tape) return dlca__fail(DLCA_EINVAL, "dlca_tape_backward: no tape (NULL)");
+  int rc = dlca__tensor_check(tape->ctx, loss, "dlca_tape_backward: loss");
+  if (rc) return rc;
+  size_t made = 0;
+  for (size_t i = 0; i < tape->n && !made; i++) made = tape->rec[i].out == loss;
+  if (!made) {
+    char sh[96];
+    dlca__tensor_shape_text(loss, sh, sizeof sh);
+    return dlca__fail(DLCA_EINVAL, "dlca_tape_backward: no op on the tape (%zu records) made the loss %s", tape->n,
+                      sh);
+  }
+  drop_grads(tape);
+  dlca_tensor *seed;
+  if ((rc = like(loss, &seed))) return rc;
+  if ((rc = fill_ones(tape->ctx, seed)) || (rc = accumulate(tape, loss, &seed))) {
+    dlca_tensor_free(seed);
+    return rc;
+  }
+  for (size_t i = tape->n; i-- > 0 && !rc;) rc = step(tape, &tape->rec[i]);
+  return rc;
+}
