@@ -83,3 +83,5 @@ EXTRA_DIST += tests/cli.sh
 # dlca-parity --vector on the ops vectors, ref and PoCL (issue 31).
 TESTS += tests/dlca-parity-ops.sh
 EXTRA_DIST += tests/dlca-parity-ops.sh
+# The optimizer suite on the device (issue 32): kernels-cl/optim against its twin.
+tests_main_SOURCES += tests/test_optim_cl.c

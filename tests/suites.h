@@ -21,4 +21,5 @@
   X(files) \
   X(ops) \
   X(ops_api) \
-  X(optim)
+  X(optim) \
+  X(optim_cl)

@@ -11,3 +11,5 @@ libdlca_cl_internal_la_SOURCES += lib/ops/tensor.h lib/ops/tensor.c lib/ops/cl_e
 # h-api: vector cases on the device, their public parity, the public ops API and its tape.
 libdlca_cl_internal_la_SOURCES += lib/ops/cl_case.h lib/ops/cl_case.c lib/ops/parity.c lib/ops/api.h lib/ops/api.c \
 	lib/ops/api_more.c lib/ops/tape.c
+# Tensor groups (issue 32): many tensors in one buffer, for the multi-tensor optimizer step.
+libdlca_cl_internal_la_SOURCES += lib/ops/tensor_group.c
