@@ -130,10 +130,10 @@ static void print_ops_report(const dlca_ops_parity_report *r, const char *backen
     return;
   }
   printf("case %s (op %s), backend %s, device %s\n", r->case_name, r->op, backend, device);
-  printf("  %-24s %12s %12s  tolerance %.3g + %.3g |want|\n", "result", "max |error|", "worst/tol", r->tol_abs,
+  printf("  %-30s %12s %12s  tolerance %.3g + %.3g |want|\n", "result", "max |error|", "worst/tol", r->tol_abs,
          r->tol_rel);
   for (int i = 0; i < r->n; i++)
-    printf("  %-24s %12.3e %12.3e  %s\n", r->entry[i].name, r->entry[i].max_abs, r->entry[i].worst_ratio,
+    printf("  %-30s %12.3e %12.3e  %s\n", r->entry[i].name, r->entry[i].max_abs, r->entry[i].worst_ratio,
            r->entry[i].pass ? "ok" : "FAIL");
   printf("%s\n", r->all_pass ? "PASS" : "FAIL");
 }

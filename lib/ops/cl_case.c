@@ -9,6 +9,7 @@
 #include "core/internal.h"
 #include "ops/cl_elementwise.h"
 #include "ops/ref_ops.h"
+#include "optim/vector.h"
 
 #define BAD(...) dlca__fail(DLCA_EPARSE, __VA_ARGS__)
 #define SCOPE_MAX 12
@@ -237,11 +238,18 @@ static const struct {
 } local_ops[] = {{"unary", run_unary},   {"binary", run_binary}, {"reduce", run_reduce},
                  {"movement", run_movement}, {"mse", run_mse},  {"softmax_cross_entropy", run_softmax_xent}};
 
-/* The ops whose runners live with their launchers (interfaces.md), wired in as their branches land. */
+/* The optimizer suite's cases: dlca__optim_run_vector allocates the result itself. */
+static int run_optim(dlca_context *ctx, const dlca__ops_vector *v, dlca__ops_result *r) {
+  dlca__ops_result_free(r);
+  return dlca__optim_run_vector(ctx, v, r);
+}
+
+/* The ops whose runners live with their launchers (interfaces.md), given r
+ * allocated as dlca__ops_ref_run's runners are; wired in as their branches land. */
 static const struct {
   const char *op;
   int (*run)(dlca_context *, const dlca__ops_vector *, dlca__ops_result *);
-} other_ops[] = {{NULL, NULL}};
+} other_ops[] = {{"optimizer", run_optim}, {"clip_grad_norm", run_optim}, {"lr_schedule", run_optim}, {NULL, NULL}};
 
 static int run_local(dlca_context *ctx, size_t i, const dlca__ops_vector *v, dlca__ops_result *r) {
   scope s = {ctx, 0, {NULL}};
