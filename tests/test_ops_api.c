@@ -10,6 +10,7 @@
 
 #include "cl_util.h"
 #include "dlca_cl/ops.h"
+#include "dlca_cl/parity.h"
 #include "ops_util.h"
 
 #define EXPECT(call, status, text)                                                                      \
@@ -241,6 +242,62 @@ START_TEST(test_api_bad_tensors) {
 }
 END_TEST
 
+/* Every ops file through the public parity entry, on the twin and on the
+ * device: each passes or is an op this build lacks (DLCA_EUNSUPPORTED); the
+ * device runs at least the 39 files of the ops it has launchers for. */
+START_TEST(test_api_parity_files) {
+  const char *dir = to_dir();
+  if (!dir || !tcl_platform()) return;
+  tcl_fresh_env("api-parity-files");
+  dlca_context *ctx = tcl_context();
+  to_list list;
+  to_list_files(dir, "", &list);
+  int passed[2] = {0, 0};
+  for (size_t i = 0; i < list.n; i++) {
+    dlca_vector_kind kind;
+    OK(dlca_parity_vector_kind(list.path[i], &kind));
+    ck_assert_int_eq(kind, DLCA_VECTOR_OPS);
+    for (int b = 0; b < 2; b++) {
+      dlca_ops_parity_report r;
+      int rc = dlca_parity_ops_vector(b ? ctx : NULL, list.path[i], &r);
+      if (rc == DLCA_EUNSUPPORTED) {
+        ck_assert_msg(strstr(dlca_last_error(), "not implemented"), "%s", dlca_last_error());
+        continue;
+      }
+      ck_assert_msg(rc == DLCA_OK, "%s", dlca_last_error());
+      ck_assert_msg(r.all_pass && r.n > 0, "%s on %s: fails", list.path[i], b ? "the device" : "the twin");
+      passed[b]++;
+    }
+  }
+  fprintf(stderr, "ops api parity: %d files pass on the twin, %d on the device (of %zu)\n", passed[0], passed[1],
+          list.n);
+  ck_assert_int_ge(passed[1], 39);
+  ck_assert_int_ge(passed[0], passed[1]);
+  to_list_free(&list);
+  dlca_context_free(ctx);
+}
+END_TEST
+
+/* A JAX vector is told apart; a corrupt file and a made-up op are refused by name. */
+START_TEST(test_api_parity_bad) {
+  const char *tmp = tu_tmpdir("api-parity-bad");
+  dlca_vector_kind kind;
+  const char *jax = tu_write(tmp, "jax.json", "{\"name\": \"x\", \"model\": {\"format\": \"dlca-model\"}}");
+  OK(dlca_parity_vector_kind(jax, &kind));
+  ck_assert_int_eq(kind, DLCA_VECTOR_JAX);
+  const char *bad = tu_write(tmp, "bad.json", "{\"format\": \"dlca-ops-vector\", ");
+  EXPECT(dlca_parity_vector_kind(bad, &kind), DLCA_EPARSE, "bad.json:1:");
+  EXPECT(dlca_parity_vector_kind("/nonexistent/x.json", &kind), DLCA_EIO, "/nonexistent/x.json: cannot be read");
+  const char *made_up = tu_write(tmp, "made_up.json",
+                                 "{\"format\": \"dlca-ops-vector\", \"version\": 1, \"case\": \"m\", \"op\": "
+                                 "\"frobnicate\", \"inputs\": {}, \"outputs\": {}, \"tolerance\": {\"abs\": 1e-4, "
+                                 "\"rel\": 1e-4}}");
+  dlca_ops_parity_report r;
+  EXPECT(dlca_parity_ops_vector(NULL, made_up, &r), DLCA_EUNSUPPORTED, "op frobnicate not implemented");
+  EXPECT(dlca_parity_ops_vector(NULL, bad, &r), DLCA_EPARSE, "bad.json");
+}
+END_TEST
+
 TCase *to_tcase_tape(void);
 
 static TCase *to_tcase_api(void) {
@@ -253,6 +310,8 @@ static TCase *to_tcase_api(void) {
   tcase_add_test(tc, test_api_losses);
   tcase_add_test(tc, test_api_bad_shapes);
   tcase_add_test(tc, test_api_bad_tensors);
+  tcase_add_test(tc, test_api_parity_files);
+  tcase_add_test(tc, test_api_parity_bad);
   return tc;
 }
 
