@@ -1,8 +1,9 @@
 /* The tape of the public ops (include/dlca_cl/ops.h) on the OpenCL device:
  * a small composite (mul and add with broadcasting, relu, a reused input,
- * sum, mse) whose tape gradients match the CPU twin's composed gradients,
- * which match central differences in double; reproducible bitwise; and
- * the tape's errors. */
+ * sum, mse), and a second (permute, expand, mean with keepdim, sub with
+ * broadcasting, tanh, softmax_cross_entropy), whose tape gradients match the
+ * CPU twin's composed gradients, which match central differences in double;
+ * reproducible bitwise; and the tape's errors. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +126,93 @@ START_TEST(test_tape_composite) {
 }
 END_TEST
 
+/* The second composite: loss = softmax_cross_entropy(tanh(l - mean(l, 1)), target) with
+ * l = permute(X) + expand(v); X [K,N], v [1,K]; l is used twice. */
+typedef struct comp2 {
+  double X[K * N], v[K];
+} comp2;
+static const double classes[N] = {2, 0, 1, 2};
+static const dlca__shape Xs = {2, {K, N}}, vs = {2, {1, K}}, ms = {2, {N, 1}};
+static const dlca__move perm = {DLCA__M_permute, 2, {{1}, {0}}, 0}, expd = {DLCA__M_expand, 2, {{N}, {-1}}, 0};
+
+static double composite2(const comp2 *c, comp2 *g) {
+  double p[N * K], e[N * K], l[N * K], mu[N], l2[N * K], t[N * K], loss;
+  dlca__ref_move(&perm, &Xs, c->X, p);
+  dlca__ref_move(&expd, &vs, c->v, e);
+  dlca__ref_binary(DLCA__B_add, &xs, p, &xs, e, l);
+  dlca__ref_reduce(DLCA__R_mean, &xs, 2u, l, mu);
+  dlca__ref_binary(DLCA__B_sub, &xs, l, &ms, mu, l2);
+  dlca__ref_unary(DLCA__U_tanh, N * K, l2, t);
+  ck_assert_int_eq(dlca__ref_softmax_xent(N, K, t, classes, &loss), DLCA_OK);
+  if (!g) return loss;
+  double dt[N * K], dl2[N * K], dl[N * K], dmu[N], dlb[N * K], dp[N * K], de[N * K];
+  dlca__ref_softmax_xent_backward(N, K, t, classes, 1.0, dt);
+  dlca__ref_unary_backward(DLCA__U_tanh, N * K, l2, t, dt, dl2);
+  dlca__ref_binary_backward(DLCA__B_sub, &xs, l, &ms, mu, dl2, dl, dmu);
+  dlca__ref_reduce_backward(DLCA__R_mean, &xs, 2u, l, dmu, dlb);
+  for (int i = 0; i < N * K; i++) dl[i] += dlb[i];
+  dlca__ref_binary_backward(DLCA__B_add, &xs, p, &xs, e, dl, dp, de);
+  dlca__ref_move_backward(&perm, &Xs, dp, g->X);
+  dlca__ref_move_backward(&expd, &vs, de, g->v);
+  return loss;
+}
+
+static double fd_check2(comp2 *c, const comp2 *g) {
+  double *p = (double *)c, worst = 0;
+  const double *gp = (const double *)g;
+  for (size_t i = 0; i < sizeof(comp2) / sizeof(double); i++) {
+    double keep = p[i], eps = 1e-6;
+    p[i] = keep + eps;
+    double up = composite2(c, NULL);
+    p[i] = keep - eps;
+    double down = composite2(c, NULL);
+    p[i] = keep;
+    double fd = (up - down) / (2 * eps), d = fabs(fd - gp[i]);
+    ck_assert_msg(d <= 1e-6 + 1e-6 * fabs(fd), "input %zu: composed %.12g, central difference %.12g", i, gp[i], fd);
+    worst = fmax(worst, d);
+  }
+  return worst;
+}
+
+START_TEST(test_tape_composite2) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("tape-composite2");
+  dlca_context *ctx = tcl_context();
+  comp2 c, g;
+  float fX[K * N], fv[K], fc[N];
+  fill(fX, K * N, c.X, -2, 2, 3100), fill(fv, K, c.v, -1, 1, 3101);
+  for (int i = 0; i < N; i++) fc[i] = (float)classes[i];
+  double loss = composite2(&c, &g), efd = fd_check2(&c, &g);
+  dlca_tensor *tX = to_tensor(ctx, Xs, fX), *tv = to_tensor(ctx, vs, fv), *tc = to_tensor(ctx, ts, fc);
+  dlca_tensor *tmp[7] = {to_tensor(ctx, xs, NULL), to_tensor(ctx, xs, NULL), to_tensor(ctx, xs, NULL),
+                         to_tensor(ctx, ms, NULL), to_tensor(ctx, xs, NULL), to_tensor(ctx, xs, NULL),
+                         to_tensor(ctx, ls, NULL)};
+  dlca_movement mp = {DLCA_MOVE_PERMUTE, 2, {{1}, {0}}, 0}, me = {DLCA_MOVE_EXPAND, 2, {{N}, {-1}}, 0};
+  int axis = 1;
+  dlca_tape *tape;
+  OK(dlca_tape_new(ctx, &tape));
+  OK(dlca_tape_begin(tape));
+  OK(dlca_move(&mp, tX, tmp[0]));
+  OK(dlca_move(&me, tv, tmp[1]));
+  OK(dlca_binary(DLCA_BINARY_ADD, tmp[0], tmp[1], tmp[2]));
+  OK(dlca_reduce(DLCA_REDUCE_MEAN, tmp[2], &axis, 1, 1, tmp[3]));
+  OK(dlca_binary(DLCA_BINARY_SUB, tmp[2], tmp[3], tmp[4]));
+  OK(dlca_unary(DLCA_UNARY_TANH, tmp[4], tmp[5]));
+  OK(dlca_softmax_cross_entropy(tmp[5], tc, tmp[6]));
+  dlca_tape_end(tape);
+  OK(dlca_tape_backward(tape, tmp[6]));
+  double e = to_check(tmp[6], &loss, "loss");
+  e = fmax(e, to_check(dlca_tape_grad(tape, tX), g.X, "dX"));
+  e = fmax(e, to_check(dlca_tape_grad(tape, tv), g.v, "dv"));
+  ck_assert_ptr_null(dlca_tape_grad(tape, tc)); /* class targets have no gradient */
+  fprintf(stderr, "ops tape composite 2: device vs twin %.2e, twin vs central differences %.2e\n", e, efd);
+  dlca_tape_free(tape);
+  dlca_tensor_free(tX), dlca_tensor_free(tv), dlca_tensor_free(tc);
+  for (int i = 0; i < 7; i++) dlca_tensor_free(tmp[i]);
+  dlca_context_free(ctx);
+}
+END_TEST
+
 #define EXPECT(call, status, text)                                                                      \
   do {                                                                                                  \
     ck_assert_int_eq((call), (status));                                                                 \
@@ -168,6 +256,7 @@ TCase *to_tcase_tape(void) {
   TCase *tc = tcase_create("tape");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_tape_composite);
+  tcase_add_test(tc, test_tape_composite2);
   tcase_add_test(tc, test_tape_errors);
   return tc;
 }
