@@ -22,4 +22,5 @@
   X(ops) \
   X(ops_api) \
   X(optim) \
-  X(optim_cl)
+  X(optim_cl) \
+  X(blas)

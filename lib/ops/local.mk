@@ -13,3 +13,6 @@ libdlca_cl_internal_la_SOURCES += lib/ops/cl_case.h lib/ops/cl_case.c lib/ops/pa
 	lib/ops/api_more.c lib/ops/tape.c
 # Tensor groups (issue 32): many tensors in one buffer, for the multi-tensor optimizer step.
 libdlca_cl_internal_la_SOURCES += lib/ops/tensor_group.c
+# GEMM (CLBlast) and dense: the twin, the launchers, the vector runners.
+libdlca_cl_internal_la_SOURCES += lib/ops/ref_blas.h lib/ops/ref_blas.c lib/ops/cl_blas.h lib/ops/cl_blas.c \
+	lib/ops/cl_dense.c lib/ops/run_blas.h lib/ops/run_blas.c lib/ops/cl_run_blas.c
