@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "ops/cl_blas.h"
 #include "ops/cl_elementwise.h"
 #include "ops/ref_ops.h"
 #include "optim/vector.h"
@@ -249,7 +250,12 @@ static int run_optim(dlca_context *ctx, const dlca__ops_vector *v, dlca__ops_res
 static const struct {
   const char *op;
   int (*run)(dlca_context *, const dlca__ops_vector *, dlca__ops_result *);
-} other_ops[] = {{"optimizer", run_optim}, {"clip_grad_norm", run_optim}, {"lr_schedule", run_optim}, {NULL, NULL}};
+} other_ops[] = {{"optimizer", run_optim},
+                 {"clip_grad_norm", run_optim},
+                 {"lr_schedule", run_optim},
+                 {"gemm", dlca__ops_cl_run_gemm},
+                 {"dense", dlca__ops_cl_run_dense},
+                 {NULL, NULL}};
 
 static int run_local(dlca_context *ctx, size_t i, const dlca__ops_vector *v, dlca__ops_result *r) {
   scope s = {ctx, 0, {NULL}};
