@@ -299,6 +299,7 @@ START_TEST(test_api_parity_bad) {
 END_TEST
 
 TCase *to_tcase_tape(void);
+TCase *to_tcase_api_blas(void);
 
 static TCase *to_tcase_api(void) {
   TCase *tc = tcase_create("api");
@@ -319,5 +320,6 @@ Suite *suite_ops_api(void) {
   Suite *s = suite_create("ops_api");
   suite_add_tcase(s, to_tcase_api());
   suite_add_tcase(s, to_tcase_tape());
+  suite_add_tcase(s, to_tcase_api_blas());
   return s;
 }

@@ -98,6 +98,30 @@ DLCA_API DLCA_WUR int dlca_softmax_cross_entropy(const dlca_tensor *logits, cons
 DLCA_API DLCA_WUR int dlca_softmax_cross_entropy_backward(const dlca_tensor *logits, const dlca_tensor *target,
                                                           const dlca_tensor *g, dlca_tensor *d_logits);
 
+/* y = alpha op(a) op(b) + beta c, through CLBlast: op transposes a's (b's)
+ * last two axes where trans_a (trans_b) is set. a and b have rank 2, or 3
+ * for a strided batch [batch, rows, cols] (a rank-2 operand is then shared
+ * by every batch); y (and c, which may be NULL for none) is [m, n], or
+ * [batch, m, n]. c must not be y. */
+DLCA_API DLCA_WUR int dlca_gemm(int trans_a, int trans_b, float alpha, const dlca_tensor *a, const dlca_tensor *b,
+                                float beta, const dlca_tensor *c, dlca_tensor *y);
+/* da, db, dc (each may be NULL; of a's, b's and y's shapes) from dy: GEMMs,
+ * a shared operand's gradient summed over the batch in a fixed order. */
+DLCA_API DLCA_WUR int dlca_gemm_backward(int trans_a, int trans_b, float alpha, const dlca_tensor *a,
+                                         const dlca_tensor *b, float beta, const dlca_tensor *dy, dlca_tensor *da,
+                                         dlca_tensor *db, dlca_tensor *dc);
+
+/* The activations of dense (the order of lib/ops/ref_blas.h's). */
+typedef enum dlca_activation { DLCA_ACT_NONE, DLCA_ACT_RELU, DLCA_ACT_SIGMOID, DLCA_ACT_TANH, DLCA_ACT_COUNT } dlca_activation;
+/* y [N, out] = act(x [N, in] w [out, in]^T + b [out]) (torch.nn.Linear, then
+ * act); b may be NULL. One GEMM, then the bias and activation in one kernel. */
+DLCA_API DLCA_WUR int dlca_dense(dlca_activation act, const dlca_tensor *x, const dlca_tensor *w,
+                                 const dlca_tensor *b, dlca_tensor *y);
+/* dx (may be NULL), dw, db (may be NULL) from y = dense(x) and dy (not changed). */
+DLCA_API DLCA_WUR int dlca_dense_backward(dlca_activation act, const dlca_tensor *x, const dlca_tensor *w,
+                                          const dlca_tensor *y, const dlca_tensor *dy, dlca_tensor *dx,
+                                          dlca_tensor *dw, dlca_tensor *db);
+
 /* Waits for every op enqueued on ctx. */
 DLCA_API DLCA_WUR int dlca_ops_finish(dlca_context *ctx);
 

@@ -17,15 +17,42 @@ int dlca__api_reduce_plan(const char *fn, const dlca_tensor *x, const int *axes,
 /* The twin's movement of a public one. */
 int dlca__api_move(const char *fn, const dlca_movement *m, dlca__move *out);
 
+/* The sizes of y = op(a) op(b), per batch, for a and b of rank 2 or 3 (a strided batch). */
+typedef struct dlca__gemm_plan {
+  size_t batch, m, n, k;
+  int a3, b3; /* a, b of rank 3 */
+} dlca__gemm_plan;
+int dlca__api_gemm_plan(const char *fn, int ta, int tb, const dlca_tensor *a, const dlca_tensor *b,
+                        dlca__gemm_plan *p, dlca__shape *ys);
+/* da, db, dc (each may be NULL) of y = alpha op(a) op(b) + beta c, given dy; enqueues only. */
+int dlca__api_gemm_grads(dlca_context *ctx, const dlca__gemm_plan *p, int ta, int tb, float alpha, float beta,
+                         const dlca_tensor *a, const dlca_tensor *b, const dlca_tensor *dy, dlca_tensor *da,
+                         dlca_tensor *db, dlca_tensor *dc);
+/* dx, dw, db (dx, db may be NULL) of y = act(x w^T + b), given y and dy (untouched: dz is scratch). */
+int dlca__api_dense_grads(dlca_context *ctx, int act, const dlca_tensor *x, const dlca_tensor *w,
+                          const dlca_tensor *y, const dlca_tensor *dy, dlca_tensor *dx, dlca_tensor *dw,
+                          dlca_tensor *db);
+
 /* One recorded op: its kind, function, inputs, output and arguments. */
-typedef enum { DLCA__T_unary, DLCA__T_binary, DLCA__T_reduce, DLCA__T_move, DLCA__T_mse, DLCA__T_xent } dlca__tape_kind;
+typedef enum {
+  DLCA__T_unary,
+  DLCA__T_binary,
+  DLCA__T_reduce,
+  DLCA__T_move,
+  DLCA__T_mse,
+  DLCA__T_xent,
+  DLCA__T_gemm,
+  DLCA__T_dense
+} dlca__tape_kind;
 typedef struct dlca__tape_rec {
   dlca__tape_kind kind;
-  int fn;
-  const dlca_tensor *in[2];
+  int fn; /* the function, or dense's activation */
+  const dlca_tensor *in[3]; /* NULL where absent (gemm's c, dense's b) */
   const dlca_tensor *out;
-  unsigned mask;  /* reduce */
-  dlca__move move; /* movement */
+  unsigned mask;     /* reduce */
+  dlca__move move;   /* movement */
+  float alpha, beta; /* gemm */
+  int ta, tb;        /* gemm */
 } dlca__tape_rec;
 /* Appends r to the calling thread's begun tape where it records ctx (else nothing). */
 int dlca__tape_record(dlca_context *ctx, const dlca__tape_rec *r);

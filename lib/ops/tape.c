@@ -111,16 +111,34 @@ static int like(const dlca_tensor *t, dlca_tensor **out) {
   return t ? dlca_tensor_new(t->ctx, t->rank, t->shape, out) : DLCA_OK;
 }
 
-/* The backward of one record, given g, its output's gradient, into d0 and d1 (of its inputs' shapes). */
-static int run_backward(dlca_context *ctx, const dlca__tape_rec *r, const dlca_tensor *g, dlca_tensor *d0,
-                        dlca_tensor *d1) {
+/* The backward of one record, given g, its output's gradient, into d[i] (of in[i]'s shape, NULL for none). */
+static int run_backward(dlca_context *ctx, const dlca__tape_rec *r, const dlca_tensor *g, dlca_tensor *const *d) {
+  const dlca_tensor *const *in = r->in;
+  dlca__gemm_plan p;
+  dlca__shape ys;
+  int rc;
   switch (r->kind) {
-    case DLCA__T_unary: return dlca__ops_cl_unary_backward(ctx, (dlca__unary_fn)r->fn, r->in[0], r->out, g, d0);
-    case DLCA__T_binary: return dlca__ops_cl_binary_backward(ctx, (dlca__binary_fn)r->fn, r->in[0], r->in[1], g, d0, d1);
-    case DLCA__T_reduce: return dlca__ops_cl_reduce_backward(ctx, (dlca__reduce_fn)r->fn, r->in[0], r->mask, g, d0);
-    case DLCA__T_move: return dlca__ops_cl_move_backward(ctx, &r->move, g, d0);
-    case DLCA__T_mse: return dlca__ops_cl_mse_backward(ctx, r->in[0], r->in[1], g, d0, d1);
-    default: return dlca__ops_cl_softmax_xent_backward(ctx, r->in[0], r->in[1], g, d0);
+    case DLCA__T_unary: return dlca__ops_cl_unary_backward(ctx, (dlca__unary_fn)r->fn, in[0], r->out, g, d[0]);
+    case DLCA__T_binary: return dlca__ops_cl_binary_backward(ctx, (dlca__binary_fn)r->fn, in[0], in[1], g, d[0], d[1]);
+    case DLCA__T_reduce: return dlca__ops_cl_reduce_backward(ctx, (dlca__reduce_fn)r->fn, in[0], r->mask, g, d[0]);
+    case DLCA__T_move: return dlca__ops_cl_move_backward(ctx, &r->move, g, d[0]);
+    case DLCA__T_mse: return dlca__ops_cl_mse_backward(ctx, in[0], in[1], g, d[0], d[1]);
+    case DLCA__T_xent: return dlca__ops_cl_softmax_xent_backward(ctx, in[0], in[1], g, d[0]);
+    case DLCA__T_gemm:
+      if ((rc = dlca__api_gemm_plan("dlca_tape_backward", r->ta, r->tb, in[0], in[1], &p, &ys))) return rc;
+      return dlca__api_gemm_grads(ctx, &p, r->ta, r->tb, r->alpha, r->beta, in[0], in[1], g, d[0], d[1], d[2]);
+    default: return dlca__api_dense_grads(ctx, r->fn, in[0], in[1], r->out, g, d[0], d[1], d[2]);
+  }
+}
+
+/* How many of a record's inputs get a gradient (softmax's class targets get none). */
+static int n_grads(const dlca__tape_rec *r) {
+  switch (r->kind) {
+    case DLCA__T_binary:
+    case DLCA__T_mse: return 2;
+    case DLCA__T_gemm:
+    case DLCA__T_dense: return 3;
+    default: return 1;
   }
 }
 
@@ -128,14 +146,13 @@ static int run_backward(dlca_context *ctx, const dlca__tape_rec *r, const dlca_t
 static int step(dlca_tape *tape, const dlca__tape_rec *r) {
   const tape_grad *g = find(tape, r->out);
   if (!g || (r->kind == DLCA__T_binary && r->fn == DLCA__B_cmplt)) return DLCA_OK; /* no gradient flows */
-  int two = r->kind == DLCA__T_binary || r->kind == DLCA__T_mse; /* softmax's target has none */
-  dlca_tensor *d0 = NULL, *d1 = NULL;
-  int rc = like(r->in[0], &d0);
-  if (!rc && two) rc = like(r->in[1], &d1);
-  if (!rc) rc = run_backward(tape->ctx, r, g->g, d0, d1);
-  if (!rc) rc = accumulate(tape, r->in[0], &d0);
-  if (!rc && d1) rc = accumulate(tape, r->in[1], &d1);
-  dlca_tensor_free(d0), dlca_tensor_free(d1); /* released once the queued kernels are done */
+  dlca_tensor *d[3] = {NULL, NULL, NULL};
+  int rc = DLCA_OK, n = n_grads(r);
+  for (int i = 0; i < n && !rc; i++) rc = like(r->in[i], &d[i]);
+  if (!rc) rc = run_backward(tape->ctx, r, g->g, d);
+  for (int i = 0; i < n && !rc; i++)
+    if (d[i]) rc = accumulate(tape, r->in[i], &d[i]);
+  for (int i = 0; i < 3; i++) dlca_tensor_free(d[i]); /* released once the queued kernels are done */
   return rc;
 }
 
