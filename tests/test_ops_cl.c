@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cl_util.h"
+#include "ops/cl_case.h"
 #include "ops/cl_elementwise.h"
 #include "ops/ref_case.h"
 #include "ops_util.h"
@@ -159,12 +160,10 @@ START_TEST(test_ops_cl_tuned) {
 }
 END_TEST
 
-/* Uploads a file's tensor as float32. */
+/* Uploads a file's tensor as float32 (the library's dlca__ops_cl_tensor). */
 dlca_tensor *to_vec_tensor(dlca_context *ctx, const dlca__ops_tensor *t) {
-  float *f = malloc(sizeof(float) * (t->n ? t->n : 1));
-  for (size_t i = 0; i < t->n; i++) f[i] = (float)t->data[i];
-  dlca_tensor *d = to_tensor(ctx, dlca__ops_shape(t), f);
-  free(f);
+  dlca_tensor *d;
+  ck_assert_msg(dlca__ops_cl_tensor(ctx, t, &d) == DLCA_OK, "%s", dlca_last_error());
   return d;
 }
 
