@@ -6,3 +6,4 @@
 #include "ops/movement.cl"
 #include "ops/loss.cl"
 #include "ops/dense.cl"
+#include "ops/conv.cl"

@@ -23,4 +23,5 @@
   X(ops_api) \
   X(optim) \
   X(optim_cl) \
-  X(blas)
+  X(blas) \
+  X(conv)
