@@ -8,6 +8,7 @@
 
 #include "core/internal.h"
 #include "ops/cl_blas.h"
+#include "ops/cl_conv.h"
 #include "ops/cl_elementwise.h"
 #include "ops/ref_ops.h"
 #include "optim/vector.h"
@@ -255,6 +256,7 @@ static const struct {
                  {"lr_schedule", run_optim},
                  {"gemm", dlca__ops_cl_run_gemm},
                  {"dense", dlca__ops_cl_run_dense},
+                 {"conv2d", dlca__ops_cl_run_conv2d},
                  {NULL, NULL}};
 
 static int run_local(dlca_context *ctx, size_t i, const dlca__ops_vector *v, dlca__ops_result *r) {
