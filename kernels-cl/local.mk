@@ -18,3 +18,5 @@ dist_kernels_ops_DATA += kernels-cl/ops/elementwise.cl kernels-cl/ops/reduce.cl 
 dist_kernels_optim_DATA += kernels-cl/optim/rules.cl kernels-cl/optim/step.cl kernels-cl/optim/clip.cl
 dist_kernels_ops_DATA += kernels-cl/ops/dense.cl
 dist_kernels_ops_DATA += kernels-cl/ops/conv.cl
+# GRU and randomized SVD (issue 33).
+dist_kernels_ops_DATA += kernels-cl/ops/gru.cl kernels-cl/ops/rsvd.cl

@@ -7,3 +7,5 @@
 #include "ops/loss.cl"
 #include "ops/dense.cl"
 #include "ops/conv.cl"
+#include "ops/gru.cl"
+#include "ops/rsvd.cl"

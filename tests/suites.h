@@ -24,4 +24,5 @@
   X(optim) \
   X(optim_cl) \
   X(blas) \
-  X(conv)
+  X(conv) \
+  X(gru)

@@ -19,3 +19,9 @@ libdlca_cl_internal_la_SOURCES += lib/ops/ref_blas.h lib/ops/ref_blas.c lib/ops/
 # conv2d and 2-D pooling (issue 31): the CPU twin, its vector runner, the launchers of kernels-cl/ops/conv.cl.
 libdlca_cl_internal_la_SOURCES += lib/ops/ref_conv.h lib/ops/ref_conv.c lib/ops/ref_pool.c lib/ops/ref_conv_run.c
 libdlca_cl_internal_la_SOURCES += lib/ops/cl_conv.h lib/ops/cl_pool.c lib/ops/cl_conv.c lib/ops/cl_conv_run.c
+# GRU and randomized SVD (issue 33): the CPU twins and their vector runners.
+libdlca_cl_internal_la_SOURCES += lib/ops/ref_gru.h lib/ops/ref_gru.c lib/ops/ref_gru_ens.c lib/ops/ref_gru_case.c \
+	lib/ops/ref_rsvd.c lib/ops/rsvd_case.h lib/ops/rsvd_case.c
+# The GRU and the randomized SVD on the device (kernels-cl/ops/gru.cl, rsvd.cl).
+libdlca_cl_internal_la_SOURCES += lib/ops/cl_gru.h lib/ops/cl_gru_int.h lib/ops/cl_gru.c lib/ops/cl_gru_back.c \
+	lib/ops/cl_gru_case.c lib/ops/rsvd_int.h lib/ops/rsvd_orth.c lib/ops/rsvd_cl.c

@@ -8,6 +8,7 @@
 
 #include "core/internal.h"
 #include "ops/ref_conv.h"
+#include "ops/ref_gru.h"
 #include "ops/ref_ops.h"
 #include "optim/vector.h"
 #include "ops/run_blas.h"
@@ -96,7 +97,9 @@ static const struct {
            {"mse", dlca__ops_run_mse},       {"softmax_cross_entropy", dlca__ops_run_softmax_xent},
            {"optimizer", dlca__optim_ref_case}, {"clip_grad_norm", dlca__optim_ref_case},
            {"lr_schedule", dlca__optim_ref_case}, {"gemm", dlca__ops_run_gemm},
-           {"dense", dlca__ops_run_dense},   {"conv2d", dlca__ops_run_conv2d}};
+           {"dense", dlca__ops_run_dense},   {"conv2d", dlca__ops_run_conv2d},
+           {"gru_cell", dlca__ops_run_gru_cell}, {"gru_sequence", dlca__ops_run_gru_sequence},
+           {"rsvd", dlca__ops_run_rsvd}};
 
 int dlca__ops_ref_run(const dlca__ops_vector *v, dlca__ops_result *r) {
   memset(r, 0, sizeof *r);

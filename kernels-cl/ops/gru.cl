@@ -1,0 +1,172 @@
+// The GRU's recurrent part, float32 (issue 33; twin lib/ops/ref_gru.c, gate
+// order r, z, n). The input projection of all T steps is one GEMM before
+// these (lib/ops/cl_gru.c); here is one launch per step for an ensemble of M
+// GRUs (grid axis 2), each work-group GRU_TJ hidden units x GRU_TB batch rows
+// of one member, its W_hh rows and h columns staged through local memory in
+// tiles of GRU_TK. Layouts (floats): gi/dgi row (b, t) of member m at
+// m * gi_m + (b * T + t) * gi_row, the gates r, z, n at +0, +H, +2H; hs
+// [M, T+1, B, H] time-major (hs[m, 0] = h0); y [M, B, T, H]; gates
+// [M, T, B, 4H] (r, z, n, W_hn h + b_hn); dgh [M, T, B, 3H]; dhd [M, T, B, H].
+// Every sum has a fixed order: the result does not depend on the schedule.
+
+// @tunable GRU_TJ 32 16 64 8 | 1..256 pow2
+#ifndef GRU_TJ
+#define GRU_TJ 32
+#endif
+// @tunable GRU_TB 8 4 16 2 | 1..64 pow2
+#ifndef GRU_TB
+#define GRU_TB 8
+#endif
+// @tunable GRU_TK 32 16 64 | 4..256 pow2
+#ifndef GRU_TK
+#define GRU_TK 32
+#endif
+// @tunable GRU_WG 64 128 256 | 1..1024 pow2
+#ifndef GRU_WG
+#define GRU_WG 64
+#endif
+
+#define GRU_NL (GRU_TJ * GRU_TB)
+
+float dlca_gru_sigm(float a) { return 1.0f / (1.0f + exp(-a)); }
+
+// hs[m, 0] = h0[m] (M * B * H elements).
+__kernel __attribute__((reqd_work_group_size(GRU_WG, 1, 1)))
+void dlca_gru_copy_h0(__global const float *h0, __global float *hs, uint BH, uint T, uint n) {
+  uint i = (uint)get_global_id(0);
+  if (i >= n) return;
+  hs[(size_t)(i / BH) * (T + 1) * BH + i % BH] = h0[i];
+}
+
+// acc[g] = sum_k h[b, k] w[g H + j, k] for the gates g = 0, 1, 2 of hidden unit j (h rows of length H).
+// hl and wl: local tiles of GRU_TB x GRU_TK and 3 x GRU_TJ x (GRU_TK + 1) floats.
+#define GRU_WLD (GRU_TK + 1)
+void dlca_gru_matvec3(__global const float *h, __global const float *w, uint B, uint H, __local float *hl,
+                      __local float *wl, float *acc) {
+  uint lj = (uint)get_local_id(0), lb = (uint)get_local_id(1), l = lb * GRU_TJ + lj;
+  uint j0 = (uint)get_group_id(0) * GRU_TJ, b0 = (uint)get_group_id(1) * GRU_TB;
+  acc[0] = acc[1] = acc[2] = 0.0f;
+  for (uint k0 = 0; k0 < H; k0 += GRU_TK) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint e = l; e < GRU_TB * GRU_TK; e += GRU_NL) {
+      uint bb = e / GRU_TK, kk = e % GRU_TK;
+      hl[bb * GRU_TK + kk] = b0 + bb < B && k0 + kk < H ? h[(size_t)(b0 + bb) * H + k0 + kk] : 0.0f;
+    }
+    for (uint e = l; e < 3 * GRU_TJ * GRU_TK; e += GRU_NL) {
+      uint g = e / (GRU_TJ * GRU_TK), jj = e / GRU_TK % GRU_TJ, kk = e % GRU_TK;
+      wl[(g * GRU_TJ + jj) * GRU_WLD + kk] = j0 + jj < H && k0 + kk < H ? w[(size_t)(g * H + j0 + jj) * H + k0 + kk] : 0.0f;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint kk = 0; kk < GRU_TK; kk++) {
+      float hv = hl[lb * GRU_TK + kk];
+      acc[0] = fma(wl[lj * GRU_WLD + kk], hv, acc[0]);
+      acc[1] = fma(wl[(GRU_TJ + lj) * GRU_WLD + kk], hv, acc[1]);
+      acc[2] = fma(wl[(2 * GRU_TJ + lj) * GRU_WLD + kk], hv, acc[2]);
+    }
+  }
+}
+
+// Step t of the forward: hs[m, t+1] and y[m, :, t] from hs[m, t] and gi; the gates kept where keep is set, h_n
+// written at the last step where has_hn is set. Biases: has_bias (b_ih and b_hh [M, 3H]).
+__kernel __attribute__((reqd_work_group_size(GRU_TJ, GRU_TB, 1)))
+void dlca_gru_step(__global const float *gi, uint gi_m, uint gi_row, __global const float *w_hh,
+                   __global const float *b_ih, __global const float *b_hh, int has_bias, __global float *hs,
+                   __global float *y, __global float *gates, int keep, __global float *h_n, int has_hn, uint t,
+                   uint B, uint T, uint H) {
+  uint j = (uint)get_global_id(0), b = (uint)get_global_id(1), m = (uint)get_global_id(2);
+  size_t BH = (size_t)B * H;
+  __global const float *h = hs + ((size_t)m * (T + 1) + t) * BH;
+  __local float hl[GRU_TB * GRU_TK], wl[3 * GRU_TJ * GRU_WLD];
+  float gh[3];
+  dlca_gru_matvec3(h, w_hh + (size_t)m * 3 * H * H, B, H, hl, wl, gh);
+  if (j >= H || b >= B) return;
+  __global const float *x = gi + (size_t)m * gi_m + ((size_t)b * T + t) * gi_row;
+  float ir = x[j], iz = x[H + j], in = x[2 * H + j];
+  if (has_bias) {
+    __global const float *bi = b_ih + (size_t)m * 3 * H, *bh = b_hh + (size_t)m * 3 * H;
+    ir += bi[j], iz += bi[H + j], in += bi[2 * H + j];
+    gh[0] += bh[j], gh[1] += bh[H + j], gh[2] += bh[2 * H + j];
+  }
+  float r = dlca_gru_sigm(ir + gh[0]), z = dlca_gru_sigm(iz + gh[1]), n = tanh(in + r * gh[2]);
+  float hp = h[(size_t)b * H + j], hn = (1.0f - z) * n + z * hp;
+  hs[((size_t)m * (T + 1) + t + 1) * BH + (size_t)b * H + j] = hn;
+  y[(((size_t)m * B + b) * T + t) * H + j] = hn;
+  if (has_hn && t + 1 == T) h_n[(size_t)m * BH + (size_t)b * H + j] = hn;
+  if (!keep) return;
+  __global float *q = gates + (((size_t)m * T + t) * B + b) * 4 * H;
+  q[j] = r, q[H + j] = z, q[2 * H + j] = n, q[3 * H + j] = gh[2];
+}
+
+// acc = sum_g d[b, g] w[g, j] over g < 3H (d rows of length 3H, w [3H, H]); dl and wl local tiles of
+// GRU_TB x GRU_TK and GRU_TK x (GRU_TJ + 1) floats.
+float dlca_gru_matvec_t(__global const float *d, __global const float *w, uint B, uint H, __local float *dl,
+                        __local float *wl) {
+  uint lj = (uint)get_local_id(0), lb = (uint)get_local_id(1), l = lb * GRU_TJ + lj;
+  uint j0 = (uint)get_group_id(0) * GRU_TJ, b0 = (uint)get_group_id(1) * GRU_TB, G = 3 * H;
+  float acc = 0.0f;
+  for (uint k0 = 0; k0 < G; k0 += GRU_TK) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint e = l; e < GRU_TB * GRU_TK; e += GRU_NL) {
+      uint bb = e / GRU_TK, kk = e % GRU_TK;
+      dl[bb * GRU_TK + kk] = b0 + bb < B && k0 + kk < G ? d[(size_t)(b0 + bb) * G + k0 + kk] : 0.0f;
+    }
+    for (uint e = l; e < GRU_TK * GRU_TJ; e += GRU_NL) {
+      uint kk = e / GRU_TJ, jj = e % GRU_TJ;
+      wl[kk * (GRU_TJ + 1) + jj] = k0 + kk < G && j0 + jj < H ? w[(size_t)(k0 + kk) * H + j0 + jj] : 0.0f;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint kk = 0; kk < GRU_TK; kk++) acc = fma(dl[lb * GRU_TK + kk], wl[kk * (GRU_TJ + 1) + lj], acc);
+  }
+  return acc;
+}
+
+// Step t of the backward (t = T-1 down to 0), then t = T for dh0: the gradient reaching h_t is dh_n (t = T-1) or
+// dhd[t+1] + dgh[t+1] W_hh, plus dy[:, t]; from it and the kept gates, dgi and dgh of step t and dhd[t] = g z.
+__kernel __attribute__((reqd_work_group_size(GRU_TJ, GRU_TB, 1)))
+void dlca_gru_back_step(__global const float *w_hh, __global const float *hs, __global const float *gates,
+                        __global const float *dy, int has_dy, __global const float *dh_n, int has_dhn,
+                        __global float *dgi, uint gi_m, uint gi_row, __global float *dgh, __global float *dhd,
+                        __global float *dh0, uint t, uint B, uint T, uint H) {
+  uint j = (uint)get_global_id(0), b = (uint)get_global_id(1), m = (uint)get_global_id(2);
+  size_t BH = (size_t)B * H, G = 3 * (size_t)H;
+  int last = t + 1 == T, final = t == T;
+  uint s = final ? 0 : t + 1; // the step whose gradients flow back into h_t
+  __local float dl[GRU_TB * GRU_TK], wl[GRU_TK * (GRU_TJ + 1)];
+  float g = 0.0f;
+  if (!last) g = dlca_gru_matvec_t(dgh + ((size_t)m * T + s) * B * G, w_hh + (size_t)m * G * H, B, H, dl, wl);
+  if (j >= H || b >= B) return;
+  size_t bj = (size_t)b * H + j;
+  if (!last) g += dhd[((size_t)m * T + s) * BH + bj];
+  else if (has_dhn) g = dh_n[(size_t)m * BH + bj];
+  if (final) {
+    dh0[(size_t)m * BH + bj] = g;
+    return;
+  }
+  if (has_dy) g += dy[(((size_t)m * B + b) * T + t) * H + j];
+  __global const float *q = gates + (((size_t)m * T + t) * B + b) * 4 * H;
+  float r = q[j], z = q[H + j], n = q[2 * H + j], ghn = q[3 * H + j];
+  float hp = hs[((size_t)m * (T + 1) + t) * BH + bj];
+  float an = g * (1.0f - z) * (1.0f - n * n), ar = an * ghn * r * (1.0f - r), az = g * (hp - n) * z * (1.0f - z);
+  __global float *di = dgi + (size_t)m * gi_m + ((size_t)b * T + t) * gi_row;
+  __global float *dh = dgh + (((size_t)m * T + t) * B + b) * G;
+  di[j] = ar, di[H + j] = az, di[2 * H + j] = an;
+  dh[j] = ar, dh[H + j] = az, dh[2 * H + j] = an * r;
+  dhd[((size_t)m * T + t) * BH + bj] = g * z;
+}
+
+// dst[m * cols + c] = sum over r < rows of src[m * sm + r * ld + c], in row order (the bias gradients).
+__kernel __attribute__((reqd_work_group_size(GRU_WG, 1, 1)))
+void dlca_gru_colsum(__global const float *src, uint rows, uint cols, uint ld, uint sm, __global float *dst,
+                     uint n) {
+  uint i = (uint)get_global_id(0);
+  if (i >= n) return;
+  uint m = i / cols, c = i % cols;
+  __global const float *p = src + (size_t)m * sm + c;
+  float acc = 0.0f, comp = 0.0f;
+  for (uint r = 0; r < rows; r++) {
+    float v = p[(size_t)r * ld] - comp, tt = acc + v;
+    comp = (tt - acc) - v;
+    acc = tt;
+  }
+  dst[i] = acc;
+}

@@ -1,0 +1,218 @@
+/* The GRU and the randomized SVD on the OpenCL device (PoCL in CI): the
+ * public gru_cell, gru_sequence and rsvd vectors, the device against the twin
+ * on fresh random inputs (ensembles, odd sizes, forward and BPTT), and bad input. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cl_util.h"
+#include "ops/cl_gru.h"
+#include "ops/vector.h"
+#include "ops_util.h"
+#include "test_gru.h"
+
+static const char *const vec_prefix[] = {"gru_cell_", "gru_sequence_", "rsvd_"};
+
+START_TEST(test_gru_cl_vectors) {
+  const char *dir = to_dir();
+  if (!dir || !tcl_platform()) return;
+  tcl_fresh_env("gru-cl-vectors");
+  dlca_context *ctx = tcl_context();
+  to_list list;
+  to_list_files(dir, vec_prefix[_i], &list);
+  ck_assert(list.n > 0);
+  int (*run[])(dlca_context *, const dlca__ops_vector *, dlca__ops_result *) = {
+      dlca__ops_cl_run_gru_cell, dlca__ops_cl_run_gru_sequence, dlca__ops_cl_run_rsvd};
+  for (size_t f = 0; f < list.n; f++) {
+    dlca__ops_vector v;
+    dlca__ops_result r;
+    ck_assert_msg(dlca__ops_vector_load(list.path[f], &v) == DLCA_OK, "%s", dlca_last_error());
+    ck_assert_msg(run[_i](ctx, &v, &r) == DLCA_OK, "%s", dlca_last_error());
+    double worst[2] = {0, 0};
+    for (int g = 0; g < 2; g++) {
+      const dlca__ops_set *set = g ? &v.grads : &v.outputs;
+      for (size_t i = 0; i < set->n; i++) {
+        double *got = g ? r.grad[i] : r.out[i];
+        dlca__ops_cmp c = dlca__ops_compare(got, &set->t[i], v.tol_abs, v.tol_rel);
+        ck_assert_msg(c.pass, "%s: %s[%zu] = %.9g, want %.9g", v.path, set->t[i].name, c.worst_index,
+                      got[c.worst_index], set->t[i].data[c.worst_index]);
+        worst[g] = fmax(worst[g], c.worst);
+      }
+    }
+    fprintf(stderr, "gru cl %-16s forward %.2e backward %.2e (%zu grads)\n", v.name, worst[0], worst[1], v.grads.n);
+    dlca__ops_result_free(&r);
+    dlca__ops_vector_free(&v);
+  }
+  to_list_free(&list);
+  dlca_context_free(ctx);
+}
+END_TEST
+
+/* Host arrays of one random case: the six inputs, the two upstream gradients, as float and double. */
+typedef struct gcase {
+  dlca__gru_cfg c;
+  size_t n[8];
+  float *f[8];
+  double *d[8];
+} gcase;
+
+enum { X, H0, WI, WH, BI, BH, DY, DHN };
+
+static void gcase_make(gcase *g, uint64_t seed) {
+  size_t M = g->c.M, B = g->c.d.B, T = g->c.d.T, D = g->c.d.D, H = g->c.d.H, G = 3 * H;
+  size_t n[8] = {(g->c.x_shared ? 1 : M) * B * T * D, M * B * H, M * G * D, M * G * H, M * G, M * G, M * B * T * H,
+                 M * B * H};
+  for (int i = 0; i < 8; i++) {
+    g->n[i] = n[i];
+    g->f[i] = malloc(sizeof(float) * n[i]), g->d[i] = malloc(sizeof(double) * n[i]);
+    tu_random(g->f[i], n[i], i >= WI && i <= BH ? -0.5f : -1.0f, i >= WI && i <= BH ? 0.5f : 1.0f, seed + (uint64_t)i);
+    to_double(g->f[i], g->d[i], n[i]);
+  }
+}
+
+static void gcase_free(gcase *g) {
+  for (int i = 0; i < 8; i++) free(g->f[i]), free(g->d[i]);
+}
+
+/* The worst |device - twin| of t against want (n values), failing past 2e-4 + 2e-4 |want|. */
+static double worst_of(const dlca_tensor *t, const double *want, const char *what) {
+  size_t n = dlca_tensor_numel(t);
+  float *got = malloc(sizeof(float) * n);
+  ck_assert_msg(dlca_tensor_download(t, got, n) == DLCA_OK, "%s", dlca_last_error());
+  double w = 0;
+  for (size_t i = 0; i < n; i++) {
+    double e = fabs((double)got[i] - want[i]);
+    ck_assert_msg(e <= 2e-4 + 2e-4 * fabs(want[i]), "%s[%zu] = %.9g, twin %.9g", what, i, got[i], want[i]);
+    w = fmax(w, e);
+  }
+  free(got);
+  return w;
+}
+
+static dlca_tensor *vec(dlca_context *ctx, size_t n, const float *f) {
+  return to_tensor(ctx, (dlca__shape){1, {n}}, f);
+}
+
+static const dlca__gru_cfg random_cfgs[] = {
+    {1, 0, {5, 4, 11, 37}}, {3, 0, {4, 3, 6, 20}}, {3, 1, {2, 5, 7, 33}}, {2, 1, {33, 1, 9, 70}}, {1, 0, {1, 1, 1, 1}},
+};
+
+START_TEST(test_gru_cl_twin) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("gru-cl-twin");
+  dlca_context *ctx = tcl_context();
+  gcase g = {random_cfgs[_i], {0}, {0}, {0}};
+  gcase_make(&g, 1000 + 10 * (uint64_t)_i);
+  size_t M = g.c.M, ny = g.n[DY], nh = g.n[DHN];
+  double *y = malloc(sizeof(double) * ny), *hn = malloc(sizeof(double) * nh), *gr[6];
+  for (int i = 0; i < 6; i++) gr[i] = malloc(sizeof(double) * g.n[i]);
+  dlca__ref_gru_w w = {g.d[WI], g.d[WH], g.d[BI], g.d[BH]};
+  dlca__ref_gru_dw dw = {gr[WI], gr[WH], gr[BI], gr[BH]};
+  ck_assert_int_eq(dlca__ref_gru_ensemble(M, g.c.x_shared, &g.c.d, &w, g.d[X], g.d[H0], y, hn), DLCA_OK);
+  ck_assert_int_eq(dlca__ref_gru_ensemble_backward(M, g.c.x_shared, &g.c.d, &w, g.d[X], g.d[H0], y, g.d[DY],
+                                                   g.d[DHN], gr[X], gr[H0], &dw),
+                   DLCA_OK);
+  dlca_tensor *t[8], *ty = vec(ctx, ny, NULL), *thn = vec(ctx, nh, NULL), *tg[6];
+  for (int i = 0; i < 8; i++) t[i] = vec(ctx, g.n[i], g.f[i]);
+  for (int i = 0; i < 6; i++) tg[i] = vec(ctx, g.n[i], NULL);
+  dlca__gru_tape *tape;
+  ck_assert_msg(dlca__gru_tape_new(ctx, &g.c, &tape) == DLCA_OK, "%s", dlca_last_error());
+  dlca__gru_cl_w cw = {t[WI], t[WH], t[BI], t[BH]};
+  dlca__gru_cl_dw cdw = {tg[WI], tg[WH], tg[BI], tg[BH]};
+  ck_assert_msg(dlca__ops_cl_gru_forward(ctx, &g.c, &cw, t[X], t[H0], ty, thn, tape) == DLCA_OK, "%s",
+                dlca_last_error());
+  ck_assert_msg(dlca__ops_cl_gru_backward(ctx, &g.c, &cw, t[X], tape, t[DY], t[DHN], tg[X], tg[H0], &cdw) == DLCA_OK,
+                "%s", dlca_last_error());
+  double ef = fmax(worst_of(ty, y, "y"), worst_of(thn, hn, "h_n")), eb = 0;
+  static const char *const names[6] = {"dx", "dh0", "dw_ih", "dw_hh", "db_ih", "db_hh"};
+  for (int i = 0; i < 6; i++) eb = fmax(eb, worst_of(tg[i], gr[i], names[i]));
+  fprintf(stderr, "gru cl M %zu%s B %zu T %zu D %zu H %zu: forward %.2e backward %.2e\n", M,
+          g.c.x_shared ? " (shared x)" : "", g.c.d.B, g.c.d.T, g.c.d.D, g.c.d.H, ef, eb);
+  dlca__gru_tape_free(tape);
+  for (int i = 0; i < 8; i++) dlca_tensor_free(t[i]);
+  for (int i = 0; i < 6; i++) dlca_tensor_free(tg[i]), free(gr[i]);
+  dlca_tensor_free(ty), dlca_tensor_free(thn);
+  free(y), free(hn);
+  gcase_free(&g);
+  dlca_context_free(ctx);
+}
+END_TEST
+
+/* The device rSVD against the twin on the same seed: S, and U, V column by column (the same signs). */
+START_TEST(test_rsvd_cl_twin) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("rsvd-cl-twin");
+  dlca_context *ctx = tcl_context();
+  size_t m = _i ? 150 : 90, n = _i ? 70 : 130, k = _i ? 12 : 5;
+  dlca__rsvd p = {k, _i ? 10 : 6, (size_t)_i + 1, 77};
+  double *a = malloc(sizeof(double) * m * n), *u = malloc(sizeof(double) * m * k), *s = malloc(sizeof(double) * k);
+  double *v = malloc(sizeof(double) * n * k);
+  float *af = malloc(sizeof(float) * m * n);
+  tg_decaying(m, n, 0.75, 40 + (uint64_t)_i, a);
+  for (size_t i = 0; i < m * n; i++) af[i] = (float)a[i], a[i] = af[i];
+  ck_assert_int_eq(dlca__ref_rsvd(&p, m, n, a, u, s, v), DLCA_OK);
+  dlca_tensor *ta = to_tensor(ctx, (dlca__shape){2, {m, n}}, af), *tu = vec(ctx, m * k, NULL), *ts = vec(ctx, k, NULL),
+              *tv = vec(ctx, n * k, NULL);
+  ck_assert_msg(dlca__ops_cl_rsvd(ctx, &p, ta, tu, ts, tv, NULL) == DLCA_OK, "%s", dlca_last_error());
+  double es = worst_of(ts, s, "S"), eu = worst_of(tu, u, "U"), ev = worst_of(tv, v, "V");
+  fprintf(stderr, "rsvd cl %zux%zu k %zu p %zu q %zu: S %.2e U %.2e V %.2e against the twin\n", m, n, k, p.oversample,
+          p.power_iters, es, eu, ev);
+  dlca_tensor_free(ta), dlca_tensor_free(tu), dlca_tensor_free(ts), dlca_tensor_free(tv);
+  free(a), free(u), free(s), free(v), free(af);
+  dlca_context_free(ctx);
+}
+END_TEST
+
+#define EXPECT(call, status, text)                                                                      \
+  do {                                                                                                  \
+    ck_assert_int_eq((call), (status));                                                                 \
+    ck_assert_msg(strstr(dlca_last_error(), (text)), "\"%s\" lacks \"%s\"", dlca_last_error(), (text)); \
+  } while (0)
+
+START_TEST(test_gru_cl_errors) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("gru-cl-errors");
+  dlca_context *ctx = tcl_context();
+  float af[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  dlca_tensor *a = to_tensor(ctx, (dlca__shape){2, {3, 4}}, af), *u = vec(ctx, 12, NULL), *s = vec(ctx, 4, NULL),
+              *v = vec(ctx, 16, NULL);
+  dlca__rsvd p = {4, 2, 1, 1};
+  EXPECT(dlca__ops_cl_rsvd(ctx, &p, a, u, s, v, NULL), DLCA_EINVAL, "rank 4, expected 1 to min(m, n) = 3");
+  p.rank = 2;
+  EXPECT(dlca__ops_cl_rsvd(ctx, &p, a, u, s, v, NULL), DLCA_EINVAL, "U, S, V have 12, 4, 16 elements");
+  dlca_tensor *u2 = vec(ctx, 6, NULL), *s2 = vec(ctx, 2, NULL), *v2 = vec(ctx, 8, NULL);
+  af[5] = NAN;
+  ck_assert_int_eq(dlca_tensor_upload(a, af, 12), DLCA_OK);
+  EXPECT(dlca__ops_cl_rsvd(ctx, &p, a, u2, s2, v2, NULL), DLCA_EINVAL, "A is not finite");
+  dlca__gru_cfg c = {2, 0, {3, 2, 4, 5}};
+  dlca_tensor *x = vec(ctx, 2 * 3 * 2 * 4, NULL), *h0 = vec(ctx, 2 * 3 * 5, NULL), *wi = vec(ctx, 2 * 15 * 4, NULL),
+              *wh = vec(ctx, 2 * 15 * 5 + 1, NULL), *y = vec(ctx, 2 * 3 * 2 * 5, NULL);
+  dlca__gru_cl_w w = {wi, wh, NULL, NULL};
+  EXPECT(dlca__ops_cl_gru_forward(ctx, &c, &w, x, h0, y, NULL, NULL), DLCA_EINVAL,
+         "gru forward: w_hh has shape [151] (151 elements), expected 150");
+  c.d.H = 0;
+  EXPECT(dlca__ops_cl_gru_forward(ctx, &c, &w, x, h0, y, NULL, NULL), DLCA_EINVAL, "hidden size 0");
+  c.d.H = 5;
+  dlca_tensor_free(wh);
+  w.w_hh = wh = vec(ctx, 2 * 15 * 5, NULL);
+  dlca__gru_tape *tape;
+  ck_assert_int_eq(dlca__gru_tape_new(ctx, &c, &tape), DLCA_OK);
+  EXPECT(dlca__ops_cl_gru_backward(ctx, &c, &w, x, tape, y, NULL, NULL, NULL, NULL), DLCA_EINVAL,
+         "no forward of this configuration");
+  dlca__gru_tape_free(tape);
+  dlca_tensor *all[] = {a, u, s, v, u2, s2, v2, x, h0, wi, wh, y};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) dlca_tensor_free(all[i]);
+  dlca_context_free(ctx);
+}
+END_TEST
+
+TCase *tg_tcase_cl(void) {
+  TCase *tc = tcase_create("cl");
+  tcase_set_timeout(tc, 300);
+  tcase_add_loop_test(tc, test_gru_cl_vectors, 0, 3);
+  tcase_add_loop_test(tc, test_gru_cl_twin, 0, (int)(sizeof random_cfgs / sizeof random_cfgs[0]));
+  tcase_add_loop_test(tc, test_rsvd_cl_twin, 0, 2);
+  tcase_add_test(tc, test_gru_cl_errors);
+  return tc;
+}
