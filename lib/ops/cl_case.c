@@ -9,6 +9,7 @@
 #include "core/internal.h"
 #include "ops/cl_blas.h"
 #include "ops/cl_conv.h"
+#include "ops/cl_gru.h"
 #include "ops/cl_elementwise.h"
 #include "ops/ref_ops.h"
 #include "optim/vector.h"
@@ -240,24 +241,23 @@ static const struct {
 } local_ops[] = {{"unary", run_unary},   {"binary", run_binary}, {"reduce", run_reduce},
                  {"movement", run_movement}, {"mse", run_mse},  {"softmax_cross_entropy", run_softmax_xent}};
 
-/* The optimizer suite's cases: dlca__optim_run_vector allocates the result itself. */
-static int run_optim(dlca_context *ctx, const dlca__ops_vector *v, dlca__ops_result *r) {
-  dlca__ops_result_free(r);
-  return dlca__optim_run_vector(ctx, v, r);
-}
-
-/* The ops whose runners live with their launchers (interfaces.md), given r
- * allocated as dlca__ops_ref_run's runners are; wired in as their branches land. */
+/* The ops whose runners live with their launchers (interfaces.md), wired in
+ * as their branches land; `own`: the runner allocates r itself (else it gets
+ * r allocated, as dlca__ops_ref_run's runners do). */
 static const struct {
   const char *op;
   int (*run)(dlca_context *, const dlca__ops_vector *, dlca__ops_result *);
-} other_ops[] = {{"optimizer", run_optim},
-                 {"clip_grad_norm", run_optim},
-                 {"lr_schedule", run_optim},
-                 {"gemm", dlca__ops_cl_run_gemm},
-                 {"dense", dlca__ops_cl_run_dense},
-                 {"conv2d", dlca__ops_cl_run_conv2d},
-                 {NULL, NULL}};
+  int own;
+} other_ops[] = {{"optimizer", dlca__optim_run_vector, 1},
+                 {"clip_grad_norm", dlca__optim_run_vector, 1},
+                 {"lr_schedule", dlca__optim_run_vector, 1},
+                 {"gemm", dlca__ops_cl_run_gemm, 0},
+                 {"dense", dlca__ops_cl_run_dense, 0},
+                 {"conv2d", dlca__ops_cl_run_conv2d, 0},
+                 {"gru_cell", dlca__ops_cl_run_gru_cell, 1},
+                 {"gru_sequence", dlca__ops_cl_run_gru_sequence, 1},
+                 {"rsvd", dlca__ops_cl_run_rsvd, 1},
+                 {NULL, NULL, 0}};
 
 static int run_local(dlca_context *ctx, size_t i, const dlca__ops_vector *v, dlca__ops_result *r) {
   scope s = {ctx, 0, {NULL}};
@@ -274,7 +274,7 @@ int dlca__ops_cl_run(dlca_context *ctx, const dlca__ops_vector *v, dlca__ops_res
     if (!strcmp(v->op, local_ops[i].op) && (found = 1) && !(rc = dlca__ops_result_alloc(v, r)))
       rc = run_local(ctx, i, v, r);
   for (size_t i = 0; !found && other_ops[i].op; i++)
-    if (!strcmp(v->op, other_ops[i].op) && (found = 1) && !(rc = dlca__ops_result_alloc(v, r)))
+    if (!strcmp(v->op, other_ops[i].op) && (found = 1) && (other_ops[i].own || !(rc = dlca__ops_result_alloc(v, r))))
       rc = other_ops[i].run(ctx, v, r);
   if (!found) return dlca__fail(DLCA_EUNSUPPORTED, "%s: op %s not implemented", v->path, v->op);
   if (rc) dlca__ops_result_free(r);

@@ -12,7 +12,8 @@
  * DLCA_EPARSE where the file's attrs or shapes do not fit the op; a device
  * error as the launchers give it. Waits for the device. On failure *r is
  * empty. The runners of other parts' ops (dlca__ops_cl_run_<op>) get r
- * already allocated (dlca__ops_result_alloc), as the twin's runners do. */
+ * already allocated (dlca__ops_result_alloc), as the twin's runners do, or
+ * allocate it themselves (marked so in lib/ops/cl_case.c's table). */
 int dlca__ops_cl_run(dlca_context *ctx, const dlca__ops_vector *v, dlca__ops_result *r);
 
 /* r's slots for v's outputs and grads, zeroed (DLCA_ENOMEM naming the file). */
