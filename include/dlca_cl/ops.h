@@ -122,6 +122,32 @@ DLCA_API DLCA_WUR int dlca_dense_backward(dlca_activation act, const dlca_tensor
                                           const dlca_tensor *y, const dlca_tensor *dy, dlca_tensor *dx,
                                           dlca_tensor *dw, dlca_tensor *db);
 
+/* Stride and zero padding of conv2d (NULL: stride 1, no padding). */
+typedef struct dlca_conv2d_params {
+  int stride_h, stride_w, pad_h, pad_w;
+} dlca_conv2d_params;
+/* y [N, O, OH, OW] = conv2d(x [N, C, H, W], w [O, C, KH, KW]) + b [O]
+ * (torch.nn.functional.conv2d, groups 1; b may be NULL), OH = (H + 2 pad_h
+ * - KH) / stride_h + 1: im2col, one GEMM, then the bias. */
+DLCA_API DLCA_WUR int dlca_conv2d(const dlca_conv2d_params *p, const dlca_tensor *x, const dlca_tensor *w,
+                                  const dlca_tensor *b, dlca_tensor *y);
+/* dx, dw, db (each may be NULL) from dy: GEMMs and col2im, db summed in a fixed order. */
+DLCA_API DLCA_WUR int dlca_conv2d_backward(const dlca_conv2d_params *p, const dlca_tensor *x, const dlca_tensor *w,
+                                           const dlca_tensor *dy, dlca_tensor *dx, dlca_tensor *dw,
+                                           dlca_tensor *db);
+DLCA_API DLCA_WUR int dlca_conv2d_shape(const dlca_conv2d_params *p, const dlca_tensor *x, const dlca_tensor *w,
+                                        int *rank, size_t *shape);
+
+typedef enum dlca_pool_fn { DLCA_POOL_MAX, DLCA_POOL_MEAN, DLCA_POOL_COUNT } dlca_pool_fn;
+/* Max or mean over k x k windows of x [N, C, H, W] with stride s, no
+ * padding (max_pool2d / avg_pool2d); max's gradient goes to the first
+ * maximum of each window. */
+DLCA_API DLCA_WUR int dlca_pool2d(dlca_pool_fn fn, int k, int s, const dlca_tensor *x, dlca_tensor *y);
+DLCA_API DLCA_WUR int dlca_pool2d_backward(dlca_pool_fn fn, int k, int s, const dlca_tensor *x, const dlca_tensor *dy,
+                                           dlca_tensor *dx);
+DLCA_API DLCA_WUR int dlca_pool2d_shape(dlca_pool_fn fn, int k, int s, const dlca_tensor *x, int *rank,
+                                        size_t *shape);
+
 /* Waits for every op enqueued on ctx. */
 DLCA_API DLCA_WUR int dlca_ops_finish(dlca_context *ctx);
 

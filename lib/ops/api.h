@@ -3,6 +3,7 @@
 #define DLCA_OPS_API_H
 #include "dlca_cl/ops.h"
 #include "ops/cl_elementwise.h"
+#include "ops/ref_conv.h"
 
 /* *ctx = the context of the first tensor of t[0..n) that is not NULL; then
  * each t[i] must belong to it (DLCA_EINVAL "fn: names[i]: ..."). A NULL
@@ -42,7 +43,9 @@ typedef enum {
   DLCA__T_mse,
   DLCA__T_xent,
   DLCA__T_gemm,
-  DLCA__T_dense
+  DLCA__T_dense,
+  DLCA__T_conv,
+  DLCA__T_pool
 } dlca__tape_kind;
 typedef struct dlca__tape_rec {
   dlca__tape_kind kind;
@@ -53,6 +56,8 @@ typedef struct dlca__tape_rec {
   dlca__move move;   /* movement */
   float alpha, beta; /* gemm */
   int ta, tb;        /* gemm */
+  dlca__conv2d conv; /* conv2d */
+  int k, s;          /* pool2d */
 } dlca__tape_rec;
 /* Appends r to the calling thread's begun tape where it records ctx (else nothing). */
 int dlca__tape_record(dlca_context *ctx, const dlca__tape_rec *r);

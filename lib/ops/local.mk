@@ -10,7 +10,7 @@ libdlca_cl_internal_la_SOURCES += lib/ops/tensor.h lib/ops/tensor.c lib/ops/cl_e
 	lib/ops/cl_reduce.c lib/ops/cl_movement.c lib/ops/cl_loss.c
 # h-api: vector cases on the device, their public parity, the public ops API and its tape.
 libdlca_cl_internal_la_SOURCES += lib/ops/cl_case.h lib/ops/cl_case.c lib/ops/parity.c lib/ops/api.h lib/ops/api.c \
-	lib/ops/api_more.c lib/ops/api_blas.c lib/ops/tape.c
+	lib/ops/api_more.c lib/ops/api_blas.c lib/ops/api_conv.c lib/ops/tape.c
 # Tensor groups (issue 32): many tensors in one buffer, for the multi-tensor optimizer step.
 libdlca_cl_internal_la_SOURCES += lib/ops/tensor_group.c
 # GEMM (CLBlast) and dense: the twin, the launchers, the vector runners.

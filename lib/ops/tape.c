@@ -7,6 +7,7 @@
 
 #include "core/internal.h"
 #include "ops/api.h"
+#include "ops/cl_conv.h"
 
 /* A tensor's gradient, owned by the tape. */
 typedef struct tape_grad {
@@ -127,6 +128,8 @@ static int run_backward(dlca_context *ctx, const dlca__tape_rec *r, const dlca_t
     case DLCA__T_gemm:
       if ((rc = dlca__api_gemm_plan("dlca_tape_backward", r->ta, r->tb, in[0], in[1], &p, &ys))) return rc;
       return dlca__api_gemm_grads(ctx, &p, r->ta, r->tb, r->alpha, r->beta, in[0], in[1], g, d[0], d[1], d[2]);
+    case DLCA__T_conv: return dlca__ops_cl_conv2d_backward(ctx, &r->conv, in[0], in[1], g, d[0], d[1], d[2], NULL);
+    case DLCA__T_pool: return dlca__ops_cl_pool2d_backward(ctx, (dlca__pool_fn)r->fn, r->k, r->s, in[0], g, d[0]);
     default: return dlca__api_dense_grads(ctx, r->fn, in[0], in[1], r->out, g, d[0], d[1], d[2]);
   }
 }
@@ -137,7 +140,8 @@ static int n_grads(const dlca__tape_rec *r) {
     case DLCA__T_binary:
     case DLCA__T_mse: return 2;
     case DLCA__T_gemm:
-    case DLCA__T_dense: return 3;
+    case DLCA__T_dense:
+    case DLCA__T_conv: return 3;
     default: return 1;
   }
 }
