@@ -41,21 +41,25 @@ START_TEST(test_api_gemm) {
   if (mode == 2) as = (dlca__shape){3, {B, as.d[0], as.d[1]}};
   float alpha = 1.5f, beta = 0.5f;
   double *a, *b, *c, *dy;
-  dlca_tensor *tA = rand_t(ctx, as, -1, 1, 4000 + (uint64_t)_i, &a), *tB = rand_t(ctx, bs, -1, 1, 4100 + (uint64_t)_i, &b);
-  dlca_tensor *tC = rand_t(ctx, ys, -1, 1, 4200 + (uint64_t)_i, &c), *tdy = rand_t(ctx, ys, -1, 1, 4300 + (uint64_t)_i, &dy);
+  dlca_tensor *tA = rand_t(ctx, as, -1, 1, 4000 + (uint64_t)_i, &a),
+              *tB = rand_t(ctx, bs, -1, 1, 4100 + (uint64_t)_i, &b);
+  dlca_tensor *tC = rand_t(ctx, ys, -1, 1, 4200 + (uint64_t)_i, &c),
+              *tdy = rand_t(ctx, ys, -1, 1, 4300 + (uint64_t)_i, &dy);
   dlca_tensor *ty = to_tensor(ctx, ys, NULL), *tda = to_tensor(ctx, as, NULL), *tdb = to_tensor(ctx, bs, NULL);
   dlca_tensor *tdc = to_tensor(ctx, ys, NULL);
   size_t na = dlca__shape_n(&as), nb = dlca__shape_n(&bs), ny = dlca__shape_n(&ys);
   double *y = malloc(sizeof(double) * ny), *da = calloc(na, sizeof(double)), *db = calloc(nb, sizeof(double));
   double *dc = malloc(sizeof(double) * ny);
   memcpy(y, c, sizeof(double) * ny);
-  dlca__gemm g = {ta, tb, m, n, k, alpha, beta, ta ? m : k, tb ? k : n, n, 0, 0, 0, B, mode == 2 ? m * k : 0,
-                  mode ? k * n : 0, m * n};
+  dlca__gemm g = {
+      ta,   tb, m, n, k, alpha, beta, ta ? m : k, tb ? k : n, n, 0, 0, 0, B, mode == 2 ? m * k : 0, mode ? k * n : 0,
+      m * n};
   dlca__ref_gemm(&g, a, b, y);
   dlca__ref_gemm_backward(&g, a, b, dy, da, db, dc);
   OK(dlca_gemm(ta, tb, alpha, tA, tB, beta, tC, ty));
   OK(dlca_gemm_backward(ta, tb, alpha, tA, tB, beta, tdy, tda, tdb, tdc));
-  double ef = to_check(ty, y, "y"), eb = fmax(to_check(tda, da, "da"), fmax(to_check(tdb, db, "db"), to_check(tdc, dc, "dc")));
+  double ef = to_check(ty, y, "y"),
+         eb = fmax(to_check(tda, da, "da"), fmax(to_check(tdb, db, "db"), to_check(tdc, dc, "dc")));
   fprintf(stderr, "ops api gemm ta %d tb %d batch mode %d forward %.2e backward %.2e\n", ta, tb, mode, ef, eb);
   dlca_tensor_free(tA), dlca_tensor_free(tB), dlca_tensor_free(tC), dlca_tensor_free(tdy), dlca_tensor_free(ty),
       dlca_tensor_free(tda), dlca_tensor_free(tdb), dlca_tensor_free(tdc);
@@ -77,8 +81,10 @@ START_TEST(test_api_dense) {
   dlca_tensor *tw = rand_t(ctx, (dlca__shape){2, {out, in}}, -1, 1, 4500 + (uint64_t)_i, &w);
   dlca_tensor *tb = rand_t(ctx, (dlca__shape){1, {out}}, -1, 1, 4600 + (uint64_t)_i, &b);
   dlca_tensor *tdy = rand_t(ctx, (dlca__shape){2, {N, out}}, -1, 1, 4700 + (uint64_t)_i, &dy);
-  dlca_tensor *ty = to_tensor(ctx, (dlca__shape){2, {N, out}}, NULL), *tdx = to_tensor(ctx, (dlca__shape){2, {N, in}}, NULL);
-  dlca_tensor *tdw = to_tensor(ctx, (dlca__shape){2, {out, in}}, NULL), *tdb = to_tensor(ctx, (dlca__shape){1, {out}}, NULL);
+  dlca_tensor *ty = to_tensor(ctx, (dlca__shape){2, {N, out}}, NULL),
+              *tdx = to_tensor(ctx, (dlca__shape){2, {N, in}}, NULL);
+  dlca_tensor *tdw = to_tensor(ctx, (dlca__shape){2, {out, in}}, NULL),
+              *tdb = to_tensor(ctx, (dlca__shape){1, {out}}, NULL);
   dlca__ref_dense((dlca__act)act, N, in, out, x, w, bias ? b : NULL, y);
   dlca__ref_dense_backward((dlca__act)act, N, in, out, x, w, y, dy, dx, dw, db);
   OK(dlca_dense(act, tx, tw, bias ? tb : NULL, ty));
@@ -130,12 +136,15 @@ START_TEST(test_api_tape_mlp) {
   double *x, *w1, *b1, *w2, *b2, h[N * H], l[N * O], loss, t[N] = {0, 2, 1, 1, 0};
   double dl[N * O], dh[N * H], dx[N * I], dw1[H * I], db1[H], dw2[O * H], db2[O];
   dlca_tensor *tx = rand_t(ctx, (dlca__shape){2, {N, I}}, -1, 1, 4800, &x);
-  dlca_tensor *tw1 = rand_t(ctx, (dlca__shape){2, {H, I}}, -1, 1, 4801, &w1), *tb1 = rand_t(ctx, (dlca__shape){1, {H}}, -1, 1, 4802, &b1);
-  dlca_tensor *tw2 = rand_t(ctx, (dlca__shape){2, {O, H}}, -1, 1, 4803, &w2), *tb2 = rand_t(ctx, (dlca__shape){1, {O}}, -1, 1, 4804, &b2);
+  dlca_tensor *tw1 = rand_t(ctx, (dlca__shape){2, {H, I}}, -1, 1, 4801, &w1),
+              *tb1 = rand_t(ctx, (dlca__shape){1, {H}}, -1, 1, 4802, &b1);
+  dlca_tensor *tw2 = rand_t(ctx, (dlca__shape){2, {O, H}}, -1, 1, 4803, &w2),
+              *tb2 = rand_t(ctx, (dlca__shape){1, {O}}, -1, 1, 4804, &b2);
   float tf[N];
   for (int i = 0; i < N; i++) tf[i] = (float)t[i];
   dlca_tensor *tt = to_tensor(ctx, (dlca__shape){1, {N}}, tf), *th = to_tensor(ctx, (dlca__shape){2, {N, H}}, NULL);
-  dlca_tensor *tl = to_tensor(ctx, (dlca__shape){2, {N, O}}, NULL), *tloss = to_tensor(ctx, (dlca__shape){0, {0}}, NULL);
+  dlca_tensor *tl = to_tensor(ctx, (dlca__shape){2, {N, O}}, NULL),
+              *tloss = to_tensor(ctx, (dlca__shape){0, {0}}, NULL);
   dlca__ref_dense(DLCA__ACT_relu, N, I, H, x, w1, b1, h);
   dlca__ref_dense(DLCA__ACT_none, N, H, O, h, w2, b2, l);
   ck_assert_int_eq(dlca__ref_softmax_xent(N, O, l, t, &loss), DLCA_OK);

@@ -111,16 +111,19 @@ START_TEST(test_api_conv_bad) {
   dlca_tensor *x = to_tensor(ctx, (dlca__shape){4, {1, 2, 5, 5}}, NULL);
   dlca_tensor *w = to_tensor(ctx, (dlca__shape){4, {3, 4, 3, 3}}, NULL);
   dlca_tensor *w2 = to_tensor(ctx, (dlca__shape){4, {3, 2, 3, 3}}, NULL);
-  dlca_tensor *y = to_tensor(ctx, (dlca__shape){4, {1, 3, 5, 5}}, NULL), *m = to_tensor(ctx, (dlca__shape){2, {5, 5}}, NULL);
+  dlca_tensor *y = to_tensor(ctx, (dlca__shape){4, {1, 3, 5, 5}}, NULL),
+              *m = to_tensor(ctx, (dlca__shape){2, {5, 5}}, NULL);
   ck_assert_int_eq(dlca_conv2d(NULL, x, w, NULL, y), DLCA_EINVAL);
   ck_assert_ptr_nonnull(strstr(dlca_last_error(), "dlca_conv2d: "));
-  EXPECT(dlca_conv2d(NULL, x, w2, NULL, y), DLCA_EINVAL, "dlca_conv2d: y has shape [1, 3, 5, 5], expected [1, 3, 3, 3]");
+  EXPECT(dlca_conv2d(NULL, x, w2, NULL, y), DLCA_EINVAL,
+         "dlca_conv2d: y has shape [1, 3, 5, 5], expected [1, 3, 3, 3]");
   dlca_conv2d_params same = {1, 1, 1, 1};
   OK(dlca_conv2d(&same, x, w2, NULL, y));
   ck_assert_int_eq(dlca_pool2d(DLCA_POOL_MAX, 2, 2, m, m), DLCA_EINVAL);
   ck_assert_ptr_nonnull(strstr(dlca_last_error(), "dlca_pool2d: "));
   EXPECT(dlca_pool2d((dlca_pool_fn)5, 2, 2, x, x), DLCA_EINVAL, "no pooling function 5");
-  EXPECT(dlca_pool2d(DLCA_POOL_MEAN, 2, 2, x, x), DLCA_EINVAL, "dlca_pool2d: y has shape [1, 2, 5, 5], expected [1, 2, 2, 2]");
+  EXPECT(dlca_pool2d(DLCA_POOL_MEAN, 2, 2, x, x), DLCA_EINVAL,
+         "dlca_pool2d: y has shape [1, 2, 5, 5], expected [1, 2, 2, 2]");
   dlca_tensor_free(x), dlca_tensor_free(w), dlca_tensor_free(w2), dlca_tensor_free(y), dlca_tensor_free(m);
   dlca_context_free(ctx);
 }

@@ -230,8 +230,12 @@ START_TEST(test_tape_errors) {
   OK(dlca_tape_new(ctx, &second));
   OK(dlca_tape_begin(tape));
   EXPECT(dlca_tape_begin(second), DLCA_EINVAL, "another tape is begun on this thread");
+  EXPECT(dlca_unary(DLCA_UNARY_EXP, a, a), DLCA_EINVAL, "dlca_unary: the output is also an input");
   OK(dlca_unary(DLCA_UNARY_EXP, a, y));
+  EXPECT(dlca_binary(DLCA_BINARY_ADD, y, y, a), DLCA_EINVAL,
+         "dlca_binary: the output is a tensor the tape already holds");
   OK(dlca_unary(DLCA_UNARY_EXP, c, z)); /* another context: not recorded */
+  OK(dlca_unary(DLCA_UNARY_EXP, z, z)); /* nor checked */
   dlca_tape_end(tape);
   OK(dlca_unary(DLCA_UNARY_EXP, a, y)); /* ended: not recorded */
   ck_assert_uint_eq(dlca_tape_size(tape), 1);

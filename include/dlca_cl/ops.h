@@ -16,9 +16,11 @@ extern "C" {
 #endif
 
 /* The functions of each op, as X-macro lists (UPPER, lower name). */
-#define DLCA_UNARY_FNS(X)                                                                                         \
-  X(NEG, neg) X(EXP, exp) X(LOG, log) X(RELU, relu) X(SIGMOID, sigmoid) X(TANH, tanh) X(SQRT, sqrt) X(RECIP, recip) \
-  X(EXP2, exp2) X(LOG2, log2) X(SIN, sin) X(COS, cos)
+/* clang-format off */
+#define DLCA_UNARY_FNS(X) \
+  X(NEG, neg) X(EXP, exp) X(LOG, log) X(RELU, relu) X(SIGMOID, sigmoid) X(TANH, tanh) \
+  X(SQRT, sqrt) X(RECIP, recip) X(EXP2, exp2) X(LOG2, log2) X(SIN, sin) X(COS, cos)
+/* clang-format on */
 #define DLCA_BINARY_FNS(X) X(ADD, add) X(SUB, sub) X(MUL, mul) X(DIV, div) X(MAX, max) X(MOD, mod) X(CMPLT, cmplt)
 #define DLCA_REDUCE_FNS(X) X(SUM, sum) X(MAX, max) X(MEAN, mean)
 #define DLCA_MOVE_FNS(X) X(PERMUTE, permute) X(EXPAND, expand) X(PAD, pad) X(SHRINK, shrink) X(STRIDE, stride)
@@ -112,15 +114,21 @@ DLCA_API DLCA_WUR int dlca_gemm_backward(int trans_a, int trans_b, float alpha, 
                                          dlca_tensor *db, dlca_tensor *dc);
 
 /* The activations of dense (the order of lib/ops/ref_blas.h's). */
-typedef enum dlca_activation { DLCA_ACT_NONE, DLCA_ACT_RELU, DLCA_ACT_SIGMOID, DLCA_ACT_TANH, DLCA_ACT_COUNT } dlca_activation;
+typedef enum dlca_activation {
+  DLCA_ACT_NONE,
+  DLCA_ACT_RELU,
+  DLCA_ACT_SIGMOID,
+  DLCA_ACT_TANH,
+  DLCA_ACT_COUNT
+} dlca_activation;
 /* y [N, out] = act(x [N, in] w [out, in]^T + b [out]) (torch.nn.Linear, then
  * act); b may be NULL. One GEMM, then the bias and activation in one kernel. */
-DLCA_API DLCA_WUR int dlca_dense(dlca_activation act, const dlca_tensor *x, const dlca_tensor *w,
-                                 const dlca_tensor *b, dlca_tensor *y);
+DLCA_API DLCA_WUR int dlca_dense(dlca_activation act, const dlca_tensor *x, const dlca_tensor *w, const dlca_tensor *b,
+                                 dlca_tensor *y);
 /* dx (may be NULL), dw, db (may be NULL) from y = dense(x) and dy (not changed). */
 DLCA_API DLCA_WUR int dlca_dense_backward(dlca_activation act, const dlca_tensor *x, const dlca_tensor *w,
-                                          const dlca_tensor *y, const dlca_tensor *dy, dlca_tensor *dx,
-                                          dlca_tensor *dw, dlca_tensor *db);
+                                          const dlca_tensor *y, const dlca_tensor *dy, dlca_tensor *dx, dlca_tensor *dw,
+                                          dlca_tensor *db);
 
 /* Stride and zero padding of conv2d (NULL: stride 1, no padding). */
 typedef struct dlca_conv2d_params {
@@ -133,8 +141,7 @@ DLCA_API DLCA_WUR int dlca_conv2d(const dlca_conv2d_params *p, const dlca_tensor
                                   const dlca_tensor *b, dlca_tensor *y);
 /* dx, dw, db (each may be NULL) from dy: GEMMs and col2im, db summed in a fixed order. */
 DLCA_API DLCA_WUR int dlca_conv2d_backward(const dlca_conv2d_params *p, const dlca_tensor *x, const dlca_tensor *w,
-                                           const dlca_tensor *dy, dlca_tensor *dx, dlca_tensor *dw,
-                                           dlca_tensor *db);
+                                           const dlca_tensor *dy, dlca_tensor *dx, dlca_tensor *dw, dlca_tensor *db);
 DLCA_API DLCA_WUR int dlca_conv2d_shape(const dlca_conv2d_params *p, const dlca_tensor *x, const dlca_tensor *w,
                                         int *rank, size_t *shape);
 
@@ -145,8 +152,7 @@ typedef enum dlca_pool_fn { DLCA_POOL_MAX, DLCA_POOL_MEAN, DLCA_POOL_COUNT } dlc
 DLCA_API DLCA_WUR int dlca_pool2d(dlca_pool_fn fn, int k, int s, const dlca_tensor *x, dlca_tensor *y);
 DLCA_API DLCA_WUR int dlca_pool2d_backward(dlca_pool_fn fn, int k, int s, const dlca_tensor *x, const dlca_tensor *dy,
                                            dlca_tensor *dx);
-DLCA_API DLCA_WUR int dlca_pool2d_shape(dlca_pool_fn fn, int k, int s, const dlca_tensor *x, int *rank,
-                                        size_t *shape);
+DLCA_API DLCA_WUR int dlca_pool2d_shape(dlca_pool_fn fn, int k, int s, const dlca_tensor *x, int *rank, size_t *shape);
 
 /* Waits for every op enqueued on ctx. */
 DLCA_API DLCA_WUR int dlca_ops_finish(dlca_context *ctx);
@@ -158,8 +164,10 @@ DLCA_API DLCA_WUR int dlca_ops_finish(dlca_context *ctx);
  * alive until dlca_tape_backward). dlca_tape_backward(tape, loss) runs the
  * backwards in reverse order from loss (seeded with ones: the gradient of
  * the sum of loss), summing the gradient of a tensor used several times in
- * a fixed order, no atomics. An op writing into a tensor an earlier
- * recorded op used as an input gives wrong gradients (there is no check). */
+ * a fixed order, no atomics. While recording, an op whose output is one
+ * of its inputs or a tensor the tape already holds is refused (DLCA_EINVAL):
+ * its gradients would be wrong. Tensors changed by other means (an upload)
+ * are not detected. */
 typedef struct dlca_tape dlca_tape;
 DLCA_API DLCA_WUR int dlca_tape_new(dlca_context *ctx, dlca_tape **out);
 /* Frees the records and the gradients (NULL is allowed); ends it if begun. */

@@ -1,11 +1,12 @@
 /* The public ops (include/dlca_cl/ops.h), elementwise part: the function
  * names, the checks every op shares, unary and binary. Each wraps a
  * launcher of lib/ops/cl_*.c and records itself on a begun tape. */
+#include "ops/api.h"
+
 #include <stdio.h>
 #include <string.h>
 
 #include "core/internal.h"
-#include "ops/api.h"
 
 /* The public enums are the twin's, in the same order. */
 _Static_assert((int)DLCA_UNARY_COUNT == (int)DLCA__U_COUNT, "unary functions");
@@ -47,6 +48,12 @@ int dlca__api_ctx(const char *fn, dlca_context **ctx, int n, const dlca_tensor *
   return DLCA_OK;
 }
 
+int dlca__api_fwd(const char *fn, dlca_context **ctx, int n, const dlca_tensor *const *t, const char *const *names,
+                  unsigned optional) {
+  int rc = dlca__api_ctx(fn, ctx, n, t, names, optional);
+  return rc ? rc : dlca__tape_check(*ctx, fn, n, t);
+}
+
 static void shape_text(const dlca__shape *s, char *buf, size_t len) {
   int p = snprintf(buf, len, "[");
   for (int k = 0; k < s->rank && p > 0 && (size_t)p < len; k++)
@@ -84,7 +91,7 @@ int dlca_unary(dlca_unary_fn fn, const dlca_tensor *x, dlca_tensor *y) {
   dlca_context *ctx;
   dlca__shape xs;
   int rc;
-  if ((rc = unary_fn("dlca_unary", fn)) || (rc = dlca__api_ctx("dlca_unary", &ctx, 2, t, names, 0)) ||
+  if ((rc = unary_fn("dlca_unary", fn)) || (rc = dlca__api_fwd("dlca_unary", &ctx, 2, t, names, 0)) ||
       (xs = dlca__ops_cl_shape(x), rc = dlca__api_shape("dlca_unary", "y", y, &xs)) ||
       (rc = dlca__ops_cl_unary(ctx, (dlca__unary_fn)fn, x, y)))
     return rc;
@@ -135,7 +142,7 @@ int dlca_binary(dlca_binary_fn fn, const dlca_tensor *a, const dlca_tensor *b, d
   dlca_context *ctx;
   dlca__shape ys;
   int rc;
-  if ((rc = binary_fn("dlca_binary", fn)) || (rc = dlca__api_ctx("dlca_binary", &ctx, 3, t, names, 0)) ||
+  if ((rc = binary_fn("dlca_binary", fn)) || (rc = dlca__api_fwd("dlca_binary", &ctx, 3, t, names, 0)) ||
       (rc = broadcast("dlca_binary", a, b, &ys)) || (rc = dlca__api_shape("dlca_binary", "y", y, &ys)) ||
       (rc = dlca__ops_cl_binary(ctx, (dlca__binary_fn)fn, a, b, y)))
     return rc;
@@ -155,8 +162,7 @@ int dlca_binary_backward(dlca_binary_fn fn, const dlca_tensor *a, const dlca_ten
       (rc = broadcast(f, a, b, &ys)) || (rc = dlca__api_shape(f, "dy", dy, &ys)))
     return rc;
   as = dlca__ops_cl_shape(a), bs = dlca__ops_cl_shape(b);
-  if ((da && (rc = dlca__api_shape(f, "da", da, &as))) || (db && (rc = dlca__api_shape(f, "db", db, &bs))))
-    return rc;
+  if ((da && (rc = dlca__api_shape(f, "da", da, &as))) || (db && (rc = dlca__api_shape(f, "db", db, &bs)))) return rc;
   return dlca__ops_cl_binary_backward(ctx, (dlca__binary_fn)fn, a, b, dy, da, db);
 }
 

@@ -11,8 +11,8 @@
 
 _Static_assert((int)DLCA_ACT_COUNT == (int)DLCA__ACT_COUNT && (int)DLCA_ACT_TANH == (int)DLCA__ACT_tanh, "act");
 
-int dlca__api_gemm_plan(const char *fn, int ta, int tb, const dlca_tensor *a, const dlca_tensor *b,
-                        dlca__gemm_plan *p, dlca__shape *ys) {
+int dlca__api_gemm_plan(const char *fn, int ta, int tb, const dlca_tensor *a, const dlca_tensor *b, dlca__gemm_plan *p,
+                        dlca__shape *ys) {
   if (a->rank < 2 || a->rank > 3 || b->rank < 2 || b->rank > 3)
     return dlca__fail(DLCA_EINVAL, "%s: a has rank %d, b rank %d; each must be 2 (a matrix) or 3 (a batch)", fn,
                       a->rank, b->rank);
@@ -55,18 +55,17 @@ int dlca_gemm(int trans_a, int trans_b, float alpha, const dlca_tensor *a, const
   dlca__gemm_plan p;
   dlca__shape ys;
   int rc;
-  if ((rc = dlca__api_ctx("dlca_gemm", &ctx, 4, t, names, 1u << 2)) ||
+  if ((rc = dlca__api_fwd("dlca_gemm", &ctx, 4, t, names, 1u << 2)) ||
       (rc = dlca__api_gemm_plan("dlca_gemm", trans_a, trans_b, a, b, &p, &ys)) ||
       (rc = dlca__api_shape("dlca_gemm", "y", y, &ys)) || (c && (rc = dlca__api_shape("dlca_gemm", "c", c, &ys))))
     return rc;
   if (c == y) return dlca__fail(DLCA_EINVAL, "dlca_gemm: c and y are the same tensor (y is written first)");
   if (!c || beta == 0.0f) beta = 0.0f, c = NULL;
-  if ((c && (rc = copy(ctx, c, y))) ||
-      (rc = run(ctx, trans_a, trans_b, p.m, p.n, p.k, alpha, beta, a->buf, p.a3 ? p.m * p.k : 0, b->buf,
-                p.b3 ? p.k * p.n : 0, y->buf, p.batch)))
+  if ((c && (rc = copy(ctx, c, y))) || (rc = run(ctx, trans_a, trans_b, p.m, p.n, p.k, alpha, beta, a->buf,
+                                                 p.a3 ? p.m * p.k : 0, b->buf, p.b3 ? p.k * p.n : 0, y->buf, p.batch)))
     return rc;
-  dlca__tape_rec r = {.kind = DLCA__T_gemm, .in = {a, b, c}, .out = y, .alpha = alpha, .beta = beta,
-                      .ta = trans_a, .tb = trans_b};
+  dlca__tape_rec r = {
+      .kind = DLCA__T_gemm, .in = {a, b, c}, .out = y, .alpha = alpha, .beta = beta, .ta = trans_a, .tb = trans_b};
   return dlca__tape_record(ctx, &r);
 }
 
@@ -92,9 +91,11 @@ static int operand_grad(dlca_context *ctx, const dlca__gemm_plan *p, int which, 
     if ((rc = dlca_tensor_new(ctx, 3, sh, &tmp))) return rc;
     out = tmp;
   }
-  if (which == 0 && !ta) rc = run(ctx, 0, !tb, p->m, p->k, p->n, alpha, 0, dy->buf, sdy, b->buf, sb, out->buf, p->batch);
+  if (which == 0 && !ta)
+    rc = run(ctx, 0, !tb, p->m, p->k, p->n, alpha, 0, dy->buf, sdy, b->buf, sb, out->buf, p->batch);
   if (which == 0 && ta) rc = run(ctx, tb, 1, p->k, p->m, p->n, alpha, 0, b->buf, sb, dy->buf, sdy, out->buf, p->batch);
-  if (which == 1 && !tb) rc = run(ctx, !ta, 0, p->k, p->n, p->m, alpha, 0, a->buf, sa, dy->buf, sdy, out->buf, p->batch);
+  if (which == 1 && !tb)
+    rc = run(ctx, !ta, 0, p->k, p->n, p->m, alpha, 0, a->buf, sa, dy->buf, sdy, out->buf, p->batch);
   if (which == 1 && tb) rc = run(ctx, 1, ta, p->n, p->k, p->m, alpha, 0, dy->buf, sdy, a->buf, sa, out->buf, p->batch);
   if (!rc && shared) rc = dlca__ops_cl_reduce_raw(ctx, DLCA__R_sum, tmp, 1u, d);
   dlca_tensor_free(tmp); /* released once the queued kernels are done */
@@ -129,8 +130,7 @@ int dlca_gemm_backward(int trans_a, int trans_b, float alpha, const dlca_tensor 
       (dc && (rc = dlca__api_shape(f, "dc", dc, &ys))))
     return rc;
   as = dlca__ops_cl_shape(a), bs = dlca__ops_cl_shape(b);
-  if ((da && (rc = dlca__api_shape(f, "da", da, &as))) || (db && (rc = dlca__api_shape(f, "db", db, &bs))))
-    return rc;
+  if ((da && (rc = dlca__api_shape(f, "da", da, &as))) || (db && (rc = dlca__api_shape(f, "db", db, &bs)))) return rc;
   return dlca__api_gemm_grads(ctx, &p, trans_a, trans_b, alpha, beta, a, b, dy, da, db, dc);
 }
 
@@ -157,7 +157,7 @@ int dlca_dense(dlca_activation act, const dlca_tensor *x, const dlca_tensor *w, 
   dlca_context *ctx;
   dlca__shape ys;
   int rc;
-  if ((rc = act_ok("dlca_dense", act)) || (rc = dlca__api_ctx("dlca_dense", &ctx, 4, t, names, 1u << 2)) ||
+  if ((rc = act_ok("dlca_dense", act)) || (rc = dlca__api_fwd("dlca_dense", &ctx, 4, t, names, 1u << 2)) ||
       (rc = dense_plan("dlca_dense", x, w, b, &ys)) || (rc = dlca__api_shape("dlca_dense", "y", y, &ys)) ||
       (rc = dlca__ops_cl_dense(ctx, (dlca__act)act, x, w, b, y)))
     return rc;
@@ -165,9 +165,8 @@ int dlca_dense(dlca_activation act, const dlca_tensor *x, const dlca_tensor *w, 
   return dlca__tape_record(ctx, &r);
 }
 
-int dlca__api_dense_grads(dlca_context *ctx, int act, const dlca_tensor *x, const dlca_tensor *w,
-                          const dlca_tensor *y, const dlca_tensor *dy, dlca_tensor *dx, dlca_tensor *dw,
-                          dlca_tensor *db) {
+int dlca__api_dense_grads(dlca_context *ctx, int act, const dlca_tensor *x, const dlca_tensor *w, const dlca_tensor *y,
+                          const dlca_tensor *dy, dlca_tensor *dx, dlca_tensor *dw, dlca_tensor *db) {
   dlca_tensor *dz;
   int rc = dlca_tensor_new(ctx, y->rank, y->shape, &dz);
   if (rc) return rc;
@@ -187,7 +186,8 @@ int dlca_dense_backward(dlca_activation act, const dlca_tensor *x, const dlca_te
   if ((rc = act_ok(f, act)) || (rc = dlca__api_ctx(f, &ctx, 7, t, names, 5u << 4)) ||
       (rc = dense_plan(f, x, w, NULL, &ys)) || (rc = dlca__api_shape(f, "y", y, &ys)) ||
       (db && (rc = dlca__api_shape(f, "db", db, &(dlca__shape){1, {w->shape[0]}}))) ||
-      (rc = dlca__api_shape(f, "dy", dy, &ys)) || (ws = dlca__ops_cl_shape(w), rc = dlca__api_shape(f, "dw", dw, &ws)) ||
+      (rc = dlca__api_shape(f, "dy", dy, &ys)) ||
+      (ws = dlca__ops_cl_shape(w), rc = dlca__api_shape(f, "dw", dw, &ws)) ||
       (dx && (xs = dlca__ops_cl_shape(x), rc = dlca__api_shape(f, "dx", dx, &xs))))
     return rc;
   return dlca__api_dense_grads(ctx, (int)act, x, w, y, dy, dx, dw, db);

@@ -55,7 +55,7 @@ int dlca_conv2d(const dlca_conv2d_params *p, const dlca_tensor *x, const dlca_te
   dlca__conv2d c = conv_of(p);
   dlca__shape ys;
   int rc;
-  if ((rc = dlca__api_ctx("dlca_conv2d", &ctx, 4, t, names, 1u << 2)) ||
+  if ((rc = dlca__api_fwd("dlca_conv2d", &ctx, 4, t, names, 1u << 2)) ||
       (rc = conv_plan("dlca_conv2d", &c, x, w, b, &ys)) || (rc = dlca__api_shape("dlca_conv2d", "y", y, &ys)) ||
       (rc = dlca__ops_cl_conv2d(ctx, &c, x, w, b, y, NULL)))
     return rc;
@@ -63,8 +63,8 @@ int dlca_conv2d(const dlca_conv2d_params *p, const dlca_tensor *x, const dlca_te
   return dlca__tape_record(ctx, &r);
 }
 
-int dlca_conv2d_backward(const dlca_conv2d_params *p, const dlca_tensor *x, const dlca_tensor *w,
-                         const dlca_tensor *dy, dlca_tensor *dx, dlca_tensor *dw, dlca_tensor *db) {
+int dlca_conv2d_backward(const dlca_conv2d_params *p, const dlca_tensor *x, const dlca_tensor *w, const dlca_tensor *dy,
+                         dlca_tensor *dx, dlca_tensor *dw, dlca_tensor *db) {
   static const char *const names[] = {"x", "w", "dy", "dx", "dw", "db"};
   const dlca_tensor *t[] = {x, w, dy, dx, dw, db};
   const char *f = "dlca_conv2d_backward";
@@ -113,7 +113,7 @@ int dlca_pool2d(dlca_pool_fn fn, int k, int s, const dlca_tensor *x, dlca_tensor
   dlca_context *ctx;
   dlca__shape ys;
   int rc;
-  if ((rc = dlca__api_ctx("dlca_pool2d", &ctx, 2, t, names, 0)) || (rc = pool_plan("dlca_pool2d", fn, k, s, x, &ys)) ||
+  if ((rc = dlca__api_fwd("dlca_pool2d", &ctx, 2, t, names, 0)) || (rc = pool_plan("dlca_pool2d", fn, k, s, x, &ys)) ||
       (rc = dlca__api_shape("dlca_pool2d", "y", y, &ys)) ||
       (rc = dlca__ops_cl_pool2d(ctx, (dlca__pool_fn)fn, k, s, x, y)))
     return rc;
@@ -121,8 +121,7 @@ int dlca_pool2d(dlca_pool_fn fn, int k, int s, const dlca_tensor *x, dlca_tensor
   return dlca__tape_record(ctx, &r);
 }
 
-int dlca_pool2d_backward(dlca_pool_fn fn, int k, int s, const dlca_tensor *x, const dlca_tensor *dy,
-                         dlca_tensor *dx) {
+int dlca_pool2d_backward(dlca_pool_fn fn, int k, int s, const dlca_tensor *x, const dlca_tensor *dy, dlca_tensor *dx) {
   static const char *const names[] = {"x", "dy", "dx"};
   const dlca_tensor *t[] = {x, dy, dx};
   const char *f = "dlca_pool2d_backward";

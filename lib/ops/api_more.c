@@ -5,8 +5,8 @@
 #include "core/internal.h"
 #include "ops/api.h"
 
-int dlca__api_reduce_plan(const char *fn, const dlca_tensor *x, const int *axes, int naxes, int keepdim,
-                          unsigned *mask, dlca__shape *ys) {
+int dlca__api_reduce_plan(const char *fn, const dlca_tensor *x, const int *axes, int naxes, int keepdim, unsigned *mask,
+                          dlca__shape *ys) {
   long ax[DLCA__MAX_RANK];
   if (naxes < 0 || naxes > DLCA__MAX_RANK || (naxes && !axes))
     return dlca__fail(DLCA_EINVAL, "%s: %d axes given, 0 to %d are (0: every axis)", fn, naxes, DLCA__MAX_RANK);
@@ -46,7 +46,7 @@ int dlca_reduce(dlca_reduce_fn fn, const dlca_tensor *x, const int *axes, int na
   unsigned mask;
   dlca__shape ys;
   int rc;
-  if ((rc = reduce_fn("dlca_reduce", fn)) || (rc = dlca__api_ctx("dlca_reduce", &ctx, 2, t, names, 0)) ||
+  if ((rc = reduce_fn("dlca_reduce", fn)) || (rc = dlca__api_fwd("dlca_reduce", &ctx, 2, t, names, 0)) ||
       (rc = dlca__api_reduce_plan("dlca_reduce", x, axes, naxes, keepdim, &mask, &ys)) ||
       (rc = dlca__api_shape("dlca_reduce", "y", y, &ys)) ||
       (rc = dlca__ops_cl_reduce(ctx, (dlca__reduce_fn)fn, x, mask, y)))
@@ -115,7 +115,7 @@ int dlca_move(const dlca_movement *m, const dlca_tensor *x, dlca_tensor *y) {
   dlca__move tm;
   dlca__shape ys;
   int rc;
-  if ((rc = dlca__api_ctx("dlca_move", &ctx, 2, t, names, 0)) || (rc = move_plan("dlca_move", m, x, &tm, &ys)) ||
+  if ((rc = dlca__api_fwd("dlca_move", &ctx, 2, t, names, 0)) || (rc = move_plan("dlca_move", m, x, &tm, &ys)) ||
       (rc = dlca__api_shape("dlca_move", "y", y, &ys)) || (rc = dlca__ops_cl_move(ctx, &tm, x, y)))
     return rc;
   dlca__tape_rec r = {.kind = DLCA__T_move, .in = {x, NULL}, .out = y, .move = tm};
@@ -141,14 +141,14 @@ int dlca_mse(const dlca_tensor *input, const dlca_tensor *target, dlca_tensor *l
   const dlca_tensor *t[] = {input, target, loss};
   dlca_context *ctx;
   int rc;
-  if ((rc = dlca__api_ctx("dlca_mse", &ctx, 3, t, names, 0)) || (rc = dlca__ops_cl_mse(ctx, input, target, loss)))
+  if ((rc = dlca__api_fwd("dlca_mse", &ctx, 3, t, names, 0)) || (rc = dlca__ops_cl_mse(ctx, input, target, loss)))
     return rc;
   dlca__tape_rec r = {.kind = DLCA__T_mse, .in = {input, target}, .out = loss};
   return dlca__tape_record(ctx, &r);
 }
 
-int dlca_mse_backward(const dlca_tensor *input, const dlca_tensor *target, const dlca_tensor *g,
-                      dlca_tensor *d_input, dlca_tensor *d_target) {
+int dlca_mse_backward(const dlca_tensor *input, const dlca_tensor *target, const dlca_tensor *g, dlca_tensor *d_input,
+                      dlca_tensor *d_target) {
   static const char *const names[] = {"input", "target", "g", "d_input", "d_target"};
   const dlca_tensor *t[] = {input, target, g, d_input, d_target};
   dlca_context *ctx;
@@ -161,7 +161,7 @@ int dlca_softmax_cross_entropy(const dlca_tensor *logits, const dlca_tensor *tar
   const dlca_tensor *t[] = {logits, target, loss};
   dlca_context *ctx;
   int rc;
-  if ((rc = dlca__api_ctx("dlca_softmax_cross_entropy", &ctx, 3, t, names, 0)) ||
+  if ((rc = dlca__api_fwd("dlca_softmax_cross_entropy", &ctx, 3, t, names, 0)) ||
       (rc = dlca__ops_cl_softmax_xent(ctx, logits, target, loss)))
     return rc;
   dlca__tape_rec r = {.kind = DLCA__T_xent, .in = {logits, target}, .out = loss};

@@ -9,8 +9,8 @@
 #include "core/internal.h"
 #include "ops/cl_blas.h"
 #include "ops/cl_conv.h"
-#include "ops/cl_gru.h"
 #include "ops/cl_elementwise.h"
+#include "ops/cl_gru.h"
 #include "ops/ref_ops.h"
 #include "optim/vector.h"
 
@@ -92,9 +92,9 @@ static int run_unary(scope *s, const dlca__ops_vector *v, dlca__ops_result *r) {
   double *y, *dx;
   dlca_tensor *tx, *ty, *tdy, *tdx;
   if ((rc = fn_attr(v, dlca__unary_fn_from_name, &fn)) || (rc = dlca__ops_input(v, "x", &x, &xs)) ||
-      (rc = dlca__ops_out(v, r, "y", &xs, &y)) || (rc = dlca__ops_grad(v, r, "x", &xs, &dx)) ||
-      (rc = up(s, x, &tx)) || (rc = fresh(s, &xs, &ty)) ||
-      (rc = dlca__ops_cl_unary(s->ctx, (dlca__unary_fn)fn, tx, ty)) || (rc = dlca__ops_cl_fetch(ty, y)) || !dx)
+      (rc = dlca__ops_out(v, r, "y", &xs, &y)) || (rc = dlca__ops_grad(v, r, "x", &xs, &dx)) || (rc = up(s, x, &tx)) ||
+      (rc = fresh(s, &xs, &ty)) || (rc = dlca__ops_cl_unary(s->ctx, (dlca__unary_fn)fn, tx, ty)) ||
+      (rc = dlca__ops_cl_fetch(ty, y)) || !dx)
     return rc;
   if ((rc = up_grad(s, v, "y", &xs, &tdy)) || (rc = fresh(s, &xs, &tdx)) ||
       (rc = dlca__ops_cl_unary_backward(s->ctx, (dlca__unary_fn)fn, tx, ty, tdy, tdx)))
@@ -136,10 +136,9 @@ static int run_reduce(scope *s, const dlca__ops_vector *v, dlca__ops_result *r) 
       (rc = dlca__ops_vector_attr_ints(v, "axes", axes, DLCA__MAX_RANK, &na)) ||
       (rc = dlca__ops_vector_attr_bool(v, "keepdim", &kd)) ||
       (rc = dlca__ops_as_parse(v, dlca__reduce_shape(&xs, axes, na, kd, &mask, &ys))) ||
-      (rc = dlca__ops_out(v, r, "y", &ys, &y)) || (rc = dlca__ops_grad(v, r, "x", &xs, &dx)) ||
-      (rc = up(s, x, &tx)) || (rc = fresh(s, &ys, &ty)) ||
-      (rc = dlca__ops_cl_reduce(s->ctx, (dlca__reduce_fn)fn, tx, mask, ty)) || (rc = dlca__ops_cl_fetch(ty, y)) ||
-      !dx)
+      (rc = dlca__ops_out(v, r, "y", &ys, &y)) || (rc = dlca__ops_grad(v, r, "x", &xs, &dx)) || (rc = up(s, x, &tx)) ||
+      (rc = fresh(s, &ys, &ty)) || (rc = dlca__ops_cl_reduce(s->ctx, (dlca__reduce_fn)fn, tx, mask, ty)) ||
+      (rc = dlca__ops_cl_fetch(ty, y)) || !dx)
     return rc;
   if ((rc = up_grad(s, v, "y", &ys, &tdy)) || (rc = fresh(s, &xs, &tdx)) ||
       (rc = dlca__ops_cl_reduce_backward(s->ctx, (dlca__reduce_fn)fn, tx, mask, tdy, tdx)))
@@ -156,10 +155,9 @@ static int run_movement(scope *s, const dlca__ops_vector *v, dlca__ops_result *r
   double *y, *dx;
   dlca_tensor *tx, *ty, *tdy, *tdx;
   if ((rc = dlca__ops_vector_move(v, &m)) || (rc = dlca__ops_input(v, "x", &x, &xs)) ||
-      (rc = dlca__ops_as_parse(v, dlca__move_plan(&m, &xs, &ys, &view))) ||
-      (rc = dlca__ops_out(v, r, "y", &ys, &y)) || (rc = dlca__ops_grad(v, r, "x", &xs, &dx)) ||
-      (rc = up(s, x, &tx)) || (rc = fresh(s, &ys, &ty)) || (rc = dlca__ops_cl_move(s->ctx, &m, tx, ty)) ||
-      (rc = dlca__ops_cl_fetch(ty, y)) || !dx)
+      (rc = dlca__ops_as_parse(v, dlca__move_plan(&m, &xs, &ys, &view))) || (rc = dlca__ops_out(v, r, "y", &ys, &y)) ||
+      (rc = dlca__ops_grad(v, r, "x", &xs, &dx)) || (rc = up(s, x, &tx)) || (rc = fresh(s, &ys, &ty)) ||
+      (rc = dlca__ops_cl_move(s->ctx, &m, tx, ty)) || (rc = dlca__ops_cl_fetch(ty, y)) || !dx)
     return rc;
   if ((rc = up_grad(s, v, "y", &ys, &tdy)) || (rc = fresh(s, &xs, &tdx)) ||
       (rc = dlca__ops_cl_move_backward(s->ctx, &m, tdy, tdx)))
@@ -177,8 +175,8 @@ static int run_mse(scope *s, const dlca__ops_vector *v, dlca__ops_result *r) {
   if (!dlca__shape_eq(&is, &ts)) return BAD("%s: inputs.target: not the shape of inputs.input", v->path);
   if ((rc = dlca__ops_out(v, r, "loss", &ls, &loss)) || (rc = dlca__ops_grad(v, r, "input", &is, &din)) ||
       (rc = dlca__ops_grad(v, r, "target", &ts, &dt)) || (rc = up(s, in, &ti)) || (rc = up(s, t, &tt)) ||
-      (rc = fresh(s, &ls, &tl)) || (rc = dlca__ops_cl_mse(s->ctx, ti, tt, tl)) ||
-      (rc = dlca__ops_cl_fetch(tl, loss)) || (!din && !dt))
+      (rc = fresh(s, &ls, &tl)) || (rc = dlca__ops_cl_mse(s->ctx, ti, tt, tl)) || (rc = dlca__ops_cl_fetch(tl, loss)) ||
+      (!din && !dt))
     return rc;
   if ((rc = up_grad(s, v, "loss", &ls, &tg)) || (rc = grad_slot(s, din, &is, &tdi)) ||
       (rc = grad_slot(s, dt, &ts, &tdt)) || (rc = dlca__ops_cl_mse_backward(s->ctx, ti, tt, tg, tdi, tdt)) ||
@@ -238,8 +236,8 @@ int dlca__ops_result_alloc(const dlca__ops_vector *v, dlca__ops_result *r) {
 static const struct {
   const char *op;
   int (*run)(scope *, const dlca__ops_vector *, dlca__ops_result *);
-} local_ops[] = {{"unary", run_unary},   {"binary", run_binary}, {"reduce", run_reduce},
-                 {"movement", run_movement}, {"mse", run_mse},  {"softmax_cross_entropy", run_softmax_xent}};
+} local_ops[] = {{"unary", run_unary},       {"binary", run_binary}, {"reduce", run_reduce},
+                 {"movement", run_movement}, {"mse", run_mse},       {"softmax_cross_entropy", run_softmax_xent}};
 
 /* The ops whose runners live with their launchers (interfaces.md), wired in
  * as their branches land; `own`: the runner allocates r itself (else it gets
@@ -248,16 +246,11 @@ static const struct {
   const char *op;
   int (*run)(dlca_context *, const dlca__ops_vector *, dlca__ops_result *);
   int own;
-} other_ops[] = {{"optimizer", dlca__optim_run_vector, 1},
-                 {"clip_grad_norm", dlca__optim_run_vector, 1},
-                 {"lr_schedule", dlca__optim_run_vector, 1},
-                 {"gemm", dlca__ops_cl_run_gemm, 0},
-                 {"dense", dlca__ops_cl_run_dense, 0},
-                 {"conv2d", dlca__ops_cl_run_conv2d, 0},
-                 {"gru_cell", dlca__ops_cl_run_gru_cell, 1},
-                 {"gru_sequence", dlca__ops_cl_run_gru_sequence, 1},
-                 {"rsvd", dlca__ops_cl_run_rsvd, 1},
-                 {NULL, NULL, 0}};
+} other_ops[] = {{"optimizer", dlca__optim_run_vector, 1},   {"clip_grad_norm", dlca__optim_run_vector, 1},
+                 {"lr_schedule", dlca__optim_run_vector, 1}, {"gemm", dlca__ops_cl_run_gemm, 0},
+                 {"dense", dlca__ops_cl_run_dense, 0},       {"conv2d", dlca__ops_cl_run_conv2d, 0},
+                 {"gru_cell", dlca__ops_cl_run_gru_cell, 1}, {"gru_sequence", dlca__ops_cl_run_gru_sequence, 1},
+                 {"rsvd", dlca__ops_cl_run_rsvd, 1},         {NULL, NULL, 0}};
 
 static int run_local(dlca_context *ctx, size_t i, const dlca__ops_vector *v, dlca__ops_result *r) {
   scope s = {ctx, 0, {NULL}};

@@ -1,13 +1,14 @@
 /* Parity of a dlca-ops-vector file (include/dlca_cl/parity.h): the case run
  * on the CPU twin or a device, every output and gradient compared with the
  * file's at its tolerance. */
+#include "dlca_cl/parity.h"
+
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/internal.h"
-#include "dlca_cl/parity.h"
 #include "ops/cl_case.h"
 #include "ops/ref_case.h"
 

@@ -80,6 +80,30 @@ int dlca__tape_record(dlca_context *ctx, const dlca__tape_rec *r) {
   return DLCA_OK;
 }
 
+/* 1 where t is an input or the output of a record of tape. */
+static int held(const dlca_tape *tape, const dlca_tensor *t) {
+  for (size_t i = 0; i < tape->n; i++) {
+    const dlca__tape_rec *r = &tape->rec[i];
+    if (r->out == t || r->in[0] == t || r->in[1] == t || r->in[2] == t) return 1;
+  }
+  return 0;
+}
+
+int dlca__tape_check(dlca_context *ctx, const char *fn, int n, const dlca_tensor *const *t) {
+  dlca_tape *tp = active;
+  const dlca_tensor *out = t[n - 1];
+  if (!tp || tp->ctx != ctx) return DLCA_OK;
+  for (int i = 0; i < n - 1; i++)
+    if (t[i] == out)
+      return dlca__fail(DLCA_EINVAL, "%s: the output is also an input, which the tape's backward needs unchanged", fn);
+  if (held(tp, out))
+    return dlca__fail(DLCA_EINVAL,
+                      "%s: the output is a tensor the tape already holds; writing it would make its "
+                      "gradients wrong (use a new tensor, or end or clear the tape)",
+                      fn);
+  return DLCA_OK;
+}
+
 static tape_grad *find(const dlca_tape *tape, const dlca_tensor *t) {
   for (size_t i = 0; i < tape->ng; i++)
     if (tape->grad[i].t == t) return &tape->grad[i];
@@ -181,8 +205,7 @@ int dlca_tape_backward(dlca_tape *tape, const dlca_tensor *loss) {
   if (!made) {
     char sh[96];
     dlca__tensor_shape_text(loss, sh, sizeof sh);
-    return dlca__fail(DLCA_EINVAL, "dlca_tape_backward: no op on the tape (%zu records) made the loss %s", tape->n,
-                      sh);
+    return dlca__fail(DLCA_EINVAL, "dlca_tape_backward: no op on the tape (%zu records) made the loss %s", tape->n, sh);
   }
   drop_grads(tape);
   dlca_tensor *seed;
