@@ -10,6 +10,7 @@
 
 #include "cl_util.h"
 #include "dlca_cl/ops.h"
+#include "ops/ref_blas.h"
 #include "ops/ref_conv.h"
 #include "ops_util.h"
 
@@ -179,6 +180,65 @@ START_TEST(test_api_tape_cnn) {
 }
 END_TEST
 
+/* loss = softmax_cross_entropy(dense(flatten(max_pool2(relu(conv2d(x, w, b)))), w2, b2), t) on the tape:
+ * conv2d with padding, max pooling, dlca_reshape as the flatten, a dense layer. */
+START_TEST(test_api_tape_cnn_dense) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("api-tape-cnn-dense");
+  dlca_context *ctx = tcl_context();
+  enum { N = 3, C = 1, H = 5, W = 5, O = 2, F = O * 2 * 2, K = 4 };
+  dlca__shape xs = {4, {N, C, H, W}}, ws = {4, {O, C, 3, 3}}, bs = {1, {O}}, cs = {4, {N, O, 5, 5}};
+  dlca__shape ps = {4, {N, O, 2, 2}}, fs = {2, {N, F}}, w2s = {2, {K, F}}, b2s = {1, {K}}, ls = {2, {N, K}};
+  dlca__conv2d cp = {1, 1, 1, 1};
+  dlca_conv2d_params pp = {1, 1, 1, 1};
+  dlca__conv_dims d;
+  ck_assert_int_eq(dlca__conv2d_dims(&xs, &ws, &bs, &cp, &d), DLCA_OK);
+  double *x, *w, *b, *w2, *b2, c[N * O * 25], r[N * O * 25], pl[N * F], l[N * K], t[N] = {3, 0, 1}, loss;
+  double dl[N * K], dpl[N * F], dw2[K * F], db2[K], dr[N * O * 25], dc[N * O * 25], dx[N * C * H * W], dw[O * 9];
+  double db[O];
+  dlca_tensor *tx = rand_t(ctx, xs, 5700, &x), *tw = rand_t(ctx, ws, 5701, &w), *tb = rand_t(ctx, bs, 5702, &b);
+  dlca_tensor *tw2 = rand_t(ctx, w2s, 5703, &w2), *tb2 = rand_t(ctx, b2s, 5704, &b2);
+  float tf[N] = {3, 0, 1};
+  dlca_tensor *tt = to_tensor(ctx, (dlca__shape){1, {N}}, tf);
+  dlca_tensor *tmp[6] = {to_tensor(ctx, cs, NULL), to_tensor(ctx, cs, NULL),
+                         to_tensor(ctx, ps, NULL), to_tensor(ctx, fs, NULL),
+                         to_tensor(ctx, ls, NULL), to_tensor(ctx, (dlca__shape){0, {0}}, NULL)};
+  dlca__ref_conv2d(&d, x, w, b, c);
+  dlca__ref_unary(DLCA__U_relu, N * O * 25, c, r);
+  dlca__ref_pool2d(DLCA__POOL_max, 2, 2, &cs, r, pl);
+  dlca__ref_dense(DLCA__ACT_none, N, F, K, pl, w2, b2, l);
+  ck_assert_int_eq(dlca__ref_softmax_xent(N, K, l, t, &loss), DLCA_OK);
+  ck_assert_int_eq(dlca__ref_softmax_xent_backward(N, K, l, t, 1.0, dl), DLCA_OK);
+  dlca__ref_dense_backward(DLCA__ACT_none, N, F, K, pl, w2, l, dl, dpl, dw2, db2);
+  dlca__ref_pool2d_backward(DLCA__POOL_max, 2, 2, &cs, r, dpl, dr);
+  dlca__ref_unary_backward(DLCA__U_relu, N * O * 25, c, r, dr, dc);
+  dlca__ref_conv2d_backward(&d, x, w, dc, dx, dw, db);
+  dlca_tape *tape;
+  OK(dlca_tape_new(ctx, &tape));
+  OK(dlca_tape_begin(tape));
+  OK(dlca_conv2d(&pp, tx, tw, tb, tmp[0]));
+  OK(dlca_unary(DLCA_UNARY_RELU, tmp[0], tmp[1]));
+  OK(dlca_pool2d(DLCA_POOL_MAX, 2, 2, tmp[1], tmp[2]));
+  OK(dlca_reshape(tmp[2], tmp[3]));
+  OK(dlca_dense(DLCA_ACT_NONE, tmp[3], tw2, tb2, tmp[4]));
+  OK(dlca_softmax_cross_entropy(tmp[4], tt, tmp[5]));
+  dlca_tape_end(tape);
+  OK(dlca_tape_backward(tape, tmp[5]));
+  double e = fmax(to_check(tmp[5], &loss, "loss"), to_check(dlca_tape_grad(tape, tx), dx, "dx"));
+  e = fmax(e, fmax(to_check(dlca_tape_grad(tape, tw), dw, "dw"), to_check(dlca_tape_grad(tape, tb), db, "db")));
+  e = fmax(e, fmax(to_check(dlca_tape_grad(tape, tw2), dw2, "dw2"), to_check(dlca_tape_grad(tape, tb2), db2, "db2")));
+  fprintf(stderr, "ops tape cnn (conv2d pad 1, relu, max pool, reshape, dense, xent): device vs twin %.2e\n", e);
+  ck_assert_int_eq(dlca_reshape(tmp[2], tmp[4]), DLCA_EINVAL);
+  ck_assert_ptr_nonnull(strstr(dlca_last_error(), "dlca_reshape: x [3, 2, 2, 2] has 24 elements, y [3, 4] 12"));
+  dlca_tape_free(tape);
+  dlca_tensor *ts[] = {tx, tw, tb, tw2, tb2, tt};
+  for (int i = 0; i < 6; i++) dlca_tensor_free(ts[i]);
+  for (int i = 0; i < 6; i++) dlca_tensor_free(tmp[i]);
+  free(x), free(w), free(b), free(w2), free(b2);
+  dlca_context_free(ctx);
+}
+END_TEST
+
 TCase *to_tcase_api_conv(void) {
   TCase *tc = tcase_create("api_conv");
   tcase_set_timeout(tc, 300);
@@ -186,5 +246,6 @@ TCase *to_tcase_api_conv(void) {
   tcase_add_loop_test(tc, test_api_pool2d, 0, 4);
   tcase_add_test(tc, test_api_conv_bad);
   tcase_add_test(tc, test_api_tape_cnn);
+  tcase_add_test(tc, test_api_tape_cnn_dense);
   return tc;
 }

@@ -87,6 +87,12 @@ DLCA_API DLCA_WUR int dlca_move(const dlca_movement *m, const dlca_tensor *x, dl
 DLCA_API DLCA_WUR int dlca_move_backward(const dlca_movement *m, const dlca_tensor *dy, dlca_tensor *dx);
 DLCA_API DLCA_WUR int dlca_move_shape(const dlca_movement *m, const dlca_tensor *x, int *rank, size_t *shape);
 
+/* y = x's elements (row-major) in y's shape, as torch.reshape: a copy; y
+ * must hold as many elements (flatten [N, C, H, W] into [N, C H W]). The
+ * backward copies dy into dx's shape. */
+DLCA_API DLCA_WUR int dlca_reshape(const dlca_tensor *x, dlca_tensor *y);
+DLCA_API DLCA_WUR int dlca_reshape_backward(const dlca_tensor *dy, dlca_tensor *dx);
+
 /* Losses, reduction mean, into a one-element tensor; the backward takes the
  * upstream gradient g as a one-element tensor (no host round trip). */
 DLCA_API DLCA_WUR int dlca_mse(const dlca_tensor *input, const dlca_tensor *target, dlca_tensor *loss);

@@ -40,6 +40,9 @@ int dlca__api_gemm_grads(dlca_context *ctx, const dlca__gemm_plan *p, int ta, in
 int dlca__api_dense_grads(dlca_context *ctx, int act, const dlca_tensor *x, const dlca_tensor *w, const dlca_tensor *y,
                           const dlca_tensor *dy, dlca_tensor *dx, dlca_tensor *dw, dlca_tensor *db);
 
+/* dx = dy's elements in dx's shape (the counts checked by the caller). */
+int dlca__api_reshape_grad(dlca_context *ctx, const dlca_tensor *dy, dlca_tensor *dx);
+
 /* One recorded op: its kind, function, inputs, output and arguments. */
 typedef enum {
   DLCA__T_unary,
@@ -51,7 +54,8 @@ typedef enum {
   DLCA__T_gemm,
   DLCA__T_dense,
   DLCA__T_conv,
-  DLCA__T_pool
+  DLCA__T_pool,
+  DLCA__T_reshape
 } dlca__tape_kind;
 typedef struct dlca__tape_rec {
   dlca__tape_kind kind;

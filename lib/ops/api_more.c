@@ -176,3 +176,45 @@ int dlca_softmax_cross_entropy_backward(const dlca_tensor *logits, const dlca_te
   int rc = dlca__api_ctx("dlca_softmax_cross_entropy_backward", &ctx, 4, t, names, 0);
   return rc ? rc : dlca__ops_cl_softmax_xent_backward(ctx, logits, target, g, d_logits);
 }
+
+/* Copies n floats of src into dst on the queue. */
+static int copy_floats(dlca_context *ctx, const dlca_tensor *src, dlca_tensor *dst, const char *fn) {
+  if (!src->n) return DLCA_OK;
+  cl_int err = clEnqueueCopyBuffer(ctx->queue, src->buf, dst->buf, 0, 0, sizeof(float) * src->n, 0, NULL, NULL);
+  return err == CL_SUCCESS ? DLCA_OK : dlca__fail_cl(err, "%s: copying: %s", fn, dlca__cl_error_name(err));
+}
+
+/* DLCA_EINVAL unless y holds as many elements as x. */
+static int same_count(const char *fn, const char *xn, const dlca_tensor *x, const char *yn, const dlca_tensor *y) {
+  if (x->n == y->n) return DLCA_OK;
+  char sx[96], sy[96];
+  dlca__tensor_shape_text(x, sx, sizeof sx), dlca__tensor_shape_text(y, sy, sizeof sy);
+  return dlca__fail(DLCA_EINVAL, "%s: %s %s has %zu elements, %s %s %zu", fn, xn, sx, x->n, yn, sy, y->n);
+}
+
+int dlca_reshape(const dlca_tensor *x, dlca_tensor *y) {
+  static const char *const names[] = {"x", "y"};
+  const dlca_tensor *t[] = {x, y};
+  dlca_context *ctx;
+  int rc;
+  if ((rc = dlca__api_fwd("dlca_reshape", &ctx, 2, t, names, 0)) || (rc = same_count("dlca_reshape", "x", x, "y", y)) ||
+      (rc = copy_floats(ctx, x, y, "dlca_reshape")))
+    return rc;
+  dlca__tape_rec r = {.kind = DLCA__T_reshape, .in = {x}, .out = y};
+  return dlca__tape_record(ctx, &r);
+}
+
+int dlca__api_reshape_grad(dlca_context *ctx, const dlca_tensor *dy, dlca_tensor *dx) {
+  return copy_floats(ctx, dy, dx, "dlca_reshape_backward");
+}
+
+int dlca_reshape_backward(const dlca_tensor *dy, dlca_tensor *dx) {
+  static const char *const names[] = {"dy", "dx"};
+  const dlca_tensor *t[] = {dy, dx};
+  dlca_context *ctx;
+  int rc;
+  if ((rc = dlca__api_ctx("dlca_reshape_backward", &ctx, 2, t, names, 0)) ||
+      (rc = same_count("dlca_reshape_backward", "dy", dy, "dx", dx)))
+    return rc;
+  return dlca__api_reshape_grad(ctx, dy, dx);
+}

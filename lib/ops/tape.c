@@ -153,6 +153,7 @@ static int run_backward(dlca_context *ctx, const dlca__tape_rec *r, const dlca_t
       if ((rc = dlca__api_gemm_plan("dlca_tape_backward", r->ta, r->tb, in[0], in[1], &p, &ys))) return rc;
       return dlca__api_gemm_grads(ctx, &p, r->ta, r->tb, r->alpha, r->beta, in[0], in[1], g, d[0], d[1], d[2]);
     case DLCA__T_conv: return dlca__ops_cl_conv2d_backward(ctx, &r->conv, in[0], in[1], g, d[0], d[1], d[2], NULL);
+    case DLCA__T_reshape: return dlca__api_reshape_grad(ctx, g, d[0]);
     case DLCA__T_pool: return dlca__ops_cl_pool2d_backward(ctx, (dlca__pool_fn)r->fn, r->k, r->s, in[0], g, d[0]);
     default: return dlca__api_dense_grads(ctx, r->fn, in[0], in[1], r->out, g, d[0], d[1], d[2]);
   }
