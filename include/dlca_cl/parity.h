@@ -86,7 +86,8 @@ typedef struct dlca_ops_parity_report {
  * compares every output and gradient with the file's at its tolerance.
  * DLCA_EUNSUPPORTED "op X not implemented" for an op this build lacks on
  * that backend; DLCA_EIO, DLCA_EPARSE for a file that cannot be read or
- * does not fit its op. */
+ * does not fit its op; DLCA_EPARITY where a case's own conditions fail
+ * (rsvd's orthonormality and reconstruction), the message saying which. */
 DLCA_API DLCA_WUR int dlca_parity_ops_vector(dlca_context *ctx, const char *path, dlca_ops_parity_report *out);
 
 #ifdef __cplusplus
