@@ -176,7 +176,8 @@ DLCA_API DLCA_WUR int dlca_ops_finish(dlca_context *ctx);
  * are not detected. */
 typedef struct dlca_tape dlca_tape;
 DLCA_API DLCA_WUR int dlca_tape_new(dlca_context *ctx, dlca_tape **out);
-/* Frees the records and the gradients (NULL is allowed); ends it if begun. */
+/* Frees the records and the gradients (NULL is allowed); ends it if begun
+ * on this thread (a tape begun on another thread must be ended there first). */
 DLCA_API void dlca_tape_free(dlca_tape *tape);
 /* Starts recording on the calling thread (one tape per thread at a time:
  * DLCA_EINVAL where another is begun). */
