@@ -301,6 +301,7 @@ END_TEST
 TCase *to_tcase_tape(void);
 TCase *to_tcase_api_blas(void);
 TCase *to_tcase_api_conv(void);
+TCase *to_tcase_api_train(void);
 
 static TCase *to_tcase_api(void) {
   TCase *tc = tcase_create("api");
@@ -323,5 +324,6 @@ Suite *suite_ops_api(void) {
   suite_add_tcase(s, to_tcase_tape());
   suite_add_tcase(s, to_tcase_api_blas());
   suite_add_tcase(s, to_tcase_api_conv());
+  suite_add_tcase(s, to_tcase_api_train());
   return s;
 }
