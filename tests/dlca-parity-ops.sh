@@ -35,8 +35,10 @@ run_all() {
 
 run_all ref
 "$prog" --vector "$dir/unary_exp.json" --backend cl >out.txt 2>err.txt
+cl=cl
 if grep -q "no OpenCL platform" err.txt; then
   echo "SKIP: --backend cl: no OpenCL platform: $(cat err.txt)"
+  cl=
 else
   run_all cl
 fi
@@ -61,4 +63,9 @@ sed 's/"shape": \[2\]/"shape": [1, 1, 1, 1, 2]/' wrong.json >rank5.json
 expect 2 "a rank over 4" -- "$prog" --vector rank5.json --backend ref
 grep -q "rank 5" err.txt || fail "rank 5 is not named: $(cat err.txt)"
 expect 2 "a missing file" -- "$prog" --vector nosuch.json --backend ref
+sed 's/"y": {"shape": \[2\], "data": \[-1, -3\]}/"y": {"shape": [3], "data": [-1, -3, 0]}/' wrong.json >shape.json
+for b in ref $cl; do
+  expect 2 "--backend $b: an output of the wrong shape" -- "$prog" --vector shape.json --backend $b
+  grep -q "outputs.y.shape: \[3\], op unary gives \[2\]" err.txt || fail "the shape is not named: $(cat err.txt)"
+done
 exit $((failures > 0))
