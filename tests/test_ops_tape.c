@@ -115,9 +115,11 @@ START_TEST(test_tape_composite) {
   /* Bitwise reproducible: a second backward gives the same bits. */
   float first[N * K], second[N * K];
   grad_of(tape, in[0], first);
+  const dlca_tensor *kept = dlca_tape_grad(tape, in[0]);
   OK(dlca_tape_backward(tape, tmp[5]));
   grad_of(tape, in[0], second);
   ck_assert_int_eq(memcmp(first, second, sizeof first), 0);
+  ck_assert_ptr_eq(dlca_tape_grad(tape, in[0]), kept); /* the same buffer, written again */
   fprintf(stderr, "ops tape composite: device vs twin %.2e, twin vs central differences %.2e\n", e, efd);
   dlca_tape_free(tape);
   for (int i = 0; i < 4; i++) dlca_tensor_free(in[i]);

@@ -184,15 +184,18 @@ DLCA_API void dlca_tape_free(dlca_tape *tape);
 DLCA_API DLCA_WUR int dlca_tape_begin(dlca_tape *tape);
 /* Stops recording; the records stay for dlca_tape_backward. */
 DLCA_API void dlca_tape_end(dlca_tape *tape);
-/* Drops the records and the gradients. */
+/* Drops the records; the gradients' buffers are kept for the next backward
+ * to write into again (dlca_tape_grad gives NULL until it runs). */
 DLCA_API void dlca_tape_clear(dlca_tape *tape);
 DLCA_API size_t dlca_tape_size(const dlca_tape *tape);
 /* Gradients of sum(loss) for every tensor the records reach (replacing
  * those of an earlier call); enqueues only. DLCA_EINVAL where no record
  * made loss. */
 DLCA_API DLCA_WUR int dlca_tape_backward(dlca_tape *tape, const dlca_tensor *loss);
-/* The gradient of t (of t's shape, owned by the tape), or NULL where t does
- * not reach the loss. */
+/* The gradient of t (of t's shape, owned by the tape, valid until the next
+ * backward, clear or free), or NULL where t does not reach the loss. The
+ * next backward writes into the same buffers where the shapes fit, with no
+ * allocation, and frees those it does not use. */
 DLCA_API const dlca_tensor *dlca_tape_grad(const dlca_tape *tape, const dlca_tensor *t);
 
 #ifdef __cplusplus

@@ -9,10 +9,13 @@
 #include "ops/api.h"
 #include "ops/cl_conv.h"
 
-/* A tensor's gradient, owned by the tape. */
+/* A tensor's gradient, owned by the tape. Its buffer outlives a backward:
+ * the next one writes into it again (no allocation a step), and frees those
+ * it did not use. */
 typedef struct tape_grad {
   const dlca_tensor *t;
   dlca_tensor *g;
+  int live; /* written by the current (or last) backward */
 } tape_grad;
 
 struct dlca_tape {
@@ -40,9 +43,24 @@ static void drop_grads(dlca_tape *tape) {
   tape->ng = 0;
 }
 
+/* Frees the gradients that are not live, keeping the others in order. */
+static void drop_dead(dlca_tape *tape) {
+  size_t k = 0;
+  for (size_t i = 0; i < tape->ng; i++)
+    if (tape->grad[i].live)
+      tape->grad[k++] = tape->grad[i];
+    else
+      dlca_tensor_free(tape->grad[i].g);
+  tape->ng = k;
+}
+
+static void mark_dead(dlca_tape *tape) {
+  for (size_t i = 0; i < tape->ng; i++) tape->grad[i].live = 0;
+}
+
 void dlca_tape_clear(dlca_tape *tape) {
   if (!tape) return;
-  drop_grads(tape);
+  mark_dead(tape);
   tape->n = 0;
 }
 
@@ -112,28 +130,43 @@ static tape_grad *find(const dlca_tape *tape, const dlca_tensor *t) {
 
 const dlca_tensor *dlca_tape_grad(const dlca_tape *tape, const dlca_tensor *t) {
   const tape_grad *g = tape && t ? find(tape, t) : NULL;
-  return g ? g->g : NULL;
-}
-
-/* Adds *d to t's gradient: the first becomes it (*d is taken, set NULL), later ones are summed in. */
-static int accumulate(dlca_tape *tape, const dlca_tensor *t, dlca_tensor **d) {
-  tape_grad *g = find(tape, t);
-  if (g) return dlca__ops_cl_binary(tape->ctx, DLCA__B_add, g->g, *d, g->g);
-  if (tape->ng == tape->gcap) {
-    size_t cap = tape->gcap ? 2 * tape->gcap : 16;
-    tape_grad *p = realloc(tape->grad, cap * sizeof *p);
-    if (!p) return dlca__fail(DLCA_ENOMEM, "dlca_tape_backward: out of host memory for %zu gradients", cap);
-    tape->grad = p, tape->gcap = cap;
-  }
-  tape->grad[tape->ng++] = (tape_grad){t, *d};
-  *d = NULL;
-  return DLCA_OK;
+  return g && g->live ? g->g : NULL;
 }
 
 /* A new tensor of t's shape (NULL where t is). */
 static int like(const dlca_tensor *t, dlca_tensor **out) {
   *out = NULL;
   return t ? dlca_tensor_new(t->ctx, t->rank, t->shape, out) : DLCA_OK;
+}
+
+static int same_shape(const dlca_tensor *a, const dlca_tensor *b) {
+  int same = a->rank == b->rank;
+  for (int k = 0; same && k < a->rank; k++) same = a->shape[k] == b->shape[k];
+  return same;
+}
+
+/* Where the gradient of t goes: t's own buffer where none is live yet (kept
+ * from an earlier backward where the shape fits, else new), made live;
+ * else a new scratch *d, to be summed into it (*sum set). */
+static int target(dlca_tape *tape, const dlca_tensor *t, dlca_tensor **d, int *sum) {
+  *d = NULL, *sum = 0;
+  if (!t) return DLCA_OK;
+  tape_grad *e = find(tape, t);
+  if (e && e->live) return *sum = 1, like(t, d);
+  if (!e) {
+    if (tape->ng == tape->gcap) {
+      size_t cap = tape->gcap ? 2 * tape->gcap : 16;
+      tape_grad *p = realloc(tape->grad, cap * sizeof *p);
+      if (!p) return dlca__fail(DLCA_ENOMEM, "dlca_tape_backward: out of host memory for %zu gradients", cap);
+      tape->grad = p, tape->gcap = cap;
+    }
+    e = &tape->grad[tape->ng++];
+    *e = (tape_grad){t, NULL, 0};
+  }
+  if (e->g && !same_shape(e->g, t)) dlca_tensor_free(e->g), e->g = NULL;
+  int rc = e->g ? DLCA_OK : like(t, &e->g);
+  if (!rc) e->live = 1, *d = e->g;
+  return rc;
 }
 
 /* The backward of one record, given g, its output's gradient, into d[i] (of in[i]'s shape, NULL for none). */
@@ -171,17 +204,22 @@ static int n_grads(const dlca__tape_rec *r) {
   }
 }
 
-/* One record's backward, its input gradients summed into the tape's. */
+/* One record's backward: an input's first gradient written into its own
+ * buffer, a later one into a scratch then summed in (in record order). */
 static int step(dlca_tape *tape, const dlca__tape_rec *r) {
-  const tape_grad *g = find(tape, r->out);
-  if (!g || (r->kind == DLCA__T_binary && r->fn == DLCA__B_cmplt)) return DLCA_OK; /* no gradient flows */
+  const tape_grad *e = find(tape, r->out);
+  if (!e || !e->live || (r->kind == DLCA__T_binary && r->fn == DLCA__B_cmplt)) return DLCA_OK; /* none flows */
+  const dlca_tensor *g = e->g; /* target() may move the table */
   dlca_tensor *d[3] = {NULL, NULL, NULL};
-  int rc = DLCA_OK, n = n_grads(r);
-  for (int i = 0; i < n && !rc; i++) rc = like(r->in[i], &d[i]);
-  if (!rc) rc = run_backward(tape->ctx, r, g->g, d);
-  for (int i = 0; i < n && !rc; i++)
-    if (d[i]) rc = accumulate(tape, r->in[i], &d[i]);
-  for (int i = 0; i < 3; i++) dlca_tensor_free(d[i]); /* released once the queued kernels are done */
+  int rc = DLCA_OK, n = n_grads(r), sum[3] = {0, 0, 0};
+  for (int i = 0; i < n && !rc; i++) rc = target(tape, r->in[i], &d[i], &sum[i]);
+  if (!rc) rc = run_backward(tape->ctx, r, g, d);
+  for (int i = 0; i < n && !rc; i++) {
+    dlca_tensor *acc = sum[i] ? find(tape, r->in[i])->g : NULL;
+    if (acc) rc = dlca__ops_cl_binary(tape->ctx, DLCA__B_add, acc, d[i], acc);
+  }
+  for (int i = 0; i < 3; i++)
+    if (sum[i]) dlca_tensor_free(d[i]); /* released once the queued kernels are done */
   return rc;
 }
 
@@ -208,13 +246,11 @@ int dlca_tape_backward(dlca_tape *tape, const dlca_tensor *loss) {
     dlca__tensor_shape_text(loss, sh, sizeof sh);
     return dlca__fail(DLCA_EINVAL, "dlca_tape_backward: no op on the tape (%zu records) made the loss %s", tape->n, sh);
   }
-  drop_grads(tape);
+  mark_dead(tape);
   dlca_tensor *seed;
-  if ((rc = like(loss, &seed))) return rc;
-  if ((rc = fill_ones(tape->ctx, seed)) || (rc = accumulate(tape, loss, &seed))) {
-    dlca_tensor_free(seed);
-    return rc;
-  }
-  for (size_t i = tape->n; i-- > 0 && !rc;) rc = step(tape, &tape->rec[i]);
+  int sum;
+  if (!(rc = target(tape, loss, &seed, &sum)) && !(rc = fill_ones(tape->ctx, seed)))
+    for (size_t i = tape->n; i-- > 0 && !rc;) rc = step(tape, &tape->rec[i]);
+  drop_dead(tape); /* the buffers this backward did not use */
   return rc;
 }
