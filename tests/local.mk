@@ -24,6 +24,9 @@ tests_main_SOURCES += tests/cl_util.h tests/cl_util.c
 tests_main_SOURCES += tests/test_ops.c tests/ops_util.h tests/ops_util.c tests/test_ops_ref.c tests/test_ops_fd.c \
 	tests/test_ops_cl.c tests/test_ops_cl_reduce.c tests/test_ops_cl_move.c \
 	tests/test_ops_cl_loss.c
+# The public ops API and its tape (issue 31).
+tests_main_SOURCES += tests/test_ops_api.c tests/test_ops_tape.c tests/test_ops_api_blas.c tests/test_ops_api_conv.c \
+	tests/test_ops_api_train.c
 # The optimizer suite (issue 32) against the same vectors.
 tests_main_SOURCES += tests/test_optim.c tests/test_optim_checks.c tests/test_optim_ref.c
 AM_TESTS_ENVIRONMENT = DLCA_TESTDATA='$(abs_top_srcdir)/../shared/testdata/reference'; export DLCA_TESTDATA; \
@@ -79,6 +82,11 @@ EXTRA_DIST += tests/dlca-hardbench.sh
 # Every tool's -h/--help, -V/--version, exit codes, and a bad DLCA_CL_DEVICE named.
 TESTS += tests/cli.sh
 EXTRA_DIST += tests/cli.sh
+# dlca-parity --vector on the ops vectors, ref and PoCL (issue 31).
+TESTS += tests/dlca-parity-ops.sh
+EXTRA_DIST += tests/dlca-parity-ops.sh
+# The optimizer suite on the device (issue 32): kernels-cl/optim against its twin.
+tests_main_SOURCES += tests/test_optim_cl.c
 # GRU and randomized SVD (issue 33): twins, vectors, device against twin.
 tests_main_SOURCES += tests/test_gru.h tests/test_gru.c tests/test_rsvd.c tests/test_gru_cl.c tests/test_gru_norm.c
 # GEMM (CLBlast) and dense (issue 31), and the tuning table's CLBlast section.
@@ -88,8 +96,6 @@ TESTS += tests/dlca-tune-clblast.sh
 EXTRA_DIST += tests/dlca-tune-clblast.sh
 # conv2d and 2-D pooling (issue 31): the twin, the vectors, the device.
 tests_main_SOURCES += tests/test_conv.h tests/test_conv.c tests/test_conv_cl.c tests/test_conv_cl2.c
-# The optimizer suite on the device (issue 32): kernels-cl/optim against its twin.
-tests_main_SOURCES += tests/test_optim_cl.c
 # Smoke test of bench/dlca-opsbench on the default OpenCL device.
 TESTS += tests/dlca-opsbench.sh
 EXTRA_DIST += tests/dlca-opsbench.sh

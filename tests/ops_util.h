@@ -40,4 +40,6 @@ void to_double(const float *f, double *d, size_t n);
 dlca_tensor *to_vec_tensor(dlca_context *ctx, const dlca__ops_tensor *t);
 /* The worst error of a device result against the file's values at its tolerance, failing on a miss. */
 double to_vec_check(const dlca__ops_vector *v, const dlca_tensor *t, const dlca__ops_tensor *want);
+/* A vector file run on the device by the library (dlca__ops_cl_run), each result checked at its tolerance. */
+void to_vec_run(dlca_context *ctx, const char *path);
 #endif

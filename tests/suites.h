@@ -21,6 +21,7 @@
   X(mutations) \
   X(files) \
   X(ops) \
+  X(ops_api) \
   X(optim) \
   X(blas) \
   X(conv) \

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cl_util.h"
+#include "ops/cl_case.h"
 #include "ops/cl_elementwise.h"
 #include "ops/ref_case.h"
 #include "ops_util.h"
@@ -159,12 +160,10 @@ START_TEST(test_ops_cl_tuned) {
 }
 END_TEST
 
-/* Uploads a file's tensor as float32. */
+/* Uploads a file's tensor as float32 (the library's dlca__ops_cl_tensor). */
 dlca_tensor *to_vec_tensor(dlca_context *ctx, const dlca__ops_tensor *t) {
-  float *f = malloc(sizeof(float) * (t->n ? t->n : 1));
-  for (size_t i = 0; i < t->n; i++) f[i] = (float)t->data[i];
-  dlca_tensor *d = to_tensor(ctx, dlca__ops_shape(t), f);
-  free(f);
+  dlca_tensor *d;
+  ck_assert_msg(dlca__ops_cl_tensor(ctx, t, &d) == DLCA_OK, "%s", dlca_last_error());
   return d;
 }
 
@@ -179,49 +178,26 @@ double to_vec_check(const dlca__ops_vector *v, const dlca_tensor *t, const dlca_
   return c.worst;
 }
 
-/* A binary file's grads on the device; the worst error of the two. */
-static double vec_binary_backward(dlca_context *ctx, const dlca__ops_vector *v, dlca__binary_fn fn,
-                                  const dlca_tensor *ta, const dlca_tensor *tb) {
-  const dlca__ops_tensor *dy = dlca__ops_set_find(&v->grad_outputs, "y");
-  const dlca__ops_tensor *ga = dlca__ops_set_find(&v->grads, "a"), *gb = dlca__ops_set_find(&v->grads, "b");
-  ck_assert_msg(dy && ga && gb, "%s: grad_outputs.y, grads.a and grads.b", v->path);
-  dlca_tensor *tdy = to_vec_tensor(ctx, dy), *tda = to_tensor(ctx, dlca__ops_shape(ga), NULL);
-  dlca_tensor *tdb = to_tensor(ctx, dlca__ops_shape(gb), NULL);
-  ck_assert_msg(dlca__ops_cl_binary_backward(ctx, fn, ta, tb, tdy, tda, tdb) == DLCA_OK, "%s", dlca_last_error());
-  double e = fmax(to_vec_check(v, tda, ga), to_vec_check(v, tdb, gb));
-  dlca_tensor_free(tdy), dlca_tensor_free(tda), dlca_tensor_free(tdb);
-  return e;
-}
-
-/* Every unary and binary vector file on the device, forward and backward. */
-static void run_vector(dlca_context *ctx, const char *path) {
+/* A vector file on the device through the library's runner (dlca__ops_cl_run), every output and
+ * gradient checked at the file's tolerance. */
+void to_vec_run(dlca_context *ctx, const char *path) {
   dlca__ops_vector v;
+  dlca__ops_result r;
   ck_assert_msg(dlca__ops_vector_load(path, &v) == DLCA_OK, "%s", dlca_last_error());
-  const char *name;
-  ck_assert_int_eq(dlca__ops_vector_attr_string(&v, "fn", &name), DLCA_OK);
-  int unary = !strcmp(v.op, "unary");
-  const dlca__ops_tensor *y = dlca__ops_set_find(&v.outputs, "y"),
-                         *x = dlca__ops_set_find(&v.inputs, unary ? "x" : "a");
-  const dlca__ops_tensor *b = dlca__ops_set_find(&v.inputs, "b");
-  dlca_tensor *tx = to_vec_tensor(ctx, x), *tb = unary ? NULL : to_vec_tensor(ctx, b),
-              *ty = to_tensor(ctx, dlca__ops_shape(y), NULL);
-  if (unary)
-    ck_assert_msg(dlca__ops_cl_unary(ctx, dlca__unary_fn_from_name(name), tx, ty) == DLCA_OK, "%s", dlca_last_error());
-  else
-    ck_assert_msg(dlca__ops_cl_binary(ctx, dlca__binary_fn_from_name(name), tx, tb, ty) == DLCA_OK, "%s",
-                  dlca_last_error());
-  double ef = to_vec_check(&v, ty, y), eb = 0;
-  if (!unary && v.grads.n) eb = vec_binary_backward(ctx, &v, dlca__binary_fn_from_name(name), tx, tb);
-  if (unary) {
-    const dlca__ops_tensor *dy = dlca__ops_set_find(&v.grad_outputs, "y"), *dx = dlca__ops_set_find(&v.grads, "x");
-    dlca_tensor *tdy = to_vec_tensor(ctx, dy), *tdx = to_tensor(ctx, dlca__ops_shape(dx), NULL);
-    ck_assert_msg(dlca__ops_cl_unary_backward(ctx, dlca__unary_fn_from_name(name), tx, ty, tdy, tdx) == DLCA_OK, "%s",
-                  dlca_last_error());
-    eb = to_vec_check(&v, tdx, dx);
-    dlca_tensor_free(tdy), dlca_tensor_free(tdx);
+  ck_assert_msg(dlca__ops_cl_run(ctx, &v, &r) == DLCA_OK, "%s", dlca_last_error());
+  double worst[2] = {0, 0};
+  for (int g = 0; g < 2; g++) {
+    const dlca__ops_set *set = g ? &v.grads : &v.outputs;
+    for (size_t i = 0; i < set->n; i++) {
+      const double *got = g ? r.grad[i] : r.out[i];
+      dlca__ops_cmp c = dlca__ops_compare(got, &set->t[i], v.tol_abs, v.tol_rel);
+      ck_assert_msg(c.pass, "%s: %s[%zu] = %.9g, want %.9g", path, set->t[i].name, c.worst_index, got[c.worst_index],
+                    set->t[i].data[c.worst_index]);
+      worst[g] = fmax(worst[g], c.worst);
+    }
   }
-  fprintf(stderr, "ops cl %-20s forward %.2e backward %.2e (%zu grads)\n", v.name, ef, eb, v.grads.n);
-  dlca_tensor_free(tx), dlca_tensor_free(tb), dlca_tensor_free(ty);
+  fprintf(stderr, "ops cl %-24s forward %.2e backward %.2e (%zu grads)\n", v.name, worst[0], worst[1], v.grads.n);
+  dlca__ops_result_free(&r);
   dlca__ops_vector_free(&v);
 }
 
@@ -233,7 +209,7 @@ START_TEST(test_ops_cl_vectors) {
   to_list list;
   to_list_files(dir, _i ? "binary_" : "unary_", &list);
   ck_assert(list.n > 0);
-  for (size_t i = 0; i < list.n; i++) run_vector(ctx, list.path[i]);
+  for (size_t i = 0; i < list.n; i++) to_vec_run(ctx, list.path[i]);
   to_list_free(&list);
   dlca_context_free(ctx);
 }

@@ -66,34 +66,6 @@ START_TEST(test_ops_cl_xent_random) {
 }
 END_TEST
 
-/* mse_* (_i 0) or softmax_cross_entropy_* (_i 1) files at their tolerance. */
-static void run_file(dlca_context *ctx, const char *path, int xent) {
-  dlca__ops_vector v;
-  ck_assert_msg(dlca__ops_vector_load(path, &v) == DLCA_OK, "%s", dlca_last_error());
-  const dlca__ops_tensor *a = dlca__ops_set_find(&v.inputs, xent ? "logits" : "input");
-  const dlca__ops_tensor *t = dlca__ops_set_find(&v.inputs, "target"), *loss = dlca__ops_set_find(&v.outputs, "loss");
-  const dlca__ops_tensor *g = dlca__ops_set_find(&v.grad_outputs, "loss");
-  const dlca__ops_tensor *ga = dlca__ops_set_find(&v.grads, xent ? "logits" : "input");
-  ck_assert_msg(a && t && loss && g && ga, "%s: the inputs, loss and grads", path);
-  dlca_tensor *ta = to_vec_tensor(ctx, a), *tt = to_vec_tensor(ctx, t), *tg = to_vec_tensor(ctx, g);
-  dlca_tensor *tl = to_tensor(ctx, scalar_shape, NULL), *tga = to_tensor(ctx, dlca__ops_shape(a), NULL);
-  dlca_tensor *tgt = to_tensor(ctx, dlca__ops_shape(t), NULL);
-  if (xent) {
-    ck_assert_msg(dlca__ops_cl_softmax_xent(ctx, ta, tt, tl) == DLCA_OK, "%s", dlca_last_error());
-    ck_assert_msg(dlca__ops_cl_softmax_xent_backward(ctx, ta, tt, tg, tga) == DLCA_OK, "%s", dlca_last_error());
-  } else {
-    ck_assert_msg(dlca__ops_cl_mse(ctx, ta, tt, tl) == DLCA_OK, "%s", dlca_last_error());
-    ck_assert_msg(dlca__ops_cl_mse_backward(ctx, ta, tt, tg, tga, tgt) == DLCA_OK, "%s", dlca_last_error());
-  }
-  double ef = to_vec_check(&v, tl, loss), eb = to_vec_check(&v, tga, ga);
-  const dlca__ops_tensor *gt = dlca__ops_set_find(&v.grads, "target");
-  if (!xent && gt) eb = fmax(eb, to_vec_check(&v, tgt, gt));
-  fprintf(stderr, "ops cl %-24s forward %.2e backward %.2e\n", v.name, ef, eb);
-  dlca_tensor_free(ta), dlca_tensor_free(tt), dlca_tensor_free(tg), dlca_tensor_free(tl), dlca_tensor_free(tga),
-      dlca_tensor_free(tgt);
-  dlca__ops_vector_free(&v);
-}
-
 START_TEST(test_ops_cl_loss_vectors) {
   const char *dir = to_dir();
   if (!dir || !tcl_platform()) return;
@@ -102,7 +74,7 @@ START_TEST(test_ops_cl_loss_vectors) {
   to_list list;
   to_list_files(dir, _i ? "softmax_cross_entropy_" : "mse_", &list);
   ck_assert(list.n > 0);
-  for (size_t i = 0; i < list.n; i++) run_file(ctx, list.path[i], _i);
+  for (size_t i = 0; i < list.n; i++) to_vec_run(ctx, list.path[i]);
   to_list_free(&list);
   dlca_context_free(ctx);
 }

@@ -74,23 +74,7 @@ START_TEST(test_ops_cl_move_vectors) {
   to_list list;
   to_list_files(dir, "movement_", &list);
   ck_assert(list.n > 0);
-  for (size_t i = 0; i < list.n; i++) {
-    dlca__ops_vector v;
-    dlca__move m;
-    ck_assert_msg(dlca__ops_vector_load(list.path[i], &v) == DLCA_OK, "%s", dlca_last_error());
-    ck_assert_msg(dlca__ops_vector_move(&v, &m) == DLCA_OK, "%s", dlca_last_error());
-    const dlca__ops_tensor *x = dlca__ops_set_find(&v.inputs, "x"), *y = dlca__ops_set_find(&v.outputs, "y");
-    const dlca__ops_tensor *dy = dlca__ops_set_find(&v.grad_outputs, "y"), *dx = dlca__ops_set_find(&v.grads, "x");
-    ck_assert_msg(x && y && dy && dx, "%s: x, y, grad_outputs.y, grads.x", v.path);
-    dlca_tensor *tx = to_vec_tensor(ctx, x), *ty = to_tensor(ctx, dlca__ops_shape(y), NULL);
-    dlca_tensor *tdy = to_vec_tensor(ctx, dy), *tdx = to_tensor(ctx, dlca__ops_shape(x), NULL);
-    ck_assert_msg(dlca__ops_cl_move(ctx, &m, tx, ty) == DLCA_OK, "%s", dlca_last_error());
-    ck_assert_msg(dlca__ops_cl_move_backward(ctx, &m, tdy, tdx) == DLCA_OK, "%s", dlca_last_error());
-    double ef = to_vec_check(&v, ty, y), eb = to_vec_check(&v, tdx, dx);
-    fprintf(stderr, "ops cl %-20s forward %.2e backward %.2e\n", v.name, ef, eb);
-    dlca_tensor_free(tx), dlca_tensor_free(ty), dlca_tensor_free(tdy), dlca_tensor_free(tdx);
-    dlca__ops_vector_free(&v);
-  }
+  for (size_t i = 0; i < list.n; i++) to_vec_run(ctx, list.path[i]);
   to_list_free(&list);
   dlca_context_free(ctx);
 }

@@ -55,33 +55,6 @@ START_TEST(test_ops_cl_reduce_random) {
 }
 END_TEST
 
-static void run_file(dlca_context *ctx, const char *path) {
-  dlca__ops_vector v;
-  ck_assert_msg(dlca__ops_vector_load(path, &v) == DLCA_OK, "%s", dlca_last_error());
-  const char *name;
-  long axes[DLCA__MAX_RANK];
-  size_t na;
-  int keep;
-  unsigned mask;
-  ck_assert_int_eq(dlca__ops_vector_attr_string(&v, "fn", &name), DLCA_OK);
-  ck_assert_int_eq(dlca__ops_vector_attr_ints(&v, "axes", axes, DLCA__MAX_RANK, &na), DLCA_OK);
-  ck_assert_int_eq(dlca__ops_vector_attr_bool(&v, "keepdim", &keep), DLCA_OK);
-  const dlca__ops_tensor *x = dlca__ops_set_find(&v.inputs, "x"), *y = dlca__ops_set_find(&v.outputs, "y");
-  const dlca__ops_tensor *dy = dlca__ops_set_find(&v.grad_outputs, "y"), *dx = dlca__ops_set_find(&v.grads, "x");
-  ck_assert_msg(x && y && dy && dx, "%s: x, y, grad_outputs.y, grads.x", path);
-  dlca__shape xs = dlca__ops_shape(x), ys;
-  ck_assert_int_eq(dlca__reduce_shape(&xs, axes, na, keep, &mask, &ys), DLCA_OK);
-  dlca__reduce_fn fn = (dlca__reduce_fn)dlca__reduce_fn_from_name(name);
-  dlca_tensor *tx = to_vec_tensor(ctx, x), *ty = to_tensor(ctx, dlca__ops_shape(y), NULL);
-  dlca_tensor *tdy = to_vec_tensor(ctx, dy), *tdx = to_tensor(ctx, xs, NULL);
-  ck_assert_msg(dlca__ops_cl_reduce(ctx, fn, tx, mask, ty) == DLCA_OK, "%s", dlca_last_error());
-  ck_assert_msg(dlca__ops_cl_reduce_backward(ctx, fn, tx, mask, tdy, tdx) == DLCA_OK, "%s", dlca_last_error());
-  double ef = to_vec_check(&v, ty, y), eb = to_vec_check(&v, tdx, dx);
-  fprintf(stderr, "ops cl %-20s forward %.2e backward %.2e\n", v.name, ef, eb);
-  dlca_tensor_free(tx), dlca_tensor_free(ty), dlca_tensor_free(tdy), dlca_tensor_free(tdx);
-  dlca__ops_vector_free(&v);
-}
-
 START_TEST(test_ops_cl_reduce_vectors) {
   const char *dir = to_dir();
   if (!dir || !tcl_platform()) return;
@@ -90,7 +63,7 @@ START_TEST(test_ops_cl_reduce_vectors) {
   to_list list;
   to_list_files(dir, "reduce_", &list);
   ck_assert(list.n > 0);
-  for (size_t i = 0; i < list.n; i++) run_file(ctx, list.path[i]);
+  for (size_t i = 0; i < list.n; i++) to_vec_run(ctx, list.path[i]);
   to_list_free(&list);
   dlca_context_free(ctx);
 }

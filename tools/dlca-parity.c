@@ -2,6 +2,7 @@
  * against the CPU reference on fresh random cases. Exit 0 all within
  * tolerance, 1 some quantity out of tolerance, 2 bad input. */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,12 +25,17 @@ static void usage(FILE *f) {
         "    With --vector, runs one JAX reference vector (its model, grids and\n"
         "    targets) on the CPU reference or an OpenCL device and compares every\n"
         "    quantity it holds (states, loss, gradients, the optimizer's update) with\n"
-        "    the vector's, each within its tolerance. With --random, compares an\n"
+        "    the vector's, each within its tolerance. A dlca-ops-vector file (its\n"
+        "    \"format\" field says so; testdata/ops/*.json) is one op case of the\n"
+        "    compute layer: the forward, then the backward with the file's upstream\n"
+        "    gradients, each output and gradient compared with the file's at its\n"
+        "    tolerance (abs + rel |want|). With --random, compares an\n"
         "    OpenCL device (or the packed-bits circuit) with the CPU reference on N\n"
         "    fresh random cases: random logits, grids, targets and fire masks.\n"
         "\n"
         "OPTIONS\n"
-        "    --vector FILE        a JAX reference vector (testdata/reference/*.json)\n"
+        "    --vector FILE        a JAX reference vector (testdata/reference/*.json) or a\n"
+        "                         dlca-ops-vector file (testdata/ops/*.json)\n"
         "    --backend B          ref (the C CPU reference) or cl (an OpenCL device;\n"
         "                         the default); with --random also bits: the packed-bits\n"
         "                         hard circuit (its hard state and loss against the\n"
@@ -49,7 +55,8 @@ static void usage(FILE *f) {
         "    --steps T            override the preset's CA steps\n"
         "    --size HxW           override the preset's grid\n"
         "    --async              asynchronous updates (fire masks)\n"
-        "    --json               one JSON object: {case, backend, device, errors, pass}\n"
+        "    --json               one JSON object: {case, backend, device, errors, pass};\n"
+        "                         for an ops file also op, tolerance and worst_ratio\n"
         "    -h, --help           this text\n"
         "    -V, --version        the library version\n"
         "\n"
@@ -62,10 +69,12 @@ static void usage(FILE *f) {
         "    0    every quantity within tolerance\n"
         "    1    some quantity out of tolerance, or a runtime failure (no OpenCL\n"
         "         platform, an OpenCL error, out of memory); the message says which\n"
-        "    2    bad input: option, vector or model file, preset, device spec\n"
+        "    2    bad input: option, vector or model file, preset, device spec; an\n"
+        "         op this build does not implement (\"op X not implemented\")\n"
         "\n"
         "EXAMPLES\n"
         "    dlca-parity --vector testdata/reference/tiny_sync.json\n"
+        "    dlca-parity --vector testdata/ops/binary_add_0.json --backend cl --json\n"
         "    dlca-parity --preset growth --random 20 --device gpu\n",
         f);
 }
@@ -92,6 +101,51 @@ static void print_report(const dlca_parity_report *r, const char *backend, const
   printf("%s\n", r->all_pass ? "PASS" : "FAIL");
 }
 
+/* s as a JSON string. */
+static void json_str(const char *s) {
+  putchar('"');
+  for (; *s; s++)
+    if (*s == '"' || *s == '\\') printf("\\%c", *s);
+    else if ((unsigned char)*s < 0x20) printf("\\u%04x", (unsigned char)*s);
+    else putchar(*s);
+  putchar('"');
+}
+
+/* A number, or null where it is not finite (a NaN result). */
+static void json_num(double x) {
+  if (isfinite(x)) printf("%.6g", x);
+  else fputs("null", stdout);
+}
+
+static void print_ops_report(const dlca_ops_parity_report *r, const char *backend, const char *device, int json) {
+  if (json) {
+    fputs("{\"case\": ", stdout), json_str(r->case_name), fputs(", \"op\": ", stdout), json_str(r->op);
+    fputs(", \"backend\": ", stdout), json_str(backend), fputs(", \"device\": ", stdout), json_str(device);
+    printf(", \"tolerance\": {\"abs\": %.6g, \"rel\": %.6g}, \"errors\": {", r->tol_abs, r->tol_rel);
+    for (int i = 0; i < r->n; i++) printf("%s\"%s\": ", i ? ", " : "", r->entry[i].name), json_num(r->entry[i].max_abs);
+    fputs("}, \"worst_ratio\": {", stdout);
+    for (int i = 0; i < r->n; i++)
+      printf("%s\"%s\": ", i ? ", " : "", r->entry[i].name), json_num(r->entry[i].worst_ratio);
+    printf("}, \"pass\": %s}\n", r->all_pass ? "true" : "false");
+    return;
+  }
+  printf("case %s (op %s), backend %s, device %s\n", r->case_name, r->op, backend, device);
+  printf("  %-30s %12s %12s  tolerance %.3g + %.3g |want|\n", "result", "max |error|", "worst/tol", r->tol_abs,
+         r->tol_rel);
+  for (int i = 0; i < r->n; i++)
+    printf("  %-30s %12.3e %12.3e  %s\n", r->entry[i].name, r->entry[i].max_abs, r->entry[i].worst_ratio,
+           r->entry[i].pass ? "ok" : "FAIL");
+  printf("%s\n", r->all_pass ? "PASS" : "FAIL");
+}
+
+/* The exit status of a library failure: 2 for bad input, 1 for a runtime failure. */
+static int fail_status(int rc) {
+  return rc == DLCA_EIO || rc == DLCA_EPARSE || rc == DLCA_EMODEL || rc == DLCA_EINVAL || rc == DLCA_ECONFIG ||
+                 rc == DLCA_ETUNING || rc == DLCA_EUNSUPPORTED
+             ? CLI_USAGE
+             : CLI_FAIL;
+}
+
 static int parse_size(const char *s, int *h, int *w) {
   char *end;
   long a = strtol(s, &end, 10);
@@ -106,7 +160,7 @@ int main(int argc, char **argv) {
   const char *vector = NULL, *backend = "cl", *device = NULL, *preset = NULL, *model_path = NULL;
   long random_n = 0, batch = 0, steps = 0;
   unsigned long long seed = 1;
-  int json = 0, async = 0, H = 0, W = 0, param = DLCA_PARAM_SOFTMAX16, param_given = 0;
+  int rc, json = 0, async = 0, H = 0, W = 0, param = DLCA_PARAM_SOFTMAX16, param_given = 0;
   static const struct option opts[] = {
       {"vector", 1, 0, 'v'}, {"backend", 1, 0, 'b'}, {"device", 1, 0, 'd'}, {"json", 0, 0, 'j'},
       {"preset", 1, 0, 'p'}, {"model", 1, 0, 'm'},   {"random", 1, 0, 'r'}, {"seed", 1, 0, 's'},
@@ -170,10 +224,14 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: --random compares the CPU reference with a device; --backend ref makes no sense\n", prog);
     return CLI_USAGE;
   }
+  dlca_vector_kind kind = DLCA_VECTOR_JAX;
+  if (vector && (rc = dlca_parity_vector_kind(vector, &kind))) {
+    fprintf(stderr, "%s: %s\n", prog, dlca_last_error());
+    return fail_status(rc);
+  }
   dlca_context *ctx = NULL;
   char devname[300] = "CPU reference";
   if (!strcmp(backend, "bits")) snprintf(devname, sizeof devname, "packed bits on the CPU");
-  int rc;
   if (!strcmp(backend, "cl")) {
     if ((rc = dlca_context_new(device, &ctx)))
       return cli_context_fail(prog, device, rc, "--backend ref checks the CPU reference alone");
@@ -182,6 +240,13 @@ int main(int argc, char **argv) {
     snprintf(devname, sizeof devname, "%s", info.name);
   }
   dlca_parity_report r;
+  if (kind == DLCA_VECTOR_OPS) {
+    dlca_ops_parity_report o;
+    if ((rc = dlca_parity_ops_vector(ctx, vector, &o))) goto bad;
+    print_ops_report(&o, backend, devname, json);
+    dlca_context_free(ctx);
+    return o.all_pass ? CLI_OK : CLI_FAIL;
+  }
   if (vector) {
     rc = dlca_parity_vector(ctx, vector, &r);
   } else {
@@ -219,11 +284,7 @@ bad:
   if (rc) {
     fprintf(stderr, "%s: %s\n", prog, dlca_last_error());
     dlca_context_free(ctx);
-    return rc == DLCA_EIO || rc == DLCA_EPARSE || rc == DLCA_EMODEL || rc == DLCA_EINVAL || rc == DLCA_ECONFIG ||
-                   rc == DLCA_ETUNING ||
-                   rc == DLCA_EUNSUPPORTED
-               ? CLI_USAGE
-               : CLI_FAIL;
+    return fail_status(rc);
   }
   print_report(&r, backend, devname, json);
   dlca_context_free(ctx);

@@ -1,7 +1,7 @@
-/* Device tensors of the general compute layer (issue 31), a draft: float32,
+/* Device tensors of the general compute layer (issue 31): float32,
  * row-major, rank 0 to 4, owned by a context and living on its device.
- * Uploads and downloads block; ops on tensors enqueue on the context's one
- * in-order queue and never block. */
+ * Uploads and downloads block; the ops on tensors (include/dlca_cl/ops.h)
+ * enqueue on the context's one in-order queue and never block. */
 #ifndef DLCA_CL_TENSOR_H
 #define DLCA_CL_TENSOR_H
 
