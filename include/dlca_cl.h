@@ -14,5 +14,6 @@
 #include "dlca_cl/recipe.h"  /* targets, recommended recipes, the training loop */
 #include "dlca_cl/optim.h"   /* optimizers, gradient clipping, lr schedules */
 #include "dlca_cl/tensor.h"  /* device tensors of the compute layer (draft) */
+#include "dlca_cl/net.h"     /* sequential networks, their trainer, the digits data set */
 
 #endif
