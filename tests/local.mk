@@ -78,3 +78,7 @@ EXTRA_DIST += tests/dlca-hardbench.sh
 # Every tool's -h/--help, -V/--version, exit codes, and a bad DLCA_CL_DEVICE named.
 TESTS += tests/cli.sh
 EXTRA_DIST += tests/cli.sh
+# The network trainer (issue 31): lib/net, the digits data set, dlca-net.
+tests_main_SOURCES += tests/test_net.c
+TESTS += tests/dlca-net.sh
+EXTRA_DIST += tests/dlca-net.sh

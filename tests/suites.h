@@ -20,4 +20,5 @@
   X(mutations) \
   X(files) \
   X(ops) \
-  X(optim)
+  X(optim) \
+  X(net)

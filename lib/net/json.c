@@ -188,7 +188,11 @@ static int from_json(const char *file, json_t *root, dlca_net **out) {
   for (size_t i = 0; i < L && !rc; i++) rc = read_layer(file, json_array_get(arr, i), i, &ls[i]);
   spec.layers = ls, spec.n_layers = L;
   dlca_net *net = NULL;
-  if (!rc && (rc = dlca__net_build(&spec, file, &net)) == DLCA_EINVAL) rc = dlca__fail(DLCA_EMODEL, "%s", dlca_last_error());
+  if (!rc && (rc = dlca__net_build(&spec, file, &net)) == DLCA_EINVAL) {
+    char why[512]; /* the shape error, as the file's: DLCA_EMODEL */
+    snprintf(why, sizeof why, "%s", dlca_last_error());
+    rc = dlca__fail(DLCA_EMODEL, "%s", why);
+  }
   free(ls);
   if (!rc && !(net->params = malloc((net->n_params ? net->n_params : 1) * sizeof(float))))
     rc = dlca__fail(DLCA_ENOMEM, "%s: out of host memory for %zu parameters", file, net->n_params);
