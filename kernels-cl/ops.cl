@@ -5,3 +5,4 @@
 #include "ops/reduce.cl"
 #include "ops/movement.cl"
 #include "ops/loss.cl"
+#include "ops/net.cl"

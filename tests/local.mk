@@ -79,6 +79,6 @@ EXTRA_DIST += tests/dlca-hardbench.sh
 TESTS += tests/cli.sh
 EXTRA_DIST += tests/cli.sh
 # The network trainer (issue 31): lib/net, the digits data set, dlca-net.
-tests_main_SOURCES += tests/test_net.c
+tests_main_SOURCES += tests/test_net.c tests/test_net_cl.c
 TESTS += tests/dlca-net.sh
 EXTRA_DIST += tests/dlca-net.sh

@@ -21,4 +21,5 @@
   X(files) \
   X(ops) \
   X(optim) \
-  X(net)
+  X(net) \
+  X(net_cl)
