@@ -2,7 +2,7 @@
 # The program files (trainer.cl, trainer_cpu.cl, trainer_tile.cl: the names
 # the tuning table and the cache know) #include their pieces from trainer/,
 # installed beside them as $(pkgdatadir)/kernels/trainer.
-dist_kernels_DATA += kernels-cl/rng.cl kernels-cl/selftest.cl kernels-cl/ops.cl
+dist_kernels_DATA += kernels-cl/rng.cl kernels-cl/selftest.cl kernels-cl/ops.cl kernels-cl/optim.cl
 dist_kernels_DATA += kernels-cl/trainer.cl kernels-cl/trainer_cpu.cl kernels-cl/trainer_tile.cl \
 	kernels-cl/grid.cl
 
@@ -14,4 +14,6 @@ dist_kernels_trainer_DATA += kernels-cl/trainer/common.cl kernels-cl/trainer/coe
 # The compute layer's ops (issue 31), installed as $(pkgdatadir)/kernels/ops.
 dist_kernels_ops_DATA += kernels-cl/ops/elementwise.cl kernels-cl/ops/reduce.cl \
 	kernels-cl/ops/movement.cl kernels-cl/ops/loss.cl
+# The optimizer suite on the device (issue 32), installed as $(pkgdatadir)/kernels/optim.
+dist_kernels_optim_DATA += kernels-cl/optim/rules.cl kernels-cl/optim/step.cl kernels-cl/optim/clip.cl
 dist_kernels_ops_DATA += kernels-cl/ops/net.cl

@@ -78,6 +78,8 @@ EXTRA_DIST += tests/dlca-hardbench.sh
 # Every tool's -h/--help, -V/--version, exit codes, and a bad DLCA_CL_DEVICE named.
 TESTS += tests/cli.sh
 EXTRA_DIST += tests/cli.sh
+# The optimizer suite on the device (issue 32): kernels-cl/optim against its twin.
+tests_main_SOURCES += tests/test_optim_cl.c
 # The network trainer (issue 31): lib/net, the digits data set, dlca-net.
 tests_main_SOURCES += tests/test_net.c tests/test_net_cl.c
 TESTS += tests/dlca-net.sh

@@ -21,5 +21,6 @@
   X(files) \
   X(ops) \
   X(optim) \
+  X(optim_cl) \
   X(net) \
   X(net_cl)

@@ -186,6 +186,47 @@ DLCA_API DLCA_WUR int dlca_lr_chain_at(size_t n, const dlca_lr_spec *parts, cons
 DLCA_API DLCA_WUR int dlca_lr_chain_fill(size_t n, const dlca_lr_spec *parts, const uint64_t *milestones,
                                          uint64_t first, size_t count, float *out);
 
+/* ---- The optimizer on the device -------------------------------------- */
+
+/* The same optimizer with its state on an OpenCL device (kernels-cl/optim/):
+ * the rules of dlca_optim_step in the same float32 order, so that a device
+ * step gives the CPU twin's bits (device division and sqrt correctly
+ * rounded), and the same state byte format: dlca_optim_cl_state_save's bytes
+ * are dlca_optim_state_save's for the same state and load into either.
+ * Everything enqueues on the context's in-order queue and never blocks,
+ * except last_norm and the state functions. The step's scalars (the lr, the
+ * bias corrections) are computed on the host, which counts the steps, and
+ * passed as kernel arguments: no host round trip a step. */
+typedef struct dlca_context dlca_context;
+typedef struct dlca_tensor dlca_tensor;
+typedef struct dlca_optim_cl dlca_optim_cl;
+/* An optimizer over the n tensors params (their sizes; every later step
+ * takes tensors of the same sizes), from zero state. DLCA_EINVAL for a bad
+ * configuration (dlca_optim_config_check's message) or a tensor of another
+ * context. */
+DLCA_API DLCA_WUR int dlca_optim_cl_new(dlca_context *ctx, const dlca_optim_config *cfg, size_t n,
+                                        dlca_tensor *const *params, dlca_optim_cl **out);
+DLCA_API void dlca_optim_cl_free(dlca_optim_cl *o);
+/* One step over all n tensors; enqueues only. params and grads each the
+ * members of one tensor group, in the same layout: one launch for the whole
+ * model; otherwise one launch per 8 tensors. */
+DLCA_API DLCA_WUR int dlca_optim_cl_step(dlca_optim_cl *o, dlca_tensor *const *params,
+                                         const dlca_tensor *const *grads);
+DLCA_API DLCA_WUR int dlca_optim_cl_set_lr(dlca_optim_cl *o, double lr);
+DLCA_API uint64_t dlca_optim_cl_steps(const dlca_optim_cl *o);
+/* clip_grad_norm_ over the n grads, before the next step: a deterministic
+ * two-pass norm (double sums where the device has them), the scale applied
+ * in place on the device; enqueues only. dlca_optim_cl_last_norm waits and
+ * reads that norm (before clipping) back. */
+DLCA_API DLCA_WUR int dlca_optim_cl_clip_grad_norm(dlca_optim_cl *o, dlca_tensor *const *grads, double max_norm);
+DLCA_API DLCA_WUR int dlca_optim_cl_last_norm(dlca_optim_cl *o, double *norm);
+/* clip_grad_value_: clamps the n grads to [-clip, clip]; enqueues only. */
+DLCA_API DLCA_WUR int dlca_optim_cl_clip_grad_value(dlca_optim_cl *o, dlca_tensor *const *grads, double clip);
+/* Checkpoints in dlca_optim_state_save's format (these wait for the queue). */
+DLCA_API size_t dlca_optim_cl_state_size(const dlca_optim_cl *o);
+DLCA_API DLCA_WUR int dlca_optim_cl_state_save(dlca_optim_cl *o, void *buf, size_t cap);
+DLCA_API DLCA_WUR int dlca_optim_cl_state_load(dlca_optim_cl *o, const void *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

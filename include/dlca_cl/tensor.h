@@ -40,6 +40,24 @@ DLCA_API size_t dlca_tensor_dim(const dlca_tensor *t, int k);
 DLCA_API size_t dlca_tensor_numel(const dlca_tensor *t);
 DLCA_API dlca_context *dlca_tensor_context(const dlca_tensor *t);
 
+/* ---- Tensor groups (issue 32) ------------------------------------------ */
+
+/* n tensors carved out of one device buffer: member i has rank ranks[i] and
+ * shape shapes[i] (NULL for a scalar), at an offset aligned to the device's
+ * base-address alignment, the gaps zero. An optimizer (dlca_optim_cl_step)
+ * steps the parameters of a whole model in one launch when params and
+ * grads are two groups of the same shapes. Each member is an ordinary
+ * dlca_tensor, freed with its group and never alone. The errors are
+ * dlca_tensor_new's, naming the member. */
+typedef struct dlca_tensor_group dlca_tensor_group;
+DLCA_API DLCA_WUR int dlca_tensor_group_new(dlca_context *ctx, size_t n, const int *ranks,
+                                            const size_t *const *shapes, dlca_tensor_group **out);
+/* Member i (NULL for i >= n). */
+DLCA_API dlca_tensor *dlca_tensor_group_member(dlca_tensor_group *g, size_t i);
+DLCA_API size_t dlca_tensor_group_size(const dlca_tensor_group *g);
+/* Frees the members and the buffer (NULL is allowed). */
+DLCA_API void dlca_tensor_group_free(dlca_tensor_group *g);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,3 +8,5 @@ libdlca_cl_internal_la_SOURCES += lib/ops/ref_case.h lib/ops/ref_case.c lib/ops/
 # Device tensors (include/dlca_cl/tensor.h) and the launchers of kernels-cl/ops/.
 libdlca_cl_internal_la_SOURCES += lib/ops/tensor.h lib/ops/tensor.c lib/ops/cl_elementwise.h lib/ops/cl_elementwise.c \
 	lib/ops/cl_reduce.c lib/ops/cl_movement.c lib/ops/cl_loss.c
+# Tensor groups (issue 32): many tensors in one buffer, for the multi-tensor optimizer step.
+libdlca_cl_internal_la_SOURCES += lib/ops/tensor_group.c

@@ -8,6 +8,7 @@
 
 #include "core/internal.h"
 #include "ops/ref_ops.h"
+#include "optim/vector.h"
 
 dlca__shape dlca__ops_shape(const dlca__ops_tensor *t) {
   dlca__shape s = {t->rank, {0}};
@@ -90,7 +91,9 @@ static const struct {
   int (*run)(const dlca__ops_vector *, dlca__ops_result *);
 } ops[] = {{"unary", dlca__ops_run_unary},   {"binary", dlca__ops_run_binary},
            {"reduce", dlca__ops_run_reduce}, {"movement", dlca__ops_run_movement},
-           {"mse", dlca__ops_run_mse},       {"softmax_cross_entropy", dlca__ops_run_softmax_xent}};
+           {"mse", dlca__ops_run_mse},       {"softmax_cross_entropy", dlca__ops_run_softmax_xent},
+           {"optimizer", dlca__optim_ref_case}, {"clip_grad_norm", dlca__optim_ref_case},
+           {"lr_schedule", dlca__optim_ref_case}};
 
 int dlca__ops_ref_run(const dlca__ops_vector *v, dlca__ops_result *r) {
   memset(r, 0, sizeof *r);

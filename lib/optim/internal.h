@@ -22,6 +22,11 @@ typedef struct dlca__optim_scalars {
   int first;                /* sgd: the momentum buffer starts as the gradient */
 } dlca__optim_scalars;
 
+/* The scalars of step `step` (1-based, as torch's state["step"]) for c: what
+ * the device kernels take as their optim_scalars argument
+ * (kernels-cl/optim/rules.cl, the same fields in the same order). */
+int dlca__optim_scalars_at(const dlca_optim_config *c, uint64_t step, dlca__optim_scalars *k);
+
 /* The per-element rules over one tensor: n elements of p and g, state slots
  * s[0..] each pointing at the tensor's part of its slot. */
 void dlca__sgd(size_t n, float *p, const float *g, float *const *s, const dlca_optim_config *c,

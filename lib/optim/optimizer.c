@@ -51,6 +51,7 @@ void dlca_optim_free(dlca_optimizer *o) {
 static dlca__optim_scalars scalars(const dlca_optim_config *c, uint64_t t) {
   dlca__optim_scalars k;
   memset(&k, 0, sizeof k);
+  if (t == 0) t = 1;
   k.lr = (float)c->lr, k.wd = (float)c->weight_decay, k.eps = (float)c->eps;
   k.decay = (float)(1.0 - c->lr * c->weight_decay);
   k.momentum = (float)c->momentum, k.damp1 = (float)(1.0 - c->dampening);
@@ -66,6 +67,12 @@ static dlca__optim_scalars scalars(const dlca_optim_config *c, uint64_t t) {
     k.step_size = (float)(c->lr / (1.0 + (double)(t - 1) * c->lr_decay));
   }
   return k;
+}
+
+int dlca__optim_scalars_at(const dlca_optim_config *c, uint64_t step, dlca__optim_scalars *k) {
+  if (!c || !k) return dlca__fail(DLCA_EINVAL, "optimizer scalars: NULL argument");
+  *k = scalars(c, step);
+  return DLCA_OK;
 }
 
 int dlca_optim_step(dlca_optimizer *o, float *const *params, const float *const *grads) {

@@ -1,0 +1,87 @@
+/* The device optimizer's step (kernels-cl/optim/step.cl): the step's
+ * scalars from the host, then one launch per chunk of tensors, or one for
+ * a whole group. Enqueues only. */
+#include "optim/cl_internal.h"
+
+int dlca__optim_cl_arg(cl_kernel k, const char *name, cl_uint i, size_t size, const void *v) {
+  cl_int err = clSetKernelArg(k, i, size, v);
+  if (err != CL_SUCCESS) return dlca__fail_cl(err, "%s: argument %u: %s", name, i, dlca__cl_error_name(err));
+  return DLCA_OK;
+}
+
+const char *dlca__optim_cl_step_name(int kind) {
+  static const char *const names[] = {"dlca_optim_sgd", "dlca_optim_adam", "dlca_optim_adam", "dlca_optim_rmsprop",
+                                      "dlca_optim_adagrad"};
+  return kind >= 0 && kind <= DLCA_OPTIM_ADAGRAD ? names[kind] : "dlca_optim_adagrad";
+}
+
+/* Launch j's buffers into args 0..7 (and 8..15 with params). */
+static int set_pairs(dlca_optim_cl *o, cl_kernel k, const char *name, const dlca__optim_bufs *b, size_t j) {
+  cl_uint gbase = b->p ? DLCA__OPTIM_CHUNK : 0;
+  int rc = DLCA_OK;
+  for (size_t c = 0; c < DLCA__OPTIM_CHUNK && !rc; c++) {
+    size_t t = o->plain.tensor0[j] + c;
+    if (t >= o->n) t = o->plain.tensor0[j]; /* an unused pair: any valid buffer */
+    cl_mem pm = b->grouped ? b->p_parent : b->p ? b->p[t]->buf : NULL;
+    cl_mem gm = b->grouped ? b->g_parent : b->g[t]->buf;
+    if (b->p) rc = dlca__optim_cl_arg(k, name, (cl_uint)c, sizeof pm, &pm);
+    if (!rc) rc = dlca__optim_cl_arg(k, name, gbase + (cl_uint)c, sizeof gm, &gm);
+  }
+  return rc;
+}
+
+int dlca__optim_cl_walk(dlca_optim_cl *o, cl_kernel k, const char *name, const dlca__optim_bufs *b,
+                        cl_uint first_arg) {
+  const dlca__optim_plan *pl = b->grouped ? &o->group : &o->plain;
+  for (size_t j = 0; j < pl->n_launches; j++) {
+    cl_uint first = (cl_uint)pl->first[j];
+    int rc = (!b->grouped || j == 0) ? set_pairs(o, k, name, b, j) : DLCA_OK;
+    if (!rc) rc = dlca__optim_cl_arg(k, name, first_arg, sizeof first, &first);
+    size_t gws = (pl->first[j + 1] - pl->first[j]) * o->wg;
+    if (!rc && gws) rc = dlca__launch(o->ctx, k, name, 1, &gws, &o->wg);
+    if (rc) return rc;
+  }
+  return DLCA_OK;
+}
+
+/* The kind's flags, args 21..23 of its kernel. */
+static int set_flags(dlca_optim_cl *o, const char *name) {
+  const dlca_optim_config *c = &o->host->cfg;
+  cl_int f[3] = {0, 0, 0};
+  int nf = 3;
+  switch (c->kind) {
+  case DLCA_OPTIM_SGD: f[0] = c->momentum != 0, f[1] = c->nesterov != 0, f[2] = c->weight_decay != 0; break;
+  case DLCA_OPTIM_ADAM:
+  case DLCA_OPTIM_ADAMW:
+    f[0] = c->kind == DLCA_OPTIM_ADAMW, f[1] = !f[0] && c->weight_decay != 0, f[2] = c->amsgrad != 0;
+    break;
+  case DLCA_OPTIM_RMSPROP: f[0] = c->weight_decay != 0, f[1] = c->centered != 0, f[2] = c->momentum > 0; break;
+  default: f[0] = c->weight_decay != 0, nf = 1; break;
+  }
+  int rc = DLCA_OK;
+  for (int i = 0; i < nf && !rc; i++) rc = dlca__optim_cl_arg(o->k_step, name, 21 + (cl_uint)i, sizeof f[i], &f[i]);
+  return rc;
+}
+
+int dlca_optim_cl_step(dlca_optim_cl *o, dlca_tensor *const *params, const dlca_tensor *const *grads) {
+  if (!o) return dlca__fail(DLCA_EINVAL, "dlca_optim_cl_step: no optimizer (NULL)");
+  int rc;
+  if ((rc = dlca__optim_cl_check(o, (const dlca_tensor *const *)params, "parameter")) ||
+      (rc = dlca__optim_cl_check(o, grads, "gradient")))
+    return rc;
+  dlca__optim_bufs b = {0, NULL, NULL, params, grads};
+  b.grouped = dlca__optim_cl_grouped(o, (const dlca_tensor *const *)params, o->cache_p, &b.p_parent) &&
+              dlca__optim_cl_grouped(o, grads, o->cache_g, &b.g_parent);
+  dlca__optim_scalars k;
+  if ((rc = dlca__optim_scalars_at(&o->host->cfg, o->host->steps + 1, &k))) return rc;
+  const char *name = dlca__optim_cl_step_name(o->host->cfg.kind);
+  cl_ulong ss = o->host->total;
+  if ((rc = dlca__optim_cl_arg(o->k_step, name, 16, sizeof o->state, &o->state)) ||
+      (rc = dlca__optim_cl_arg(o->k_step, name, 17, sizeof o->table, &o->table)) ||
+      (rc = dlca__optim_cl_arg(o->k_step, name, 19, sizeof ss, &ss)) ||
+      (rc = dlca__optim_cl_arg(o->k_step, name, 20, sizeof k, &k)) || (rc = set_flags(o, name)) ||
+      (rc = dlca__optim_cl_walk(o, o->k_step, name, &b, 18)))
+    return rc;
+  o->host->steps++;
+  return DLCA_OK;
+}
