@@ -17,3 +17,4 @@ dist_kernels_ops_DATA += kernels-cl/ops/elementwise.cl kernels-cl/ops/reduce.cl 
 # The optimizer suite on the device (issue 32), installed as $(pkgdatadir)/kernels/optim.
 dist_kernels_optim_DATA += kernels-cl/optim/rules.cl kernels-cl/optim/step.cl kernels-cl/optim/clip.cl
 dist_kernels_ops_DATA += kernels-cl/ops/net.cl
+dist_kernels_ops_DATA += kernels-cl/ops/conv.cl

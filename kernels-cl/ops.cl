@@ -6,3 +6,4 @@
 #include "ops/movement.cl"
 #include "ops/loss.cl"
 #include "ops/net.cl"
+#include "ops/conv.cl"

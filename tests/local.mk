@@ -84,3 +84,5 @@ tests_main_SOURCES += tests/test_optim_cl.c
 tests_main_SOURCES += tests/test_net.c tests/test_net_cl.c
 TESTS += tests/dlca-net.sh
 EXTRA_DIST += tests/dlca-net.sh
+# conv2d and 2-D pooling (issue 31): the twin, the vectors, the device.
+tests_main_SOURCES += tests/test_conv.h tests/test_conv.c tests/test_conv_cl.c

@@ -23,4 +23,5 @@
   X(optim) \
   X(optim_cl) \
   X(net) \
-  X(net_cl)
+  X(net_cl) \
+  X(conv)

@@ -10,3 +10,6 @@ libdlca_cl_internal_la_SOURCES += lib/ops/tensor.h lib/ops/tensor.c lib/ops/cl_e
 	lib/ops/cl_reduce.c lib/ops/cl_movement.c lib/ops/cl_loss.c
 # Tensor groups (issue 32): many tensors in one buffer, for the multi-tensor optimizer step.
 libdlca_cl_internal_la_SOURCES += lib/ops/tensor_group.c
+# conv2d and 2-D pooling (issue 31): the CPU twin, its vector runner, the launchers of kernels-cl/ops/conv.cl.
+libdlca_cl_internal_la_SOURCES += lib/ops/ref_conv.h lib/ops/ref_conv.c lib/ops/ref_pool.c lib/ops/ref_conv_run.c
+libdlca_cl_internal_la_SOURCES += lib/ops/cl_conv.h lib/ops/cl_pool.c

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "ops/ref_conv.h"
 #include "ops/ref_ops.h"
 #include "optim/vector.h"
 
@@ -93,7 +94,8 @@ static const struct {
            {"reduce", dlca__ops_run_reduce}, {"movement", dlca__ops_run_movement},
            {"mse", dlca__ops_run_mse},       {"softmax_cross_entropy", dlca__ops_run_softmax_xent},
            {"optimizer", dlca__optim_ref_case}, {"clip_grad_norm", dlca__optim_ref_case},
-           {"lr_schedule", dlca__optim_ref_case}};
+           {"lr_schedule", dlca__optim_ref_case},
+           {"conv2d", dlca__ops_run_conv2d}};
 
 int dlca__ops_ref_run(const dlca__ops_vector *v, dlca__ops_result *r) {
   memset(r, 0, sizeof *r);
