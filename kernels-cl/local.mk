@@ -18,3 +18,4 @@ dist_kernels_ops_DATA += kernels-cl/ops/elementwise.cl kernels-cl/ops/reduce.cl 
 dist_kernels_optim_DATA += kernels-cl/optim/rules.cl kernels-cl/optim/step.cl kernels-cl/optim/clip.cl
 dist_kernels_ops_DATA += kernels-cl/ops/net.cl
 dist_kernels_ops_DATA += kernels-cl/ops/conv.cl
+dist_kernels_ops_DATA += kernels-cl/ops/dense.cl

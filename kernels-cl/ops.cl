@@ -7,3 +7,4 @@
 #include "ops/loss.cl"
 #include "ops/net.cl"
 #include "ops/conv.cl"
+#include "ops/dense.cl"

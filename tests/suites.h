@@ -24,4 +24,5 @@
   X(optim_cl) \
   X(net) \
   X(net_cl) \
-  X(conv)
+  X(conv) \
+  X(blas)

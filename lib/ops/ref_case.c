@@ -9,6 +9,7 @@
 #include "core/internal.h"
 #include "ops/ref_conv.h"
 #include "ops/ref_ops.h"
+#include "ops/run_blas.h"
 #include "optim/vector.h"
 
 dlca__shape dlca__ops_shape(const dlca__ops_tensor *t) {
@@ -95,7 +96,8 @@ static const struct {
            {"mse", dlca__ops_run_mse},       {"softmax_cross_entropy", dlca__ops_run_softmax_xent},
            {"optimizer", dlca__optim_ref_case}, {"clip_grad_norm", dlca__optim_ref_case},
            {"lr_schedule", dlca__optim_ref_case},
-           {"conv2d", dlca__ops_run_conv2d}};
+           {"conv2d", dlca__ops_run_conv2d},
+           {"gemm", dlca__ops_run_gemm},     {"dense", dlca__ops_run_dense}};
 
 int dlca__ops_ref_run(const dlca__ops_vector *v, dlca__ops_result *r) {
   memset(r, 0, sizeof *r);
