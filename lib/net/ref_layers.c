@@ -1,10 +1,11 @@
 /* The CPU twin of the network's layers, in double on N samples, row-major:
- * dense (x W^T + b), then lib/ops's twins of conv2d and pooling
- * (ref_conv.h) and of the activations (ref.h); flatten is a copy. Every
- * sum runs in a fixed order. */
+ * lib/ops's twins of dense (ref_blas.h), conv2d and pooling (ref_conv.h)
+ * and the activations (ref.h); flatten is a copy. Every sum runs in a
+ * fixed order. */
 #include <string.h>
 #include "net/net_impl.h"
 #include "ops/ref.h"
+#include "ops/ref_blas.h"
 #include "ops/ref_conv.h"
 
 /* Layer i's input as a [N, C, H, W] shape, and a conv2d's dimensions. */
@@ -24,33 +25,6 @@ static dlca__conv_dims conv_dims(const dlca_net *net, size_t i, size_t N) {
   return d;
 }
 
-static void dense_fwd(size_t N, size_t I, size_t O, const double *w, const double *b, const double *x, double *y) {
-  for (size_t n = 0; n < N; n++)
-    for (size_t o = 0; o < O; o++) {
-      double s = b[o];
-      for (size_t i = 0; i < I; i++) s += x[n * I + i] * w[o * I + i];
-      y[n * O + o] = s;
-    }
-}
-
-static void dense_bwd(size_t N, size_t I, size_t O, const double *w, const double *x, const double *dy, double *dx,
-                      double *dw, double *db) {
-  memset(dw, 0, I * O * sizeof *dw), memset(db, 0, O * sizeof *db);
-  for (size_t n = 0; n < N; n++)
-    for (size_t o = 0; o < O; o++) {
-      double g = dy[n * O + o];
-      db[o] += g;
-      for (size_t i = 0; i < I; i++) dw[o * I + i] += g * x[n * I + i];
-    }
-  if (!dx) return;
-  for (size_t n = 0; n < N; n++)
-    for (size_t i = 0; i < I; i++) {
-      double s = 0;
-      for (size_t o = 0; o < O; o++) s += dy[n * O + o] * w[o * I + i];
-      dx[n * I + i] = s;
-    }
-}
-
 static dlca__pool_fn pool_of(const dlca_net_layer *l) {
   return l->kind == DLCA_NET_MAXPOOL ? DLCA__POOL_max : DLCA__POOL_mean;
 }
@@ -65,7 +39,7 @@ void dlca__net_ref_forward(const dlca_net *net, size_t i, size_t N, const double
   dlca__shape xs = in4(net, i, N);
   dlca__conv_dims d;
   switch (l->kind) {
-  case DLCA_NET_DENSE: dense_fwd(N, nin, nout, p, p + net->wsize[i], x, y); break;
+  case DLCA_NET_DENSE: dlca__ref_dense(DLCA__ACT_none, N, nin, nout, x, p, p + net->wsize[i], y); break;
   case DLCA_NET_CONV2D: d = conv_dims(net, i, N), dlca__ref_conv2d(&d, x, p, p + net->wsize[i], y); break;
   case DLCA_NET_MAXPOOL:
   case DLCA_NET_MEANPOOL: dlca__ref_pool2d(pool_of(l), l->k, dlca__net_stride(l), &xs, x, y); break;
@@ -81,7 +55,9 @@ void dlca__net_ref_backward(const dlca_net *net, size_t i, size_t N, const doubl
   dlca__shape xs = in4(net, i, N);
   dlca__conv_dims d;
   switch (l->kind) {
-  case DLCA_NET_DENSE: dense_bwd(N, nin, nout, p, x, dy, dx, dp, dp + net->wsize[i]); break;
+  case DLCA_NET_DENSE:
+    dlca__ref_dense_backward(DLCA__ACT_none, N, nin, nout, x, p, y, dy, dx, dp, dp + net->wsize[i]);
+    break;
   case DLCA_NET_CONV2D: d = conv_dims(net, i, N), dlca__ref_conv2d_backward(&d, x, p, dy, dx, dp, dp + net->wsize[i]); break;
   case DLCA_NET_MAXPOOL:
   case DLCA_NET_MEANPOOL:
