@@ -62,6 +62,9 @@ struct dlca_net_trainer {
   dlca__net_ref *ref;
   dlca__net_cl *cl;
 };
+/* DLCA_EDEVMEM where t's batch cannot fit the device (or, for the CPU twin
+ * and a CPU device, what the process can get), naming a batch that fits. */
+int dlca__net_check_memory(const dlca_net_trainer *t);
 int dlca__net_ref_new(dlca_net_trainer *t);
 void dlca__net_ref_free(dlca__net_ref *r);
 int dlca__net_ref_data(dlca_net_trainer *t, const float *x, const float *y);

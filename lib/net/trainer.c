@@ -14,6 +14,7 @@ int dlca_net_trainer_new(dlca_net *net, dlca_context *ctx, const dlca_optim_conf
   t->net = net, t->ctx = ctx, t->batch = batch;
   int rc = cfg ? (t->cfg = *cfg, DLCA_OK) : dlca_optim_config_default(DLCA_OPTIM_ADAMW, &t->cfg);
   if (rc == DLCA_OK) rc = dlca_optim_config_check(&t->cfg);
+  if (rc == DLCA_OK) rc = dlca__net_check_memory(t);
   if (rc == DLCA_OK) rc = ctx ? dlca__net_cl_new(t) : dlca__net_ref_new(t);
   if (rc) {
     dlca_net_trainer_free(t);
