@@ -14,4 +14,5 @@ dist_kernels_trainer_DATA += kernels-cl/trainer/common.cl kernels-cl/trainer/coe
 # The compute layer's ops (issue 31), installed as $(pkgdatadir)/kernels/ops.
 dist_kernels_ops_DATA += kernels-cl/ops/elementwise.cl kernels-cl/ops/reduce.cl \
 	kernels-cl/ops/movement.cl kernels-cl/ops/loss.cl
+dist_kernels_ops_DATA += kernels-cl/ops/dense.cl
 dist_kernels_ops_DATA += kernels-cl/ops/conv.cl

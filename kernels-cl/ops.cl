@@ -5,4 +5,5 @@
 #include "ops/reduce.cl"
 #include "ops/movement.cl"
 #include "ops/loss.cl"
+#include "ops/dense.cl"
 #include "ops/conv.cl"

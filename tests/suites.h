@@ -21,4 +21,5 @@
   X(files) \
   X(ops) \
   X(optim) \
+  X(blas) \
   X(conv)

@@ -18,9 +18,9 @@ static const struct {
   dlca__conv2d p;
   int bias, grads;
 } cases[] = {
-    {2, 3, 9, 8, 5, 3, 2, {1, 1, 0, 0}, 1, 1},  {3, 5, 10, 7, 6, 3, 3, {2, 2, 1, 1}, 1, 1},
-    {2, 3, 7, 11, 7, 2, 4, {2, 1, 2, 1}, 1, 1}, {4, 1, 8, 8, 3, 5, 5, {1, 1, 2, 2}, 1, 1},
-    {2, 6, 5, 5, 10, 1, 1, {2, 2, 0, 0}, 1, 1}, {2, 3, 6, 6, 4, 3, 3, {1, 1, 1, 1}, 0, 0},
+    {2, 3, 9, 8, 5, 3, 2, {1, 1, 0, 0}, 1, 1},   {3, 5, 10, 7, 6, 3, 3, {2, 2, 1, 1}, 1, 1},
+    {2, 3, 7, 11, 7, 2, 4, {2, 1, 2, 1}, 1, 1},  {4, 1, 8, 8, 3, 5, 5, {1, 1, 2, 2}, 1, 1},
+    {2, 6, 5, 5, 10, 1, 1, {2, 2, 0, 0}, 1, 1},  {2, 3, 6, 6, 4, 3, 3, {1, 1, 1, 1}, 0, 0},
     {3, 7, 12, 12, 9, 3, 3, {1, 1, 1, 1}, 1, 1},
 };
 
@@ -61,7 +61,9 @@ START_TEST(test_conv_cl_random) {
                 dlca_last_error());
   double ef = to_check(ty, y, "y"), ex = to_check(tdx, dx, "dx");
   double ew = tdw ? to_check(tdw, dw, "dw") : 0, eb = tdb ? to_check(tdb, db, "db") : 0;
-  fprintf(stderr, "conv cl conv2d case %d [%zu,%zu,%zu,%zu]*[%zu,%zu,%zu,%zu] s (%d,%d) p (%d,%d): y %.2e dx %.2e dw %.2e db %.2e\n",
+  fprintf(stderr,
+          "conv cl conv2d case %d [%zu,%zu,%zu,%zu]*[%zu,%zu,%zu,%zu] s (%d,%d) p (%d,%d): y %.2e dx %.2e dw %.2e db "
+          "%.2e\n",
           _i, d.N, d.C, d.H, d.W, d.O, d.C, d.KH, d.KW, d.sh, d.sw, d.ph, d.pw, ef, ex, ew, eb);
   if (col) clReleaseMemObject(col);
   dlca_tensor *all[] = {tx, tw, tb, ty, tdy, tdx, tdw, tdb};
@@ -116,8 +118,11 @@ static float *conv_once(dlca_context *ctx, dlca_tensor *const *t, const dlca__co
   size_t n = 0, at = 0;
   for (int k = 3; k < 8; k++) n += k == 4 ? 0 : t[k]->n;
   float *out = malloc(sizeof(float) * n);
-  for (int k = 3; k < 8; k++)
-    if (k != 4) ck_assert_int_eq(dlca_tensor_download(t[k], out + at, t[k]->n), DLCA_OK), at += t[k]->n;
+  for (int k = 3; k < 8; k++) {
+    if (k == 4) continue;
+    ck_assert_int_eq(dlca_tensor_download(t[k], out + at, t[k]->n), DLCA_OK);
+    at += t[k]->n;
+  }
   return out;
 }
 

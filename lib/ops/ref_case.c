@@ -9,6 +9,7 @@
 #include "core/internal.h"
 #include "ops/ref_conv.h"
 #include "ops/ref_ops.h"
+#include "ops/run_blas.h"
 
 dlca__shape dlca__ops_shape(const dlca__ops_tensor *t) {
   dlca__shape s = {t->rank, {0}};
@@ -92,6 +93,7 @@ static const struct {
 } ops[] = {{"unary", dlca__ops_run_unary},   {"binary", dlca__ops_run_binary},
            {"reduce", dlca__ops_run_reduce}, {"movement", dlca__ops_run_movement},
            {"mse", dlca__ops_run_mse},       {"softmax_cross_entropy", dlca__ops_run_softmax_xent},
+           {"gemm", dlca__ops_run_gemm},     {"dense", dlca__ops_run_dense},
            {"conv2d", dlca__ops_run_conv2d}};
 
 int dlca__ops_ref_run(const dlca__ops_vector *v, dlca__ops_result *r) {
