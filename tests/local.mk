@@ -85,6 +85,6 @@ tests_main_SOURCES += tests/test_net.c tests/test_net_cl.c
 TESTS += tests/dlca-net.sh
 EXTRA_DIST += tests/dlca-net.sh
 # conv2d and 2-D pooling (issue 31): the twin, the vectors, the device.
-tests_main_SOURCES += tests/test_conv.h tests/test_conv.c tests/test_conv_cl.c
+tests_main_SOURCES += tests/test_conv.h tests/test_conv.c tests/test_conv_cl.c tests/test_conv_cl2.c
 # GEMM (CLBlast) and dense (issue 31), and the tuning table's CLBlast section.
 tests_main_SOURCES += tests/test_blas.c tests/blas_util.h tests/test_blas_cl.c tests/test_blas_dense.c tests/test_blas_tuning.c

@@ -9,4 +9,6 @@
 double *tconv_rand_d(size_t n, double lo, double hi, uint64_t seed);
 /* The device test case (test_conv_cl.c). */
 TCase *tconv_tcase_cl(void);
+/* test_conv_cl2.c's conv2d tests, in the cl case. */
+void tconv_add_cl_conv(TCase *tc);
 #endif

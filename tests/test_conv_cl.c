@@ -79,5 +79,6 @@ TCase *tconv_tcase_cl(void) {
   tcase_set_timeout(tc, 300);
   tcase_add_loop_test(tc, test_conv_cl_pool, 0, 8);
   tcase_add_test(tc, test_conv_cl_pool_errors);
+  tconv_add_cl_conv(tc);
   return tc;
 }

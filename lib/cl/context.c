@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cl/clblast.h"
 #include "cl/runtime.h"
 
 /* The one place DLCA_CL_BUILD_OPTIONS is read: extra compiler options for
@@ -89,7 +90,7 @@ int dlca_context_new(const char *spec, dlca_context **out) {
     dlca__warn(ctx, "binary cache off: %s", dlca_last_error());
     ctx->cache_on = 0;
   }
-  if ((rc = dlca__tuning_init(ctx))) {
+  if ((rc = dlca__tuning_init(ctx)) || (rc = dlca__clblast_apply(ctx))) {
     dlca_context_free(ctx);
     return rc;
   }

@@ -10,4 +10,4 @@ libdlca_cl_internal_la_SOURCES += lib/cl/bank_order.c lib/cl/bank_order.h lib/cl
 	lib/cl/trainer/order.c lib/cl/trainer/build.c lib/cl/trainer/buffers.c lib/cl/trainer/upload.c \
 	lib/cl/trainer/enqueue.c lib/cl/trainer/ops.c
 # CLBlast: its status codes and the tuning table's CLBlast section.
-libdlca_cl_internal_la_SOURCES += lib/cl/clblast.h lib/cl/clblast.c
+libdlca_cl_internal_la_SOURCES += lib/cl/clblast.h lib/cl/clblast.c lib/cl/clblast_tuning.c
