@@ -94,19 +94,19 @@ static const dlca_net_layer pool_layers[] = {{DLCA_NET_MEANPOOL, 0, 2, 1, 0}, {D
 
 /* One step (SGD: the parameters move by lr times the gradient) and five
  * (AdamW) of the device against the CPU twin, for the MLP, a dense stack
- * with tanh/sigmoid and mse, and pooling layers. */
+ * with tanh/sigmoid and mse, pooling layers, and the CNN. */
 START_TEST(one_step_agrees) {
   if (!tcl_platform()) return;
   tcl_fresh_env("net-cl-step");
   dlca_context *ctx = tcl_context();
-  dlca_net_spec specs[3] = {{0}, {1, {7}, 5, flat_layers, DLCA_NET_MSE}, {3, {2, 6, 6}, 5, pool_layers, 0}};
+  dlca_net_spec specs[4] = {{0}, {1, {7}, 5, flat_layers, DLCA_NET_MSE}, {3, {2, 6, 6}, 5, pool_layers, 0}, {0}};
   ck_assert_int_eq(dlca_net_preset("mlp", &specs[0]), DLCA_OK);
-  specs[0].in_shape[0] = 64;
+  ck_assert_int_eq(dlca_net_preset("cnn", &specs[3]), DLCA_OK);
   dlca_optim_config sgd, adamw;
   ck_assert_int_eq(dlca_optim_config_default(DLCA_OPTIM_SGD, &sgd), DLCA_OK);
   ck_assert_int_eq(dlca_optim_config_default(DLCA_OPTIM_ADAMW, &adamw), DLCA_OK);
   sgd.lr = 0.1;
-  for (int k = 0; k < 3; k++) {
+  for (int k = 0; k < 4; k++) {
     double le1, le5, e1 = agree(ctx, &specs[k], &sgd, 1, &le1), e5 = agree(ctx, &specs[k], &adamw, 5, &le5);
     fprintf(stderr, "net_cl: net %d, device vs CPU twin: sgd 1 step %.2e (loss %.1e), adamw 5 steps %.2e (loss %.1e)\n",
             k, e1, le1, e5, le5);

@@ -12,11 +12,6 @@
 #include "ops/cl_conv.h"
 #include "ops/cl_elementwise.h"
 
-/* conv2d's device launchers (h-conv's lib/ops/cl_conv.c) are not merged yet. */
-#ifndef DLCA_NET_CONV_CL
-#define DLCA_NET_CONV_CL 0
-#endif
-
 /* The activations of N samples: act[i] layer i's input, dact[i] its gradient. */
 typedef struct plan {
   size_t N, L;
@@ -61,13 +56,7 @@ static int plan_col(dlca_net_trainer *t, plan *p) {
   for (size_t i = 0; i < net->n_layers; i++)
     if (net->layers[i].kind == DLCA_NET_CONV2D) {
       dlca__conv2d c = conv_of(&net->layers[i]);
-#if DLCA_NET_CONV_CL
       size_t f = dlca__conv2d_col_floats(p->act[i], t->cl->pt[t->cl->tidx[i]], &c);
-#else
-      size_t f = 0;
-      (void)c;
-      return dlca__fail(DLCA_EUNSUPPORTED, "net trainer: conv2d is not on the device yet; use --backend ref");
-#endif
       most = f > most ? f : most;
     }
   if (!most) return DLCA_OK;
@@ -202,15 +191,12 @@ static int forward_layer(dlca_net_trainer *t, plan *p, size_t i) {
   dlca__net_cl *c = t->cl;
   dlca_tensor **a = p->act, *w = c->pt[c->tidx[i]], *b = c->pt[c->tidx[i] + 1];
   dlca__conv2d cv = conv_of(l);
-  (void)cv;
   int k = l->k, s = dlca__net_stride(l);
   switch (l->kind) {
   case DLCA_NET_DENSE:
     return c->fused[i] ? dlca__ops_cl_dense(t->ctx, act_of(t->net->layers[i + 1].kind), a[i], w, b, a[i + 2])
                        : dlca__ops_cl_dense(t->ctx, DLCA__ACT_none, a[i], w, b, a[i + 1]);
-#if DLCA_NET_CONV_CL
   case DLCA_NET_CONV2D: return dlca__ops_cl_conv2d(t->ctx, &cv, a[i], w, b, a[i + 1], p->col);
-#endif
   case DLCA_NET_MAXPOOL: return dlca__ops_cl_pool2d(t->ctx, DLCA__POOL_max, k, s, a[i], a[i + 1]);
   case DLCA_NET_MEANPOOL: return dlca__ops_cl_pool2d(t->ctx, DLCA__POOL_mean, k, s, a[i], a[i + 1]);
   case DLCA_NET_FLATTEN: return copy(t->ctx, a[i], a[i + 1]);
@@ -235,15 +221,12 @@ static int backward_layer(dlca_net_trainer *t, plan *p, size_t i, int fused) {
   size_t o = i + 1 + (fused != 0); /* the output the gradient arrives at */
   dlca_tensor *w = c->pt[c->tidx[i]], *dw = c->gt[c->tidx[i]], *db = c->gt[c->tidx[i] + 1];
   dlca__conv2d cv = conv_of(l);
-  (void)cv;
   int k = l->k, s = dlca__net_stride(l);
   switch (l->kind) {
   case DLCA_NET_DENSE:
     return dlca__ops_cl_dense_backward(t->ctx, fused ? act_of(t->net->layers[i + 1].kind) : DLCA__ACT_none, a[i],
                                        w, a[o], d[o], d[o], dx, dw, db);
-#if DLCA_NET_CONV_CL
   case DLCA_NET_CONV2D: return dlca__ops_cl_conv2d_backward(t->ctx, &cv, a[i], w, d[o], dx, dw, db, p->col);
-#endif
   case DLCA_NET_MAXPOOL: return dx ? dlca__ops_cl_pool2d_backward(t->ctx, DLCA__POOL_max, k, s, a[i], d[o], dx) : 0;
   case DLCA_NET_MEANPOOL: return dx ? dlca__ops_cl_pool2d_backward(t->ctx, DLCA__POOL_mean, k, s, a[i], d[o], dx) : 0;
   case DLCA_NET_FLATTEN: return dx ? copy(t->ctx, d[o], dx) : DLCA_OK;
