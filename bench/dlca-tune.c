@@ -15,6 +15,7 @@
 #include <time.h>
 #include "cl/runtime.h"
 #include "cli.h"
+#include "tune_clblast.h"
 
 #define PROG "dlca-tune"
 #define MAX_T 32          /* tunables of one kernel file */
@@ -869,6 +870,7 @@ static void help(void) {
       "SYNOPSIS\n"
       "    dlca-tune [--device SPEC] [--kernel FILE] [--quick] [--output FILE | --print-entry]\n"
       "              [OPTION...]\n"
+      "    dlca-tune --clblast [OPTIONS]   CLBlast's tuners into the table (dlca-tune --clblast --help)\n"
       "\n"
       "DESCRIPTION\n"
       "    For every kernel file on the kernel search path that declares tunable\n"
@@ -1119,6 +1121,7 @@ static int report_file(tuner *T, kfile *k) {
 }
 
 int main(int argc, char **argv) {
+  if (tune_clblast_wanted(argc, argv)) return tune_clblast_main(argc, argv); /* bench/tune_clblast.c */
   static tuner T;
   static kfile ks[MAX_FILES];
   static char names[MAX_FILES][1024];

@@ -15,6 +15,8 @@ bench_dlca_bench_LDFLAGS = $(OPENMP_CFLAGS)
 # links the internal library; the presets' targets come from it too.
 bin_PROGRAMS += bench/dlca-tune
 bench_dlca_tune_SOURCES = bench/dlca-tune.c
+# --clblast: CLBlast's own tuners (clblast-utils) into the table's "clblast" section.
+bench_dlca_tune_SOURCES += bench/tune_clblast.h bench/tune_clblast.c bench/tune_clblast_table.h bench/tune_clblast_table.c
 bench_dlca_tune_CPPFLAGS = $(DLCA_BENCH_CPPFLAGS)
 bench_dlca_tune_LDADD = libdlca_cl_internal.la $(DLCA_DEP_LIBS)
 
@@ -33,3 +35,15 @@ bench_dlca_hardbench_SOURCES = bench/dlca-hardbench.c
 bench_dlca_hardbench_CPPFLAGS = $(DLCA_BENCH_CPPFLAGS)
 bench_dlca_hardbench_LDADD = libdlca_cl.la $(JANSSON_LIBS) -lm
 bench_dlca_hardbench_LDFLAGS = $(OPENMP_CFLAGS)
+
+# dlca-opsbench: the compute layer's ops timed on one device against their
+# floors (GEMM through CLBlast, dense, ...); installed. It calls the ops'
+# launchers, so it links the internal library. Its suites are listed in
+# bench/opsbench_suites.h, one file each.
+bin_PROGRAMS += bench/dlca-opsbench
+bench_dlca_opsbench_SOURCES = bench/dlca-opsbench.c bench/opsbench.h bench/opsbench_suites.h
+bench_dlca_opsbench_SOURCES += bench/opsbench_blas.c
+bench_dlca_opsbench_CPPFLAGS = $(DLCA_BENCH_CPPFLAGS)
+bench_dlca_opsbench_LDADD = libdlca_cl_internal.la $(DLCA_DEP_LIBS) -lm
+# bench/peer/torch_ops.py: the same rows for PyTorch (run on the GPU machine).
+EXTRA_DIST += bench/peer/torch_ops.py

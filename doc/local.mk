@@ -45,3 +45,10 @@ distclean-local: distclean-man
 distclean-man:
 	test "$(srcdir)" = . || rm -f $(dist_man1_MANS)
 .PHONY: distclean-man
+# dlca-opsbench's page, by the same rule.
+MAN_TOOLS += bench/dlca-opsbench
+dist_man1_MANS += doc/man/dlca-opsbench.1
+if HAVE_HELP2MAN
+doc/man/dlca-opsbench.1: bench/dlca-opsbench$(EXEEXT) $(MKMAN_DEPS)
+	$(MKMAN) bench/dlca-opsbench$(EXEEXT) $@
+endif

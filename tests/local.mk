@@ -88,3 +88,6 @@ EXTRA_DIST += tests/dlca-net.sh
 tests_main_SOURCES += tests/test_conv.h tests/test_conv.c tests/test_conv_cl.c tests/test_conv_cl2.c
 # GEMM (CLBlast) and dense (issue 31), and the tuning table's CLBlast section.
 tests_main_SOURCES += tests/test_blas.c tests/blas_util.h tests/test_blas_cl.c tests/test_blas_dense.c tests/test_blas_tuning.c
+# dlca-tune --clblast with a stand-in for CLBlast's tuner.
+TESTS += tests/dlca-tune-clblast.sh
+EXTRA_DIST += tests/dlca-tune-clblast.sh

@@ -47,11 +47,19 @@ START_TEST(test_blas_cl_dense_random) {
   tcl_fresh_env("blas-cl-dense");
   dlca_context *ctx = tcl_context();
   dlca__act act = (dlca__act)_i;
-  double e = fmax(dense_check(ctx, act, 13, 7, 5, 1, 0, 40 + (uint64_t)_i),
-                  dense_check(ctx, act, 32, 64, 128, 1, 1, 50 + (uint64_t)_i));
-  e = fmax(e, dense_check(ctx, act, 1, 3, 67, 0, 0, 60 + (uint64_t)_i));
-  e = fmax(e, dense_check(ctx, act, 100, 1, 9, 1, 1, 70 + (uint64_t)_i));
-  fprintf(stderr, "blas cl dense %-7s worst |device - twin| %.2e (4 shapes)\n", dlca__act_name(act), e);
+  /* the fused forward (every shape here is under DENSE_FUSED_MAX), then GEMM + bias kernel (0: never fused) */
+  for (int gemm = 0; gemm < 2; gemm++) {
+    if (gemm) ck_assert_int_eq(dlca__tuning_override(ctx, "ops.cl", "DENSE_FUSED_MAX", 0), DLCA_OK);
+    int fused_max = -1;
+    ck_assert_int_eq(dlca__dense_kernel(ctx, NULL, NULL, NULL, &fused_max), DLCA_OK);
+    ck_assert_msg(gemm ? fused_max == 0 : fused_max >= 32 * 64 * 128, "DENSE_FUSED_MAX %d", fused_max);
+    double e = fmax(dense_check(ctx, act, 13, 7, 5, 1, 0, 40 + (uint64_t)_i),
+                    dense_check(ctx, act, 32, 64, 128, 1, 1, 50 + (uint64_t)_i));
+    e = fmax(e, dense_check(ctx, act, 1, 3, 67, 0, 0, 60 + (uint64_t)_i));
+    e = fmax(e, dense_check(ctx, act, 100, 1, 9, 1, 1, 70 + (uint64_t)_i));
+    fprintf(stderr, "blas cl dense %-7s %s worst |device - twin| %.2e (4 shapes)\n", dlca__act_name(act),
+            gemm ? "GEMM + bias kernel" : "fused forward     ", e);
+  }
   dlca_context_free(ctx);
 }
 END_TEST

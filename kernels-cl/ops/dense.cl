@@ -9,6 +9,15 @@
 #define DENSE_WG 64
 #endif
 
+// Layers of at most DENSE_FUSED_MAX multiply-adds (N in out) run the whole
+// forward in one kernel (dlca_ops_dense_fused) instead of CLBlast's GEMM and
+// the bias kernel: one launch, no CLBlast call, for the small layers whose
+// time is launches and host work. 0: always the GEMM.
+// @tunable DENSE_FUSED_MAX 1048576 0 262144 4194304 | 0..268435456
+#ifndef DENSE_FUSED_MAX
+#define DENSE_FUSED_MAX 1048576
+#endif
+
 float dlca_dense_act(int act, float z) {
   switch (act) {
     case 1: return z > 0.0f ? z : 0.0f;
@@ -36,6 +45,20 @@ void dlca_ops_dense_bias_act(__global float *y, __global const float *b, uint n_
   if (i >= n_items) return;
   float z = y[i] + (has_b ? b[i % out] : 0.0f);
   y[i] = dlca_dense_act(act, z);
+}
+
+// y [n, out] = act(x [n, in] w [out, in]^T + b): one work-item an output,
+// its dot product over in ascending order (fma), then the bias and act.
+__kernel __attribute__((reqd_work_group_size(DENSE_WG, 1, 1)))
+void dlca_ops_dense_fused(__global const float *x, __global const float *w, __global const float *b,
+                          __global float *y, uint n, uint in, uint out, int act, int has_b) {
+  uint g = get_global_id(0);
+  if (g >= n * out) return;
+  uint i = g / out, o = g % out;
+  __global const float *xr = x + (size_t)i * in, *wr = w + (size_t)o * in;
+  float s = 0.0f;
+  for (uint p = 0; p < in; p++) s = fma(xr[p], wr[p], s);
+  y[g] = dlca_dense_act(act, s + (has_b ? b[o] : 0.0f));
 }
 
 // dz = dy act'(y), elementwise (dz may be dy).

@@ -207,6 +207,10 @@ struct dlca_context {
 
   char *warnings;
 
+  /* dense.cl's program and tuned values for the ops' hot path, freed with
+   * the context (lib/ops/cl_blas_cache.c) */
+  struct dlca__blas_cache *blas_cache;
+
   int profiling;
   dlca__pending *pending;
   size_t n_pending, cap_pending;

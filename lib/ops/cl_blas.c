@@ -32,7 +32,7 @@ static int check(const dlca__gemm *g, const char *what) {
 static int scale_c(dlca_context *ctx, const dlca__gemm *g, cl_mem c) {
   cl_kernel k;
   size_t wg;
-  int rc = dlca__ops_cl_kernel(ctx, "DENSE_WG", "dlca_ops_gemm_scale", &k, &wg);
+  int rc = dlca__dense_kernel(ctx, "dlca_ops_gemm_scale", &k, &wg, NULL);
   if (rc) return rc;
   cl_uint off = (cl_uint)g->off_c, ldc = (cl_uint)g->ldc, st = (cl_uint)g->stride_c, m = (cl_uint)g->m,
           n = (cl_uint)g->n, nb = (cl_uint)g->batch;

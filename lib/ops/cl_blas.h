@@ -26,6 +26,10 @@ int dlca__ops_cl_dense_backward(dlca_context *ctx, dlca__act act, const dlca_ten
                                 const dlca_tensor *y, const dlca_tensor *dy, dlca_tensor *dz, dlca_tensor *dx,
                                 dlca_tensor *dw, dlca_tensor *db);
 
+/* Kernel `name` of dense.cl (NULL: none, only the values), with the DENSE_WG and DENSE_FUSED_MAX that
+ * its program was built with, from a per-context cache (lib/ops/cl_blas_cache.c). */
+int dlca__dense_kernel(dlca_context *ctx, const char *name, cl_kernel *k, size_t *wg, int *fused_max);
+
 /* The `gemm` and `dense` cases of a dlca-ops-vector file on the device: the
  * forward, then the backward with the file's grad_outputs; results as
  * doubles into r's slots, which the caller allocated in the layout of

@@ -33,16 +33,29 @@ static int run(dlca_context *ctx, const char *name, size_t n_items, int nargs, c
                const void *const *args) {
   cl_kernel k;
   size_t wg;
-  int rc = dlca__ops_cl_kernel(ctx, "DENSE_WG", name, &k, &wg);
+  int rc = dlca__dense_kernel(ctx, name, &k, &wg, NULL);
   return rc ? rc : dlca__ops_cl_launch(ctx, k, name, wg, n_items, nargs, sizes, args);
+}
+
+/* The whole forward in one kernel (a layer of at most DENSE_FUSED_MAX multiply-adds). */
+static int fused(dlca_context *ctx, dlca__act act, const dlca_tensor *x, const dlca_tensor *w, const dlca_tensor *b,
+                 dlca_tensor *y, size_t n, size_t in, size_t out) {
+  cl_uint nn = (cl_uint)n, ni = (cl_uint)in, no = (cl_uint)out;
+  cl_int a = (cl_int)act, hb = b != NULL;
+  cl_mem bb = b ? b->buf : y->buf; /* unread without a bias */
+  size_t m = sizeof(cl_mem), u = sizeof(cl_uint), sizes[] = {m, m, m, m, u, u, u, sizeof a, sizeof hb};
+  const void *args[] = {&x->buf, &w->buf, &bb, &y->buf, &nn, &ni, &no, &a, &hb};
+  return run(ctx, "dlca_ops_dense_fused", n * out, 9, sizes, args);
 }
 
 int dlca__ops_cl_dense(dlca_context *ctx, dlca__act act, const dlca_tensor *x, const dlca_tensor *w,
                        const dlca_tensor *b, dlca_tensor *y) {
   size_t n, in, out;
-  int rc = shapes(ctx, "dense", x, w, b, y, &n, &in, &out);
+  int rc = shapes(ctx, "dense", x, w, b, y, &n, &in, &out), fmax_;
   if (rc) return rc;
   if ((unsigned)act >= DLCA__ACT_COUNT) return dlca__fail(DLCA_EINVAL, "dense: no activation %d", (int)act);
+  if ((rc = dlca__dense_kernel(ctx, NULL, NULL, NULL, &fmax_))) return rc;
+  if ((double)n * (double)in * (double)out <= (double)fmax_) return fused(ctx, act, x, w, b, y, n, in, out);
   /* y = x W^T: W [out, in] read transposed. */
   dlca__gemm g = {0, 1, n, out, in, 1.0f, 0.0f, in, in, out, 0, 0, 0, 1, 0, 0, 0};
   if ((rc = dlca__ops_cl_gemm(ctx, &g, x->buf, w->buf, y->buf))) return rc;

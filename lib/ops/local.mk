@@ -15,4 +15,4 @@ libdlca_cl_internal_la_SOURCES += lib/ops/ref_conv.h lib/ops/ref_conv.c lib/ops/
 libdlca_cl_internal_la_SOURCES += lib/ops/cl_conv.h lib/ops/cl_pool.c lib/ops/cl_conv.c lib/ops/cl_conv_run.c
 # GEMM (CLBlast) and dense: the twin, the launchers, the vector runners.
 libdlca_cl_internal_la_SOURCES += lib/ops/ref_blas.h lib/ops/ref_blas.c lib/ops/cl_blas.h lib/ops/cl_blas.c \
-	lib/ops/cl_dense.c lib/ops/run_blas.h lib/ops/run_blas.c lib/ops/cl_run_blas.c
+	lib/ops/cl_dense.c lib/ops/cl_blas_cache.c lib/ops/run_blas.h lib/ops/run_blas.c lib/ops/cl_run_blas.c

@@ -1,0 +1,17 @@
+/* The suites of dlca-opsbench, one line each: X(name, what it times). A
+ * suite is `int ob_suite_<name>(ob_bench *b)` in a file of its own
+ * (bench/opsbench_<part>.c), returning a dlca status after adding its rows
+ * with ob_add. To add one: a line here, the file, and the file on the
+ * program's SOURCES line in bench/local.mk. */
+#ifndef DLCA_BENCH_OPSBENCH_SUITES_H
+#define DLCA_BENCH_OPSBENCH_SUITES_H
+#include "opsbench.h"
+
+#define OB_SUITES(X)                                                                                 \
+  X(gemm, "SGEMM C = A B of n x n matrices through CLBlast, n from --sizes (512..8192)")            \
+  X(dense, "dense 64->128 + ReLU at batch 32: the forward (one call, waited for), and forward + backward")
+
+#define OB_DECLARE(name, what) int ob_suite_##name(ob_bench *b);
+OB_SUITES(OB_DECLARE)
+#undef OB_DECLARE
+#endif

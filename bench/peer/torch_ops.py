@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""The rows of dlca-opsbench (bench/dlca-opsbench.c) measured with PyTorch on
+a CUDA GPU: fp32 with TF32 off, each case one call followed by
+torch.cuda.synchronize(), timed by the wall clock, --warmup untimed then
+--repeats timed, median and minimum. The same suites, case names and CSV/JSON
+columns, so that the two run in the same call on the same GPU:
+
+    bench/dlca-opsbench --suite gemm,dense --csv ours.csv
+    python3 bench/peer/torch_ops.py --suite gemm,dense --csv torch.csv
+"""
+import argparse
+import csv
+import datetime
+import json
+import statistics
+import sys
+import time
+
+import torch
+
+SIZES = [512, 1024, 2048, 4096, 8192]
+
+
+def timed(fn, warmup, repeats):
+    """Median and minimum wall-clock ms of fn() followed by a synchronize."""
+    for _ in range(warmup):
+        fn()
+        torch.cuda.synchronize()
+    t = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        torch.cuda.synchronize()
+        t.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(t), min(t)
+
+
+def suite_gemm(args, dev):
+    rows = []
+    for n in args.sizes:
+        g = torch.Generator(device=dev).manual_seed(1)
+        a = torch.rand(n, n, device=dev, generator=g) * 2 - 1
+        b = torch.rand(n, n, device=dev, generator=g) * 2 - 1
+        c = torch.empty(n, n, device=dev)
+        med, mn = timed(lambda: torch.mm(a, b, out=c), args.warmup, args.repeats)
+        rows.append(("gemm", "sgemm_%d" % n, med, mn, 2.0 * n ** 3, 12.0 * n * n))
+        del a, b, c
+    return rows
+
+
+def suite_dense(args, dev):
+    N, fin, fout = 32, 64, 128
+    g = torch.Generator(device=dev).manual_seed(3)
+    x = (torch.rand(N, fin, device=dev, generator=g) * 2 - 1).requires_grad_()
+    w = (torch.rand(fout, fin, device=dev, generator=g) * 2 - 1).requires_grad_()
+    b = (torch.rand(fout, device=dev, generator=g) * 2 - 1).requires_grad_()
+    dy = torch.rand(N, fout, device=dev, generator=g) * 2 - 1
+    mac = N * fin * fout
+    fb = 4.0 * (N * fin + fout * fin + fout + N * fout)
+    bb = 4.0 * (3 * N * fout + 2 * N * fin + 2 * fout * fin + fout)
+
+    def fwd():
+        with torch.no_grad():
+            return torch.relu(torch.nn.functional.linear(x, w, b))
+
+    def fwd_bwd():
+        y = torch.relu(torch.nn.functional.linear(x, w, b))
+        return torch.autograd.grad(y, (x, w, b), dy)
+
+    med, mn = timed(fwd, args.warmup, args.repeats)
+    rows = [("dense", "dense_64x128_relu_b32_fwd", med, mn, 2.0 * mac + 2.0 * N * fout, fb)]
+    med, mn = timed(fwd_bwd, args.warmup, args.repeats)
+    rows.append(("dense", "dense_64x128_relu_b32_fwd_bwd", med, mn, 6.0 * mac + 4.0 * N * fout, fb + bb))
+    return rows
+
+
+SUITES = {"gemm": suite_gemm, "dense": suite_dense}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--suite", default="all", help="comma-separated: " + ", ".join(SUITES) + ", or all")
+    p.add_argument("--sizes", default=",".join(map(str, SIZES)), help="the gemm suite's n")
+    p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--repeats", type=int, default=20)
+    p.add_argument("--csv")
+    p.add_argument("--json")
+    args = p.parse_args()
+    args.sizes = [int(s) for s in args.sizes.split(",")]
+    names = list(SUITES) if args.suite == "all" else args.suite.split(",")
+    bad = [n for n in names if n not in SUITES]
+    if bad:
+        sys.exit("torch_ops.py: --suite: %s: not one of %s" % (", ".join(bad), ", ".join(SUITES)))
+    if not torch.cuda.is_available():
+        sys.exit("torch_ops.py: no CUDA device")
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    dev = torch.device("cuda")
+    name = torch.cuda.get_device_name(dev)
+    impl = "torch %s (cuBLAS)" % torch.__version__.split("+")[0]
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    print("torch_ops.py: %s on %s, %d repeats after %d warm-up calls, TF32 off" % (impl, name, args.repeats, args.warmup))
+    out = []
+    for n in names:
+        for suite, case, med, mn, flops, nbytes in SUITES[n](args, dev):
+            row = {"suite": suite, "case": case, "impl": impl, "device": name, "median_ms": med, "min_ms": mn,
+                   "tflops": flops / (med * 1e9), "gbs": nbytes / (med * 1e6), "flops": flops, "bytes": nbytes,
+                   "date": date}
+            out.append(row)
+            print("%-8s %-30s %10.4f %10.4f %9.3f %9.1f" % (suite, case, med, mn, row["tflops"], row["gbs"]))
+    cols = ["suite", "case", "impl", "device", "median_ms", "min_ms", "tflops", "gbs", "flops", "bytes", "date"]
+    if args.csv:
+        with open(args.csv, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=cols)
+            w.writeheader()
+            w.writerows(out)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(out, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
