@@ -43,7 +43,8 @@ bench_dlca_hardbench_LDFLAGS = $(OPENMP_CFLAGS)
 bin_PROGRAMS += bench/dlca-opsbench
 bench_dlca_opsbench_SOURCES = bench/dlca-opsbench.c bench/opsbench.h bench/opsbench_suites.h
 bench_dlca_opsbench_SOURCES += bench/opsbench_blas.c
+bench_dlca_opsbench_SOURCES += bench/opsbench_net.c
 bench_dlca_opsbench_CPPFLAGS = $(DLCA_BENCH_CPPFLAGS)
 bench_dlca_opsbench_LDADD = libdlca_cl_internal.la $(DLCA_DEP_LIBS) -lm
 # bench/peer/torch_ops.py: the same rows for PyTorch (run on the GPU machine).
-EXTRA_DIST += bench/peer/torch_ops.py
+EXTRA_DIST += bench/peer/torch_ops.py bench/peer/torch_net.py

@@ -9,7 +9,8 @@
 
 #define OB_SUITES(X)                                                                                 \
   X(gemm, "SGEMM C = A B of n x n matrices through CLBlast, n from --sizes (512..8192)")            \
-  X(dense, "dense 64->128 + ReLU at batch 32: the forward (one call, waited for), and forward + backward")
+  X(dense, "dense 64->128 + ReLU at batch 32: the forward (one call, waited for), and forward + backward") \
+  X(net, "one training step of the digits MLP and CNN (lib/net), batch 64: gather, forward, loss, backward, AdamW")
 
 #define OB_DECLARE(name, what) int ob_suite_##name(ob_bench *b);
 OB_SUITES(OB_DECLARE)

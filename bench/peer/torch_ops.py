@@ -75,6 +75,9 @@ def suite_dense(args, dev):
 
 
 SUITES = {"gemm": suite_gemm, "dense": suite_dense}
+sys.path.insert(0, __import__("os").path.dirname(__import__("os").path.abspath(__file__)))
+from torch_net import suite_net  # noqa: E402  (bench/peer/torch_net.py)
+SUITES["net"] = lambda args, dev: suite_net(args, dev, timed)
 
 
 def main():
