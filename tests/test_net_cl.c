@@ -11,7 +11,7 @@
 
 #define DIGITS DLCA_SRCDIR "/data/digits/digits.csv.gz"
 
-/* The gather kernel against dlca_net_perm on the host, bit for bit. */
+/* The permutation and gather kernels against dlca_net_perm on the host, bit for bit. */
 START_TEST(gather) {
   if (!tcl_platform()) return;
   tcl_fresh_env("net-cl-gather");
@@ -23,16 +23,22 @@ START_TEST(gather) {
   ck_assert_int_eq(dlca_tensor_new(ctx, 2, src_shape, &s), DLCA_OK);
   ck_assert_int_eq(dlca_tensor_new(ctx, 2, dst_shape, &d), DLCA_OK);
   ck_assert_int_eq(dlca_tensor_upload(s, src, n * row), DLCA_OK);
+  cl_int err;
+  cl_mem perm = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, n * sizeof(cl_uint), NULL, &err);
+  ck_assert_int_eq(err, CL_SUCCESS);
+  ck_assert_msg(dlca__net_cl_perm(ctx, perm, n, 77, 5) == DLCA_OK, "%s", dlca_last_error());
   for (int permute = 0; permute < 2; permute++) {
     size_t first = permute ? 13 * N : 1438 - N;
-    ck_assert_msg(dlca__net_cl_gather(ctx, s, d, n, 77, 5, first, permute) == DLCA_OK, "%s", dlca_last_error());
+    ck_assert_msg(dlca__net_cl_gather(ctx, s, d, n, permute ? perm : NULL, first) == DLCA_OK, "%s",
+                  dlca_last_error());
     ck_assert_int_eq(dlca_tensor_download(d, got, N * row), DLCA_OK);
     for (size_t j = 0; j < N; j++) {
       size_t r = permute ? dlca_net_perm(77, 5, (uint32_t)n, (uint32_t)(first + j)) : first + j;
       ck_assert_mem_eq(got + j * row, src + r * row, row * sizeof(float));
     }
   }
-  ck_assert_int_eq(dlca__net_cl_gather(ctx, s, d, n, 77, 5, n - N + 1, 0), DLCA_EINVAL);
+  ck_assert_int_eq(dlca__net_cl_gather(ctx, s, d, n, NULL, n - N + 1), DLCA_EINVAL);
+  clReleaseMemObject(perm);
   dlca_tensor_free(s), dlca_tensor_free(d);
   free(src), free(got);
   dlca_context_free(ctx);

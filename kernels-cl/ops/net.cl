@@ -1,6 +1,6 @@
-// The network trainer's own kernels (lib/net/cl_train.c): the batch
-// gather by the seeded permutation of an epoch (the twin of dlca_net_perm
-// in lib/net/init.c, bit for bit), and the loss and accuracy sums that stay
+// The network trainer's own kernels (lib/net/cl_train.c): the seeded
+// permutation of an epoch (the twin of dlca_net_perm in lib/net/init.c, bit
+// for bit), the batch gather by it, and the loss and accuracy sums that stay
 // on the device until the host asks. Sums run in one work-item, in order:
 // reproducible.
 #include "rng.cl"
@@ -32,15 +32,23 @@ uint dlca_net_perm(ulong seed, uint epoch, uint n, uint i) {
   return (uint)x;
 }
 
-// dst row j (of `row` floats, j < N) = src row perm(first + j) (permute)
+// perm[i] = dlca_net_perm(seed, epoch, n, i) for i < n: an epoch's order,
+// drawn once, read by every batch's gather.
+__kernel __attribute__((reqd_work_group_size(NET_WG, 1, 1)))
+void dlca_net_perm_fill(__global uint *perm, uint n, ulong seed, uint epoch) {
+  uint i = (uint)get_global_id(0);
+  if (i < n) perm[i] = dlca_net_perm(seed, epoch, n, i);
+}
+
+// dst row j (of `row` floats, j < N) = src row perm[first + j] (permute)
 // or first + j; one work-item per float.
 __kernel __attribute__((reqd_work_group_size(NET_WG, 1, 1)))
-void dlca_net_gather(__global const float *src, __global float *dst, uint row, uint N, uint n, ulong seed,
-                     uint epoch, uint first, int permute) {
+void dlca_net_gather(__global const float *src, __global float *dst, uint row, uint N, __global const uint *perm,
+                     uint first, int permute) {
   uint g = (uint)get_global_id(0);
   if (g >= N * row) return;
   uint j = g / row, e = g - j * row;
-  uint s = permute ? dlca_net_perm(seed, epoch, n, first + j) : first + j;
+  uint s = permute ? perm[first + j] : first + j;
   dst[g] = src[(ulong)s * row + e];
 }
 

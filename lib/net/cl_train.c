@@ -26,6 +26,9 @@ struct dlca__net_cl {
   int *fused;             /* dense layer i computes layer i + 1's activation too */
   dlca_optim_cl *opt;
   dlca_tensor *x, *y;     /* the training set */
+  cl_mem perm;            /* the order of epoch perm_epoch of seed perm_seed (n uints) */
+  uint64_t perm_seed, perm_epoch;
+  int perm_valid;
   dlca_tensor *loss, *one, *acc; /* acc: loss sum, steps, correct */
   plan train;
 };
@@ -154,6 +157,7 @@ void dlca__net_cl_free(dlca__net_cl *c) {
   dlca_tensor_group_free(c->pg), dlca_tensor_group_free(c->gg);
   dlca_tensor_free(c->x), dlca_tensor_free(c->y), dlca_tensor_free(c->loss), dlca_tensor_free(c->one);
   dlca_tensor_free(c->acc);
+  if (c->perm) clReleaseMemObject(c->perm);
   free(c);
 }
 
@@ -167,9 +171,23 @@ static int upload(dlca_context *ctx, size_t n, size_t row, const float *v, dlca_
 int dlca__net_cl_data(dlca_net_trainer *t, const float *x, const float *y) {
   dlca__net_cl *c = t->cl;
   dlca_tensor_free(c->x), dlca_tensor_free(c->y);
-  c->x = c->y = NULL;
+  if (c->perm) clReleaseMemObject(c->perm);
+  c->x = c->y = NULL, c->perm = NULL, c->perm_valid = 0;
   int rc = upload(t->ctx, t->n, dlca_net_in_size(t->net), x, &c->x);
   if (!rc) rc = upload(t->ctx, t->n, dlca_net_target_size(t->net), y, &c->y);
+  cl_int err = CL_SUCCESS;
+  if (!rc) c->perm = clCreateBuffer(t->ctx->cl, CL_MEM_READ_WRITE, t->n * sizeof(cl_uint), NULL, &err);
+  if (!rc && err != CL_SUCCESS)
+    rc = dlca__fail(DLCA_EDEVMEM, "net trainer: the order of %zu samples: %s", t->n, dlca__cl_error_name(err));
+  return rc;
+}
+
+/* The epoch's order on the device, drawn when the epoch or the seed changes. */
+static int epoch_order(dlca_net_trainer *t, uint64_t seed, uint64_t epoch) {
+  dlca__net_cl *c = t->cl;
+  if (c->perm_valid && c->perm_seed == seed && c->perm_epoch == epoch) return DLCA_OK;
+  int rc = dlca__net_cl_perm(t->ctx, c->perm, t->n, seed, epoch);
+  c->perm_valid = rc == DLCA_OK, c->perm_seed = seed, c->perm_epoch = epoch;
   return rc;
 }
 
@@ -259,8 +277,9 @@ static int loss(dlca_net_trainer *t, plan *p, int grad) {
 int dlca__net_cl_step(dlca_net_trainer *t, uint64_t seed, uint64_t epoch, size_t b) {
   dlca__net_cl *c = t->cl;
   plan *p = &c->train;
-  int rc = dlca__net_cl_gather(t->ctx, c->x, p->act[0], t->n, seed, epoch, b * t->batch, 1);
-  if (!rc) rc = dlca__net_cl_gather(t->ctx, c->y, p->tgt, t->n, seed, epoch, b * t->batch, 1);
+  int rc = epoch_order(t, seed, epoch);
+  if (!rc) rc = dlca__net_cl_gather(t->ctx, c->x, p->act[0], t->n, c->perm, b * t->batch);
+  if (!rc) rc = dlca__net_cl_gather(t->ctx, c->y, p->tgt, t->n, c->perm, b * t->batch);
   if (!rc) rc = forward(t, p);
   if (!rc) rc = loss(t, p, 1);
   if (!rc) rc = backward(t, p);
@@ -288,8 +307,8 @@ static int eval_chunks(dlca_net_trainer *t, plan *p, const dlca_tensor *x, const
                        size_t first, size_t count, dlca_tensor *eacc) {
   int rc = DLCA_OK;
   for (size_t f = first; f < first + count && !rc; f += p->N) {
-    rc = dlca__net_cl_gather(t->ctx, x, p->act[0], n, 0, 0, f, 0);
-    if (!rc) rc = dlca__net_cl_gather(t->ctx, y, p->tgt, n, 0, 0, f, 0);
+    rc = dlca__net_cl_gather(t->ctx, x, p->act[0], n, NULL, f);
+    if (!rc) rc = dlca__net_cl_gather(t->ctx, y, p->tgt, n, NULL, f);
     if (!rc) rc = forward(t, p);
     if (!rc) rc = loss(t, p, 0);
     if (!rc) rc = dlca__net_cl_accum(t->ctx, t->cl->loss, eacc, (float)p->N);

@@ -7,7 +7,7 @@ libdlca_cl_internal_la_SOURCES += lib/ops/ref_case.h lib/ops/ref_case.c lib/ops/
 	lib/ops/ref_run_move.c
 # Device tensors (include/dlca_cl/tensor.h) and the launchers of kernels-cl/ops/.
 libdlca_cl_internal_la_SOURCES += lib/ops/tensor.h lib/ops/tensor.c lib/ops/cl_elementwise.h lib/ops/cl_elementwise.c \
-	lib/ops/cl_reduce.c lib/ops/cl_movement.c lib/ops/cl_loss.c
+	lib/ops/cl_reduce.c lib/ops/cl_movement.c lib/ops/cl_loss.c lib/ops/cl_ops_cache.c
 # Tensor groups (issue 32): many tensors in one buffer, for the multi-tensor optimizer step.
 libdlca_cl_internal_la_SOURCES += lib/ops/tensor_group.c
 # conv2d and 2-D pooling (issue 31): the CPU twin, its vector runner, the launchers of kernels-cl/ops/conv.cl.
