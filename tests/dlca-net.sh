@@ -1,8 +1,8 @@
 #!/bin/sh
-# End-to-end checks of tools/dlca-net on the CPU twin (a few seconds on 2
-# cores): the MLP learns the digits, --json and --save write what they
-# promise, the saved network loads, and bad input exits 2 with one line.
-# The device run is `tests/main net_cl` (PoCL). Exit 77 when not built.
+# End-to-end checks of tools/dlca-net (a few seconds on 2 cores): the MLP
+# learns the digits on the CPU twin and, with the defaults, on the OpenCL
+# device (>= 95%); --json and --save write what they promise; bad input
+# exits 2 with one line. Exit 77 when not built.
 
 . "$(dirname "$0")/shell-lib.sh"
 dlca_test_init tools/dlca-net dlca-net
@@ -27,6 +27,16 @@ awk "BEGIN { exit !($acc >= 0.95) }" || fail "test accuracy $acc < 0.95"
 grep -q '"format":"dlca-net"' net.json || fail "net.json is not a dlca-net file"
 expect 0 "--json -" -- "$prog" --backend ref --quiet --epochs 1 --json -
 grep -q '"test_accuracy"' out.txt || fail "--json - wrote no JSON to stdout"
+
+# The acceptance run: the defaults on the default OpenCL device (PoCL in CI).
+if "$top/tools/dlca-info" >/dev/null 2>&1; then
+  expect 0 "MLP, the defaults on the OpenCL device" -- "$prog" --quiet --json cl.json
+  acc=$(json_num cl.json test_accuracy)
+  awk "BEGIN { exit !($acc >= 0.95) }" || fail "device test accuracy $acc < 0.95"
+  grep -q '"backend": "cl"' cl.json || fail "cl.json does not say backend cl: $(cat cl.json)"
+else
+  echo "skip: no OpenCL device"
+fi
 
 expect 2 "unknown model" -- "$prog" --model resnet
 grep -q "resnet" err.txt || fail "no word of the model: $(cat err.txt)"
