@@ -147,7 +147,15 @@ START_TEST(mlp_digits) {
   ck_assert_int_eq(dlca_net_evaluate(t, d.n_test, d.x_test, d.y_test, &acc, &loss), DLCA_OK);
   fprintf(stderr, "net_cl: MLP on the device, 8 epochs of batch 32: test accuracy %.4f, loss %.4f\n", acc, loss);
   ck_assert_double_gt(acc, 0.94);
+  /* the CPU twin evaluates the synced parameters alike (359 = 11 batches of 32 and a tail of 7) */
+  dlca_net_trainer *r;
+  double racc, rloss;
   ck_assert_int_eq(dlca_net_trainer_sync(t), DLCA_OK);
+  ck_assert_int_eq(dlca_net_trainer_new(net, NULL, NULL, 32, &r), DLCA_OK);
+  ck_assert_int_eq(dlca_net_evaluate(r, d.n_test, d.x_test, d.y_test, &racc, &rloss), DLCA_OK);
+  ck_assert_double_eq(racc, acc);
+  ck_assert_double_eq_tol(rloss, loss, 1e-5);
+  dlca_net_trainer_free(r);
   dlca_net_trainer_free(t);
   dlca_net_free(net);
   dlca_dataset_free(&d);
