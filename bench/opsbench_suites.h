@@ -10,6 +10,9 @@
 #define OB_SUITES(X)                                                                                 \
   X(gemm, "SGEMM C = A B of n x n matrices through CLBlast, n from --sizes (512..8192)")            \
   X(dense, "dense 64->128 + ReLU at batch 32: the forward (one call, waited for), and forward + backward") \
+  X(conv, "conv2d 3x3 pad 1 + bias, forward and forward + backward: N 64 C 16 8x8 O 32, N 64 C 32 32x32 O 64") \
+  X(optim, "one step of each optimizer (sgd, sgd_momentum, adam, adamw, rmsprop, adagrad) at 1M, 10M and\n" \
+           "        100M parameters (100k, 1M on a CPU), in 1 tensor, 100 of a group and 100 of their own") \
   X(net, "one training step of the digits MLP and CNN (lib/net), batch 64: gather, forward, loss, backward, AdamW")
 
 #define OB_DECLARE(name, what) int ob_suite_##name(ob_bench *b);

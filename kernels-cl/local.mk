@@ -14,8 +14,8 @@ dist_kernels_trainer_DATA += kernels-cl/trainer/common.cl kernels-cl/trainer/coe
 # The compute layer's ops (issue 31), installed as $(pkgdatadir)/kernels/ops.
 dist_kernels_ops_DATA += kernels-cl/ops/elementwise.cl kernels-cl/ops/reduce.cl \
 	kernels-cl/ops/movement.cl kernels-cl/ops/loss.cl
+dist_kernels_ops_DATA += kernels-cl/ops/dense.cl
+dist_kernels_ops_DATA += kernels-cl/ops/conv.cl
 # The optimizer suite on the device (issue 32), installed as $(pkgdatadir)/kernels/optim.
 dist_kernels_optim_DATA += kernels-cl/optim/rules.cl kernels-cl/optim/step.cl kernels-cl/optim/clip.cl
 dist_kernels_ops_DATA += kernels-cl/ops/net.cl
-dist_kernels_ops_DATA += kernels-cl/ops/conv.cl
-dist_kernels_ops_DATA += kernels-cl/ops/dense.cl

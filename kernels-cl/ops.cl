@@ -5,6 +5,6 @@
 #include "ops/reduce.cl"
 #include "ops/movement.cl"
 #include "ops/loss.cl"
-#include "ops/net.cl"
-#include "ops/conv.cl"
 #include "ops/dense.cl"
+#include "ops/conv.cl"
+#include "ops/net.cl"

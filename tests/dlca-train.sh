@@ -232,7 +232,7 @@ grep -q 'checkerboard presets' err.txt || fail "--eval-scale on gol: $(cat err.t
 expect 2 "eval-scale 0" -- cb --epochs 1 --eval-scale 0
 expect 2 "reference protocol with a schedule" -- cb --epochs 1 --reference-protocol --lr-schedule cosine
 expect 2 "cooldown option without cooldown" -- cb --epochs 1 --plateau 5
-expect 2 "unknown schedule" -- cb --epochs 1 --lr-schedule linear
+expect 2 "unknown schedule" -- cb --epochs 1 --lr-schedule nosuch
 expect 0 "warmup-cosine" -- cb --seed 7 --epochs 6 --log w.csv --lr-schedule warmup-cosine --warmup 3
 losses w.csv | cmp -s - a.loss && fail "warmup-cosine gives the constant-lr losses"
 
@@ -325,6 +325,45 @@ elif grep -qi 'platform' err.txt; then
 else
   fail "cl: one epoch failed: $(cat err.txt)"
 fi
+
+# (issue 32) --optimizer: adamw with the default hyperparameters is today's
+# default bit for bit; sgd with momentum trains and logs, and resumes; every
+# suite rule runs; a bad optimizer, hyperparameter or schedule is exit 2 and
+# names the value.
+expect 0 "--optimizer adamw" -- cb --seed 7 --epochs 6 --log oa.csv --optimizer adamw
+losses oa.csv | cmp -s - a.loss || fail "--optimizer adamw differs from the default"
+expect 0 "--optimizer sgd" -- cb --seed 7 --epochs 6 --log os.csv --optimizer sgd --lr 0.5 --momentum 0.9
+[ "$(wc -l <os.csv)" -eq 7 ] || fail "os.csv has $(wc -l <os.csv) lines, expected a header and 6 rows"
+losses os.csv | cmp -s - a.loss && fail "--optimizer sgd gives adamw's losses"
+expect 0 "sgd, first half" -- cb --seed 7 --epochs 3 --log osr.csv --checkpoint os.ckpt --optimizer sgd --lr 0.5 --momentum 0.9
+expect 0 "sgd, resumed" -- cb --seed 7 --epochs 6 --log osr.csv --resume os.ckpt --optimizer sgd --lr 0.5 --momentum 0.9
+losses os.csv >os.loss
+losses osr.csv | cmp -s - os.loss || fail "--optimizer sgd: the resumed run differs from the straight run"
+expect 2 "sgd checkpoint into adamw" -- cb --seed 7 --epochs 6 --resume os.ckpt
+grep -q "sgd" err.txt || fail "the optimizer of the checkpoint is not named: $(cat err.txt)"
+for o in "adam --amsgrad" "rmsprop --centered --momentum 0.5" "adagrad --lr-decay 0.01" "sgd --momentum 0.9 --nesterov"; do
+  # shellcheck disable=SC2086
+  expect 0 "--optimizer $o" -- cb --seed 7 --epochs 2 --optimizer $o
+done
+expect 2 "--optimizer nosuch" -- cb --epochs 1 --optimizer nosuch
+grep -q "'nosuch'" err.txt || fail "--optimizer nosuch is not named: $(cat err.txt)"
+expect 2 "amsgrad with sgd" -- cb --epochs 1 --optimizer sgd --amsgrad
+grep -q "amsgrad" err.txt || fail "amsgrad with sgd is not named: $(cat err.txt)"
+expect 2 "beta2 1" -- cb --epochs 1 --optimizer adam --beta2 1
+grep -q "beta2 = 1 is outside \[0, 1)" err.txt || fail "beta2 = 1 is not named with its range: $(cat err.txt)"
+expect 2 "nesterov without momentum" -- cb --epochs 1 --optimizer sgd --nesterov
+grep -q "nesterov" err.txt || fail "nesterov without momentum is not named: $(cat err.txt)"
+expect 2 "negative eps" -- cb --epochs 1 --optimizer adam --eps -1
+grep -q "eps = -1" err.txt || fail "eps = -1 is not named: $(cat err.txt)"
+# the schedules of torch (closed form) and chains of them
+expect 0 "step schedule" -- "$prog" --backend ref --preset gol --epochs 8 --lr-schedule step:step_size=2:gamma=0.5
+grep -q "chain from 0.05, last 0.00625" out.txt || fail "step schedule: $(grep '^lr' out.txt)"
+expect 0 "warm-up then cosine" -- cb --epochs 4 --lr-schedule linear:start_factor=0.1:total_iters=2,cosine@2:eta_min=0.001
+expect 0 "onecycle" -- cb --epochs 4 --lr-schedule onecycle:pct_start=0.25
+expect 2 "bad chain" -- cb --epochs 4 --lr-schedule linear,cosine
+grep -q "@EPOCH" err.txt || fail "a chain part without its start is not explained: $(cat err.txt)"
+expect 2 "bad schedule argument" -- cb --epochs 4 --lr-schedule step:gama=2
+grep -q "gama" err.txt || fail "an unknown schedule argument is not named: $(cat err.txt)"
 
 # Every error is one line that starts with the program's name.
 expect 2 "one-line errors" -- "$prog" --backend ref --preset nosuch

@@ -56,6 +56,7 @@ EXTRA_DIST += tests/dlca-bench.sh
 TESTS += tests/dlca-tune.sh
 EXTRA_DIST += tests/dlca-tune.sh
 tests_main_SOURCES += tests/test_trainer.c
+tests_main_SOURCES += tests/test_trainer_optim.c
 tests_main_SOURCES += tests/test_schedule.c
 tests_main_SOURCES += tests/test_relax.c
 tests_main_SOURCES += tests/test_iwp.c
@@ -78,16 +79,16 @@ EXTRA_DIST += tests/dlca-hardbench.sh
 # Every tool's -h/--help, -V/--version, exit codes, and a bad DLCA_CL_DEVICE named.
 TESTS += tests/cli.sh
 EXTRA_DIST += tests/cli.sh
+# GEMM (CLBlast) and dense (issue 31), and the tuning table's CLBlast section.
+tests_main_SOURCES += tests/test_blas.c tests/blas_util.h tests/test_blas_cl.c tests/test_blas_dense.c tests/test_blas_tuning.c
+# dlca-tune --clblast with a stand-in for CLBlast's tuner.
+TESTS += tests/dlca-tune-clblast.sh
+EXTRA_DIST += tests/dlca-tune-clblast.sh
+# conv2d and 2-D pooling (issue 31): the twin, the vectors, the device.
+tests_main_SOURCES += tests/test_conv.h tests/test_conv.c tests/test_conv_cl.c tests/test_conv_cl2.c
 # The optimizer suite on the device (issue 32): kernels-cl/optim against its twin.
 tests_main_SOURCES += tests/test_optim_cl.c
 # The network trainer (issue 31): lib/net, the digits data set, dlca-net.
 tests_main_SOURCES += tests/test_net.c tests/test_net_cl.c
 TESTS += tests/dlca-net.sh
 EXTRA_DIST += tests/dlca-net.sh
-# conv2d and 2-D pooling (issue 31): the twin, the vectors, the device.
-tests_main_SOURCES += tests/test_conv.h tests/test_conv.c tests/test_conv_cl.c tests/test_conv_cl2.c
-# GEMM (CLBlast) and dense (issue 31), and the tuning table's CLBlast section.
-tests_main_SOURCES += tests/test_blas.c tests/blas_util.h tests/test_blas_cl.c tests/test_blas_dense.c tests/test_blas_tuning.c
-# dlca-tune --clblast with a stand-in for CLBlast's tuner.
-TESTS += tests/dlca-tune-clblast.sh
-EXTRA_DIST += tests/dlca-tune-clblast.sh

@@ -10,6 +10,7 @@
   X(loader) \
   X(gradcheck) \
   X(trainer) \
+  X(trainer_optim) \
   X(schedule) \
   X(relax) \
   X(iwp) \
@@ -21,8 +22,8 @@
   X(files) \
   X(ops) \
   X(optim) \
+  X(blas) \
+  X(conv) \
   X(optim_cl) \
   X(net) \
-  X(net_cl) \
-  X(conv) \
-  X(blas)
+  X(net_cl)

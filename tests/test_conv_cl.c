@@ -36,6 +36,9 @@ START_TEST(test_conv_cl_pool) {
   double *y = malloc(sizeof(double) * ny), *dx = malloc(sizeof(double) * nx);
   dlca__ref_pool2d(fn, k, s, &xs, x, y);
   dlca__ref_pool2d_backward(fn, k, s, &xs, x, dy, dx);
+  if (_i == 1 || _i == 6) /* other work-group sizes than the default */
+    ck_assert_msg(dlca__tuning_override(ctx, "ops.cl", "POOL_WG", _i == 1 ? 32 : 256) == DLCA_OK, "%s",
+                  dlca_last_error());
   dlca_tensor *tx = dev(ctx, &xs, x), *ty = dev(ctx, &ys, NULL), *tdy = dev(ctx, &ys, dy), *tdx = dev(ctx, &xs, NULL);
   ck_assert_msg(dlca__ops_cl_pool2d(ctx, fn, k, s, tx, ty) == DLCA_OK, "%s", dlca_last_error());
   ck_assert_msg(dlca__ops_cl_pool2d_backward(ctx, fn, k, s, tx, tdy, tdx) == DLCA_OK, "%s", dlca_last_error());

@@ -12,16 +12,18 @@
 #include "ops_util.h"
 #include "test_conv.h"
 
-/* x [N,C,H,W], w [O,C,KH,KW], stride and padding; bias 0 for none, grads 0 for dx only. */
+/* x [N,C,H,W], w [O,C,KH,KW], stride and padding; bias 0 for none; grads 1 all, 0 dx only, 2 dw and db
+ * only. Odd cases pass their own scratch. */
 static const struct {
   size_t N, C, H, W, O, KH, KW;
   dlca__conv2d p;
   int bias, grads;
 } cases[] = {
     {2, 3, 9, 8, 5, 3, 2, {1, 1, 0, 0}, 1, 1},   {3, 5, 10, 7, 6, 3, 3, {2, 2, 1, 1}, 1, 1},
-    {2, 3, 7, 11, 7, 2, 4, {2, 1, 2, 1}, 1, 1},  {4, 1, 8, 8, 3, 5, 5, {1, 1, 2, 2}, 1, 1},
+    {2, 3, 7, 11, 7, 2, 4, {2, 1, 2, 1}, 1, 2},  {4, 1, 8, 8, 3, 5, 5, {1, 1, 2, 2}, 1, 1},
     {2, 6, 5, 5, 10, 1, 1, {2, 2, 0, 0}, 1, 1},  {2, 3, 6, 6, 4, 3, 3, {1, 1, 1, 1}, 0, 0},
-    {3, 7, 12, 12, 9, 3, 3, {1, 1, 1, 1}, 1, 1},
+    {3, 7, 12, 12, 9, 3, 3, {1, 1, 1, 1}, 1, 1}, {8, 3, 16, 16, 5, 3, 3, {1, 1, 1, 1}, 1, 1}, /* dw in 4 parts */
+    {5, 2, 15, 15, 3, 3, 2, {1, 1, 1, 0}, 1, 2},                                              /* 2 parts */
 };
 
 static dlca_tensor *dev(dlca_context *ctx, const dlca__shape *s, const double *d) {
@@ -51,15 +53,19 @@ START_TEST(test_conv_cl_random) {
   dlca__ref_conv2d(&d, x, w, b, y);
   dlca__ref_conv2d_backward(&d, x, w, dy, dx, dw, db);
   dlca_tensor *tx = dev(ctx, &xs, x), *tw = dev(ctx, &ws, w), *tb = b ? dev(ctx, &bs, b) : NULL;
-  dlca_tensor *ty = dev(ctx, &ys, NULL), *tdy = dev(ctx, &ys, dy), *tdx = dev(ctx, &xs, NULL);
+  dlca_tensor *ty = dev(ctx, &ys, NULL), *tdy = dev(ctx, &ys, dy),
+              *tdx = cases[_i].grads == 2 ? NULL : dev(ctx, &xs, NULL);
   dlca_tensor *tdw = cases[_i].grads ? dev(ctx, &ws, NULL) : NULL, *tdb = cases[_i].grads ? dev(ctx, &bs, NULL) : NULL;
+  static const int red_wg[] = {0, 0, 0, 256, 1, 0, 32}; /* CONV_RED_WG other than the default, for db */
+  if (_i < 7 && red_wg[_i])
+    ck_assert_msg(dlca__tuning_override(ctx, "ops.cl", "CONV_RED_WG", red_wg[_i]) == DLCA_OK, "%s", dlca_last_error());
   cl_mem col = NULL;
-  if (!cases[_i].grads) /* a caller's scratch, exactly the size asked for */
+  if (_i % 2) /* a caller's scratch, exactly the size asked for (else the launchers' own) */
     ck_assert_int_eq(dlca__buffer(ctx, sizeof(float) * dlca__conv2d_col_floats(tx, tw, &cases[_i].p), "col", &col), 0);
   ck_assert_msg(dlca__ops_cl_conv2d(ctx, &cases[_i].p, tx, tw, tb, ty, col) == DLCA_OK, "%s", dlca_last_error());
   ck_assert_msg(dlca__ops_cl_conv2d_backward(ctx, &cases[_i].p, tx, tw, tdy, tdx, tdw, tdb, col) == DLCA_OK, "%s",
                 dlca_last_error());
-  double ef = to_check(ty, y, "y"), ex = to_check(tdx, dx, "dx");
+  double ef = to_check(ty, y, "y"), ex = tdx ? to_check(tdx, dx, "dx") : 0;
   double ew = tdw ? to_check(tdw, dw, "dw") : 0, eb = tdb ? to_check(tdb, db, "db") : 0;
   fprintf(stderr,
           "conv cl conv2d case %d [%zu,%zu,%zu,%zu]*[%zu,%zu,%zu,%zu] s (%d,%d) p (%d,%d): y %.2e dx %.2e dw %.2e db "
@@ -126,13 +132,14 @@ static float *conv_once(dlca_context *ctx, dlca_tensor *const *t, const dlca__co
   return out;
 }
 
-/* Twice the same bits; and the same bits again with other CONV_WG (the sums' order does not depend on it). */
+/* Twice the same bits; and the same bits again with other CONV_WG and CONV_COLS (the sums' order does not
+ * depend on them). */
 START_TEST(test_conv_cl_deterministic) {
   if (!tcl_platform()) return;
   tcl_fresh_env("conv-cl-determinism");
   dlca_context *ctx = tcl_context();
-  dlca__shape xs = {4, {4, 5, 11, 9}}, ws = {4, {6, 5, 3, 3}}, bs = {1, {6}}, ys = {4, {4, 6, 6, 5}};
-  dlca__conv2d p = {2, 2, 1, 1};
+  dlca__shape xs = {4, {8, 5, 24, 23}}, ws = {4, {6, 5, 3, 3}}, bs = {1, {6}}, ys = {4, {8, 6, 12, 12}};
+  dlca__conv2d p = {2, 2, 1, 1}; /* N OH OW = 1152: dw in 2 parts */
   const dlca__shape *sh[] = {&xs, &ws, &bs, &ys, &ys, &xs, &ws, &bs};
   dlca_tensor *t[8];
   for (int k = 0; k < 8; k++) {
@@ -146,6 +153,10 @@ START_TEST(test_conv_cl_deterministic) {
   ck_assert_msg(dlca__tuning_override(ctx, "ops.cl", "CONV_WG", 32) == DLCA_OK, "%s", dlca_last_error());
   b = conv_once(ctx, t, &p);
   ck_assert_msg(!memcmp(a, b, sizeof(float) * n), "CONV_WG 32 differs from the default");
+  free(b);
+  ck_assert_msg(dlca__tuning_override(ctx, "ops.cl", "CONV_COLS", 3) == DLCA_OK, "%s", dlca_last_error());
+  b = conv_once(ctx, t, &p);
+  ck_assert_msg(!memcmp(a, b, sizeof(float) * n), "CONV_COLS 3 differs from the default");
   free(a), free(b);
   for (int k = 0; k < 8; k++) dlca_tensor_free(t[k]);
   dlca_context_free(ctx);
@@ -185,6 +196,15 @@ START_TEST(test_conv_cl_errors) {
   EXPECT(dlca__ops_cl_conv2d(ctx, &p, t[0], t[1], NULL, t[5], small), "col has 16 floats, this conv2d needs 558");
   clReleaseMemObject(small);
   ck_assert_uint_eq(dlca__conv2d_col_floats(t[0], t[2], &p), 0);
+  dlca__conv2d huge = {1, 1, 1 << 30, 1 << 30}; /* y would be [2, 4, 2^31 + 3, 2^31 + 3] */
+  EXPECT(dlca__ops_cl_conv2d(ctx, &huge, t[0], t[1], NULL, t[5], NULL),
+         "y has shape [2, 4, 3, 3], expected [2, 4, 2147483651");
+  dlca__shape bx = {4, {1, 16, 640, 640}}, bw = {4, {1, 16, 21, 21}}, by = {4, {1, 1, 640, 640}};
+  dlca_tensor *big[3] = {dev(ctx, &bx, NULL), dev(ctx, &bw, NULL), dev(ctx, &by, NULL)};
+  EXPECT(dlca__ops_cl_conv2d(ctx, &(dlca__conv2d){1, 1, 10, 10}, big[0], big[1], NULL, big[2], NULL),
+         "conv2d: the im2col scratch would have 2890772992 floats, over 2^31");
+  ck_assert_uint_eq(dlca__conv2d_col_floats(big[0], big[1], &(dlca__conv2d){1, 1, 10, 10}), 0);
+  for (int k = 0; k < 3; k++) dlca_tensor_free(big[k]);
   for (int k = 0; k < 8; k++) dlca_tensor_free(t[k]);
   dlca_context_free(ctx);
 }

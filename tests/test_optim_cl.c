@@ -12,6 +12,7 @@
 
 #include "cl_util.h"
 #include "ops/tensor.h"
+#include "optim/cl_internal.h"
 #include "optim/vector.h"
 #include "ops_util.h"
 
@@ -45,9 +46,9 @@ static dlca_optim_config case_config(int i) {
   return c;
 }
 
-/* The tensors of a run: NT sizes (11: more than a chunk; one empty, blocks of 2048 split). */
+/* The tensors of a run: the first, or all NT (11: more than a chunk of 8; one empty; blocks of 2048 split). */
 enum { NT = 11, STEPS = 6 };
-static const size_t sizes[NT] = {7, 300, 1, 2048, 5000, 0, 33, 129, 4, 2049, 64};
+static const size_t sizes[NT] = {5000, 300, 1, 2048, 7, 0, 33, 129, 4, 2049, 64};
 
 typedef struct run {
   size_t n, total, off[NT];
@@ -371,6 +372,80 @@ START_TEST(test_optim_cl_group) {
 }
 END_TEST
 
+/* A device without doubles sums the norm in Kahan float: within 1e-6 of the
+ * twin's double norm, the clipped gradients within an ulp or two. */
+START_TEST(test_optim_cl_float_sums) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("optim-cl-float");
+  dlca_context *ctx = tcl_context();
+  run r;
+  run_init(&r, NT, 3);
+  grads_of(&r, 1);
+  float *want = malloc(sizeof(float) * r.total), *gh[NT];
+  memcpy(want, r.g, sizeof(float) * r.total);
+  for (size_t i = 0; i < NT; i++) gh[i] = want + r.off[i];
+  double nt, nd;
+  ck_assert_int_eq(dlca_clip_grad_norm(NT, gh, sizes, 1.0, &nt), DLCA_OK);
+  dlca_tensor *g[NT];
+  dlca_tensor_group *gg;
+  tensors_new(ctx, NT, _i, g, &gg);
+  upload(&r, g, r.g);
+  dlca_optim_config c;
+  ck_assert_int_eq(dlca_optim_config_default(DLCA_OPTIM_SGD, &c), DLCA_OK);
+  dlca_optim_cl *o;
+  dlca__optim_cl_no_fp64 = 1;
+  int rc = dlca_optim_cl_new(ctx, &c, NT, g, &o);
+  dlca__optim_cl_no_fp64 = 0;
+  ck_assert_msg(rc == DLCA_OK, "%s", dlca_last_error());
+  ck_assert_int_eq(dlca_optim_cl_clip_grad_norm(o, g, 1.0), DLCA_OK);
+  ck_assert_int_eq(dlca_optim_cl_last_norm(o, &nd), DLCA_OK);
+  download(&r, g, r.g);
+  double worst = 0;
+  for (size_t i = 0; i < r.total; i++) worst = fmax(worst, fabs((double)r.g[i] - want[i]) / fabs(want[i]));
+  fprintf(stderr, "optim cl float sums (%s): norm %.9g, twin %.9g (rel %.2g); clipped grads rel %.2g\n",
+          _i ? "group" : "plain", nd, nt, fabs(nd - nt) / nt, worst);
+  ck_assert_msg(fabs(nd - nt) <= 1e-6 * nt, "float norm %.9g, twin %.9g", nd, nt);
+  ck_assert_msg(worst <= 5e-7, "clipped grads differ by %.3g relative", worst);
+  dlca_optim_cl_free(o), tensors_free(NT, g, gg);
+  free(want), free(r.p), free(r.g);
+  dlca_context_free(ctx);
+}
+END_TEST
+
+/* A case whose hyperparameters are out of range, or whose shapes do not fit,
+ * is the file's DLCA_EPARSE naming the file and the value, on both backends. */
+START_TEST(test_optim_cl_vector_errors) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("optim-cl-verr");
+  dlca_context *ctx = tcl_context();
+  const char *tmp = tu_tmpdir("optim-verr");
+  static const char *const files[][2] = {
+      {"{\"format\": \"dlca-ops-vector\", \"version\": 1, \"op\": \"optimizer\", \"attrs\": {\"name\": \"adam\", "
+       "\"hyper\": {\"betas\": [1.0, 0.999]}}, \"tolerance\": {\"abs\": 1e-5, \"rel\": 1e-5}, \"inputs\": "
+       "{\"params\": {\"shape\": [2], \"data\": [1, 2]}, \"grads\": {\"shape\": [1, 2], \"data\": [1, 2]}}, "
+       "\"outputs\": {\"params_after_each_step\": {\"shape\": [1, 2], \"data\": [1, 2]}}}",
+       "beta1 = 1 is outside [0, 1)"},
+      {"{\"format\": \"dlca-ops-vector\", \"version\": 1, \"op\": \"optimizer\", \"attrs\": {\"name\": \"sgd\", "
+       "\"hyper\": {\"lr\": 0.1}}, \"tolerance\": {\"abs\": 1e-5, \"rel\": 1e-5}, \"inputs\": "
+       "{\"params\": {\"shape\": [2], \"data\": [1, 2]}, \"grads\": {\"shape\": [1, 3], \"data\": [1, 2, 3]}}, "
+       "\"outputs\": {\"params_after_each_step\": {\"shape\": [1, 3], \"data\": [1, 2, 3]}}}",
+       "inputs.grads.shape: not [steps, 2]"}};
+  for (size_t i = 0; i < 2; i++) {
+    const char *path = tu_write(tmp, i ? "shape.json" : "beta.json", files[i][0]);
+    dlca__ops_vector v;
+    dlca__ops_result r;
+    ck_assert_msg(dlca__ops_vector_load(path, &v) == DLCA_OK, "%s", dlca_last_error());
+    for (int b = 0; b < 2; b++) {
+      ck_assert_int_eq(dlca__optim_run_vector(b ? ctx : NULL, &v, &r), DLCA_EPARSE);
+      ck_assert_msg(strstr(dlca_last_error(), files[i][1]) && strstr(dlca_last_error(), path), "%s",
+                    dlca_last_error());
+    }
+    dlca__ops_vector_free(&v);
+  }
+  dlca_context_free(ctx);
+}
+END_TEST
+
 Suite *suite_optim_cl(void) {
   Suite *s = suite_create("optim_cl");
   TCase *tc = tcase_create("optim_cl");
@@ -378,6 +453,8 @@ Suite *suite_optim_cl(void) {
   tcase_add_test(tc, test_optim_cl_group);
   tcase_add_test(tc, test_optim_cl_bad);
   tcase_add_test(tc, test_optim_cl_vectors);
+  tcase_add_test(tc, test_optim_cl_vector_errors);
+  tcase_add_loop_test(tc, test_optim_cl_float_sums, 0, 2);
   tcase_add_loop_test(tc, test_optim_cl_twin, 0, 4 * N_CASES);
   tcase_add_loop_test(tc, test_optim_cl_resume, 0, N_CASES);
   suite_add_tcase(s, tc);

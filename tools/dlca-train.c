@@ -282,6 +282,8 @@ static void loop_options(run *r) {
   l->evolve_changes = o->evolve_changes;
   l->eval_fresh = o->eval_fresh;
   l->seed = o->seed;
+  /* checked when parsed (train_options.c) */
+  if (o->lr_schedule == TRAIN_LR_CHAIN && dlca_loop_parse_lr_chain(o->lr_chain, l)) l->lr_schedule = DLCA_LR_CONSTANT;
 }
 
 static void apply_overrides(run *r) {
@@ -326,6 +328,50 @@ static void apply_overrides(run *r) {
   loop_options(r);
 }
 
+/* One hyperparameter option, if given: its value into *v. */
+static int hyper_given(const train_options *o, const train_hyper *h, double *v) {
+  const char *p = (const char *)o + h->off;
+  *v = h->flag ? (double)*(const int *)(const void *)p : *(const double *)(const void *)p;
+  return h->flag ? *v != 0 : !isnan(*v);
+}
+
+/* --optimizer, --clip and the hyperparameters into r->cfg (issue 32): adamw
+ * is the trainer's default AdamW in optax's form, the others torch.optim's
+ * rules. Returns 0, or CLI_USAGE after naming the bad value. */
+static int apply_optimizer(run *r) {
+  const train_options *o = &r->opt;
+  dlca_train_config *c = &r->cfg;
+  const int kind = o->optimizer < 0 ? DLCA_OPTIM_ADAMW : o->optimizer;
+  if (!isnan(o->clip) && !(o->clip > 0)) {
+    fprintf(stderr, "%s: --clip: %g is outside (0, inf): the gradient's clip by value\n", TRAIN_PROG, o->clip);
+    return CLI_USAGE;
+  }
+  if (!isnan(o->clip)) c->optim.clip = (float)o->clip;
+  dlca_optim_config s;
+  if (dlca_optim_config_default(kind, &s)) return train_fail(r, CLI_USAGE, DLCA_EINVAL, "--optimizer");
+  if (kind == DLCA_OPTIM_ADAMW)
+    s.beta1 = c->optim.beta1, s.beta2 = c->optim.beta2, s.eps = c->optim.eps, s.weight_decay = c->optim.weight_decay;
+  for (size_t i = 0; i < train_n_hypers; i++) {
+    const train_hyper *h = &train_hypers[i];
+    double v;
+    if (!hyper_given(o, h, &v)) continue;
+    if (kind == DLCA_OPTIM_ADAMW && !strcmp(h->field, "amsgrad")) {
+      fprintf(stderr, "%s: --amsgrad: the adamw optimizer is the reference's (optax's form, no amsgrad); use "
+              "--optimizer adam --amsgrad\n", TRAIN_PROG);
+      return CLI_USAGE;
+    }
+    if (dlca_optim_config_set(&s, h->field, v)) return train_fail(r, CLI_USAGE, DLCA_EINVAL, "--%s", h->option);
+  }
+  s.lr = c->optim.lr;
+  if (dlca_optim_config_check(&s))
+    return train_fail(r, CLI_USAGE, DLCA_EINVAL, "--optimizer %s", dlca_optim_kind_name(kind));
+  c->use_suite = kind != DLCA_OPTIM_ADAMW;
+  if (c->use_suite) c->suite = s;
+  else c->optim.beta1 = (float)s.beta1, c->optim.beta2 = (float)s.beta2, c->optim.eps = (float)s.eps,
+       c->optim.weight_decay = (float)s.weight_decay;
+  return 0;
+}
+
 /* Options whose meaning depends on the preset's lr and epochs. */
 static int check_schedule(const run *r) {
   const train_options *o = &r->opt;
@@ -354,7 +400,7 @@ int train_run_main(run *r) {
     return CLI_USAGE;
   }
   /* Cheap input checks first, so a typo never waits for a kernel build. */
-  if ((rc = check_schedule(r)) || (rc = setup_target(r)) || (rc = setup_device(r)) ||
+  if ((rc = apply_optimizer(r)) || (rc = check_schedule(r)) || (rc = setup_target(r)) || (rc = setup_device(r)) ||
       (rc = setup_loop(r)))
     return rc;
   uint64_t at = dlca_trainer_epoch(r->t);
@@ -370,6 +416,9 @@ int train_run_main(run *r) {
             TRAIN_PROG, r->preset.name, r->device, dlca_trainer_n_params(r->t),
             dlca_parametrisation_name(train_model_param(r)), r->cfg.batch, r->cfg.steps, r->cfg.optim.lr,
             (unsigned long long)r->opt.seed, (unsigned long long)at, r->opt.epochs);
+    if (r->cfg.use_suite || r->opt.optimizer >= 0 || !isnan(r->opt.clip))
+      fprintf(stderr, "%s: optimizer %s%s, clip %g\n", TRAIN_PROG, r->cfg.use_suite ? "" : "adamw",
+              r->cfg.use_suite ? dlca_optim_kind_name(r->cfg.suite.kind) : " (optax's form)", r->cfg.optim.clip);
     const dlca_relax *x = &r->cfg.relax;
     if (x->temperature > 0 || x->gumbel_scale > 0 || x->straight_through || x->grad_noise > 0)
       fprintf(stderr, "%s: relaxation: temperature %g, gumbel %g, straight-through %s, grad noise %g\n", TRAIN_PROG,

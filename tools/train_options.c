@@ -23,7 +23,7 @@ static const char help_text[] =
     "    Trains one of the paper's experiments on an OpenCL device or on the C CPU\n"
     "    reference. One epoch is one optimiser step: a batch of start grids, T soft\n"
     "    CA steps, the squared-error loss, backpropagation through time, gradient\n"
-    "    clipping and AdamW. Every --eval-every epochs, and at the last, the hard\n"
+    "    clipping and the optimizer (AdamW by default). Every --eval-every epochs, and at the last, the hard\n"
     "    circuit (each gate its most likely op) is evaluated: its loss and accuracy\n"
     "    say whether the circuit really works. The same seed gives the same losses.\n"
     "\n"
@@ -40,7 +40,7 @@ static const char help_text[] =
     "    --epochs N           train until epoch N (default: the preset's)\n"
     "    --batch N            samples per epoch (default: the preset's)\n"
     "    --steps N            CA steps per sample (default: the preset's)\n"
-    "    --lr X               AdamW learning rate (default: the preset's)\n"
+    "    --lr X               learning rate (default: the preset's)\n"
     "    --seed N             seeds the wiring, start grids, fire masks and the\n"
     "                         gol board order (default 0)\n"
     "    --target FILE        growth or colour target: PNG, or PBM (P1/P4), exactly\n"
@@ -61,12 +61,42 @@ static const char help_text[] =
     "    --iwp-init Z         iwp: start every gate as pass-through A with logits\n"
     "                         (-Z, -Z, Z, Z) (default 3)\n"
     "\n"
+    "OPTIMIZER OPTIONS\n"
+    "    --optimizer O        adamw (default: the reference's AdamW in optax's\n"
+    "                         form, betas 0.9, 0.99, eps 1e-8, weight decay 0.01),\n"
+    "                         or torch.optim's adam, sgd, rmsprop or adagrad with\n"
+    "                         torch's defaults; the lr is --lr's for every one\n"
+    "    --clip X             clip every gradient to [-X, X] first (default 100)\n"
+    "    --beta1 X, --beta2 X, --eps X, --weight-decay X\n"
+    "                         adamw, adam (--eps: also rmsprop, adagrad;\n"
+    "                         --weight-decay: every optimizer)\n"
+    "    --amsgrad            adam: the running maximum of the second moment\n"
+    "    --momentum X, --dampening X, --nesterov\n"
+    "                         sgd (--momentum: also rmsprop)\n"
+    "    --alpha X, --centered rmsprop\n"
+    "    --lr-decay X, --initial-accumulator X\n"
+    "                         adagrad\n"
+    "    A value outside its range (a beta outside [0, 1), a negative eps),\n"
+    "    --nesterov without --momentum, or an option of another optimizer\n"
+    "    (--amsgrad with sgd) is an error naming it. The optimizer's state goes\n"
+    "    into checkpoints: --resume with the same --optimizer and options.\n"
+    "\n"
     "SCHEDULE AND STOPPING OPTIONS\n"
     "    Without these the run follows the paper's reference protocol: a constant\n"
     "    lr for every epoch, no early stop, the last parameters saved.\n"
     "    --lr-schedule S      constant (default), cosine (from --lr down to --min-lr\n"
     "                         at --epochs), warmup-cosine (cosine after a linear\n"
-    "                         warm-up, by default 5% of the epochs), or cooldown\n"
+    "                         warm-up, by default 5% of the epochs), cooldown, or\n"
+    "                         torch.optim.lr_scheduler's schedules per epoch and\n"
+    "                         chains of them: parts KIND[@EPOCH][:NAME=VALUE...]\n"
+    "                         joined by commas, each after the first from its\n"
+    "                         @EPOCH; KIND step (step_size, gamma), exponential\n"
+    "                         (gamma), cosine (T_max, eta_min), onecycle (max_lr,\n"
+    "                         pct_start, div_factor, final_div_factor,\n"
+    "                         total_steps), linear (start_factor, end_factor,\n"
+    "                         total_iters); base_lr and max_lr default to --lr,\n"
+    "                         T_max and total_steps to the part's epochs. Example:\n"
+    "                         linear:start_factor=0.1:total_iters=50,cosine@50\n"
     "    --warmup N           epochs of linear warm-up from lr/N to lr, for any\n"
     "                         schedule (default 0)\n"
     "    --min-lr X           floor of cosine and cooldown (default 0)\n"
@@ -205,6 +235,7 @@ static const char help_text[] =
     "    dlca-train --preset gol --backend ref --param iwp --early-stop 3 --keep-best\n"
     "    dlca-train --preset growth --target lizard.png --device gpu\n"
     "    dlca-train --preset checkerboard --epochs 1000 --resume cb.ckpt --checkpoint cb.ckpt\n"
+    "    dlca-train --preset checkerboard --optimizer sgd --lr 0.5 --momentum 0.9\n"
     "    dlca-train --preset checkerboard --epochs 3000 --lr-schedule cooldown --early-stop 3\n"
     "               --keep-best --eval-fresh 20 --save cb.json\n"
     "\n"
@@ -247,6 +278,7 @@ typedef enum kind {
   K_LONG,   /* a long in [lo, hi] */
   K_DOUBLE, /* a finite double above `above` that is also finite as a float */
   K_NONNEG, /* a finite double >= 0, finite as a float */
+  K_NUMBER, /* any finite double (its range is the library's to check) */
   K_FLAG,   /* sets an int to 1 */
   K_OTHER   /* parsed by parse_other() */
 } kind;
@@ -314,6 +346,20 @@ static const opt_spec specs[] = {
     {"gumbel", K_NONNEG, O(gumbel), 0, 0, 0, F_TRAINS, 0, -1},
     {"straight-through", K_FLAG, O(straight_through), 0, 0, 0, F_TRAINS, -1, -1},
     {"grad-noise", K_NONNEG, O(grad_noise), 0, 0, 0, F_TRAINS, 0, -1},
+    {"optimizer", K_OTHER, 0, 0, 0, 0, F_TRAINS, 0, -1},
+    {"clip", K_NUMBER, O(clip), 0, 0, 0, 0, 0, -1},
+    {"momentum", K_NUMBER, O(momentum), 0, 0, 0, 0, 0, -1},
+    {"dampening", K_NUMBER, O(dampening), 0, 0, 0, 0, 0, -1},
+    {"nesterov", K_FLAG, O(nesterov), 0, 0, 0, 0, 0, -1},
+    {"beta1", K_NUMBER, O(beta1), 0, 0, 0, 0, 0, -1},
+    {"beta2", K_NUMBER, O(beta2), 0, 0, 0, 0, 0, -1},
+    {"eps", K_NUMBER, O(eps), 0, 0, 0, 0, 0, -1},
+    {"weight-decay", K_NUMBER, O(weight_decay), 0, 0, 0, 0, 0, -1},
+    {"amsgrad", K_FLAG, O(amsgrad), 0, 0, 0, 0, 0, -1},
+    {"alpha", K_NUMBER, O(alpha), 0, 0, 0, 0, 0, -1},
+    {"centered", K_FLAG, O(centered), 0, 0, 0, 0, 0, -1},
+    {"lr-decay", K_NUMBER, O(lr_decay), 0, 0, 0, 0, 0, -1},
+    {"initial-accumulator", K_NUMBER, O(initial_accumulator), 0, 0, 0, 0, 0, -1},
     {"recipe", K_OTHER, 0, 0, 0, 0, 0, 0, -1},
     {"param", K_OTHER, 0, 0, 0, 0, 0, 0, -1},
     {"iwp-init", K_DOUBLE, O(iwp_init), 0, 0, 0.0, 0, 0, -1},
@@ -321,9 +367,20 @@ static const opt_spec specs[] = {
     {"help", K_FLAG, O(help), 0, 0, 0, 0, 0, -1},
     {"version", K_FLAG, O(version), 0, 0, 0, 0, 0, -1},
 };
-#undef O
 #undef G
 #define N_SPECS (sizeof specs / sizeof specs[0])
+
+const train_hyper train_hypers[] = {
+    {"momentum", "momentum", O(momentum), 0},   {"dampening", "dampening", O(dampening), 0},
+    {"nesterov", "nesterov", O(nesterov), 1},   {"beta1", "beta1", O(beta1), 0},
+    {"beta2", "beta2", O(beta2), 0},            {"eps", "eps", O(eps), 0},
+    {"weight-decay", "weight_decay", O(weight_decay), 0}, {"amsgrad", "amsgrad", O(amsgrad), 1},
+    {"alpha", "alpha", O(alpha), 0},            {"centered", "centered", O(centered), 1},
+    {"lr-decay", "lr_decay", O(lr_decay), 0},
+    {"initial-accumulator", "initial_accumulator_value", O(initial_accumulator), 0},
+};
+const size_t train_n_hypers = sizeof train_hypers / sizeof train_hypers[0];
+#undef O
 
 /* One of the choices in names[n], by name; -1 after printing why. */
 static int choose(const char *opt, const char *arg, const char *const *names, int n, const char *expected) {
@@ -338,6 +395,7 @@ static int parse_other(const opt_spec *s, const char *arg, train_options *o) {
   static const char *const backends[] = {"cl", "ref"}, *const recipes[] = {"", "reference", "recommended"};
   static const char *const params[] = {"softmax16", "iwp"};
   static const char *const schedules[] = {"constant", "cosine", "warmup-cosine", "cooldown"};
+  static const char *const optimizers[] = {"sgd", "adam", "adamw", "rmsprop", "adagrad"};
   int k = 0;
   if (!strcmp(s->name, "seed")) {
     unsigned long long v = 0;
@@ -346,6 +404,24 @@ static int parse_other(const opt_spec *s, const char *arg, train_options *o) {
     return k;
   }
   if (!strcmp(s->name, "abandon")) return train_parse_abandon(arg, o);
+  if (!strcmp(s->name, "optimizer")) {
+    if ((k = choose(s->name, arg, optimizers, 5, "not adamw, adam, sgd, rmsprop or adagrad")) >= 0) o->optimizer = k;
+    return k < 0;
+  }
+  int loop_schedule = 0;
+  for (int i = 0; i < 4; i++) loop_schedule |= !strcmp(arg, schedules[i]);
+  if (!strcmp(s->name, "lr-schedule") && !loop_schedule) {
+    /* torch's schedules (step, exponential, cosine:..., onecycle, linear) and chains of them */
+    dlca_loop_options lo;
+    dlca_loop_options_default(&lo);
+    if (dlca_loop_parse_lr_chain(arg, &lo)) {
+      fprintf(stderr, "%s: --lr-schedule: %s (or constant, cosine, warmup-cosine, cooldown)\n", TRAIN_PROG,
+              dlca_last_error());
+      return 1;
+    }
+    o->lr_schedule = TRAIN_LR_CHAIN, o->lr_chain = arg;
+    return 0;
+  }
   if (!strcmp(s->name, "backend")) {
     if ((k = choose(s->name, arg, backends, 2, "neither cl nor ref")) >= 0) o->backend_ref = k;
   } else if (!strcmp(s->name, "recipe")) {
@@ -363,8 +439,9 @@ static int parse_other(const opt_spec *s, const char *arg, train_options *o) {
 static double value_of(const opt_spec *s, const train_options *o) {
   const char *p = (const char *)o + s->off;
   if (!strcmp(s->name, "lr-schedule")) return o->lr_schedule;
+  if (!strcmp(s->name, "optimizer")) return o->optimizer != DLCA_OPTIM_ADAMW;
   if (s->kind == K_LONG) return (double)*(const long *)(const void *)p;
-  if (s->kind == K_DOUBLE || s->kind == K_NONNEG) return *(const double *)(const void *)p;
+  if (s->kind == K_DOUBLE || s->kind == K_NONNEG || s->kind == K_NUMBER) return *(const double *)(const void *)p;
   return 0;
 }
 
@@ -374,13 +451,26 @@ static int check_range(const opt_spec *s, const char *arg, double v) {
   if (!strcmp(s->name, "cooldown-factor") && v >= 1) why = "'%s' is not below 1";
   else if (!strcmp(s->name, "temperature") && v < 1e-3) why = "%s is below 0.001";
   else if (!strcmp(s->name, "iwp-init") && !(v <= 1e6)) why = "%s is above 1e6";
-  else if ((s->kind == K_DOUBLE || s->kind == K_NONNEG) && !isfinite((float)v))
+  else if ((s->kind == K_DOUBLE || s->kind == K_NONNEG || s->kind == K_NUMBER) && !isfinite((float)v))
     why = "%s overflows a 32-bit float (the library's lr, temperature and logits are floats)";
   if (!why) return 0;
   fprintf(stderr, "%s: --%s: ", TRAIN_PROG, s->name);
   fprintf(stderr, why, arg);
   fputc('\n', stderr);
   return 1;
+}
+
+/* A finite number of any sign; nonzero after printing why. */
+static int parse_number(const char *opt, const char *arg, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(arg, &end);
+  if (errno || end == arg || *end || !isfinite(v)) {
+    fprintf(stderr, "%s: %s: '%s' is not a number\n", TRAIN_PROG, opt, arg);
+    return 1;
+  }
+  *out = v;
+  return 0;
 }
 
 /* Parses the value of option s; returns nonzero after printing why. */
@@ -393,6 +483,7 @@ static int parse_one(const opt_spec *s, const char *arg, train_options *o) {
     case K_FLAG: *(int *)(void *)p = 1; break;
     case K_LONG: bad = cli_parse_long(TRAIN_PROG, opt, arg, s->lo, s->hi, (long *)(void *)p); break;
     case K_DOUBLE: bad = cli_parse_double(TRAIN_PROG, opt, arg, s->above, (double *)(void *)p); break;
+    case K_NUMBER: bad = parse_number(opt, arg, (double *)(void *)p); break;
     case K_NONNEG:
       bad = !strcmp(s->name, "min-lr") ? cli_parse_double(TRAIN_PROG, opt, arg, -INFINITY, (double *)(void *)p)
                                        : cli_parse_nonneg(TRAIN_PROG, opt, arg, (double *)(void *)p);
@@ -424,6 +515,9 @@ static void set_defaults(train_options *o) {
   o->jobs = 1;
   o->temperature = o->gumbel = -1;
   o->param = -1;
+  o->optimizer = -1;
+  o->momentum = o->dampening = o->beta1 = o->beta2 = o->eps = o->weight_decay = NAN;
+  o->alpha = o->lr_decay = o->initial_accumulator = o->clip = NAN;
 }
 
 /* One line on stderr and the usage exit code. */
@@ -448,6 +542,8 @@ static int check_combinations(train_options *o, const opt_spec *cooldown_only, c
                  "relaxation", changes_training->name);
   if (o->min_lr > 0 && o->lr_schedule == TRAIN_LR_CONSTANT)
     return usage("--min-lr: only with --lr-schedule cosine, warmup-cosine or cooldown");
+  if (o->min_lr > 0 && o->lr_schedule == TRAIN_LR_CHAIN)
+    return usage("--min-lr: not with torch's schedules; give cosine its eta_min (--lr-schedule cosine:eta_min=X)");
   if (cooldown_only && o->lr_schedule != TRAIN_LR_COOLDOWN)
     return usage("--%s: only with --lr-schedule cooldown", cooldown_only->name);
   if (o->iwp_init > 0 && o->param != DLCA_PARAM_IWP) return usage("--iwp-init: only with --param iwp");

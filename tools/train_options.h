@@ -61,13 +61,30 @@ typedef struct train_options {
    * brings its own). param is -1 when not given: softmax-16, or the file's. */
   int param;                     /* -1, DLCA_PARAM_SOFTMAX16 or DLCA_PARAM_IWP */
   double iwp_init;               /* --iwp-init Z; 0: DLCA_IWP_INIT_DEFAULT */
+  /* Issue 32: the optimizer (-1: the default AdamW, optax's form) and its
+   * hyperparameters (NAN or 0 when not given: the optimizer's default), and
+   * a chain of torch's lr schedules (--lr-schedule KIND[...], TRAIN_LR_CHAIN). */
+  int optimizer;                 /* -1 or dlca_optim_kind */
+  double momentum, dampening, beta1, beta2, eps, weight_decay, alpha, lr_decay, initial_accumulator, clip;
+  int nesterov, amsgrad, centered;
+  const char *lr_chain;
 } train_options;
 
 /* --recipe: the preset's default (recommended where measured), or forced. */
 enum { TRAIN_RECIPE_DEFAULT, TRAIN_RECIPE_REFERENCE, TRAIN_RECIPE_RECOMMENDED };
 
 /* The library's dlca_lr_schedule, by value. */
-enum { TRAIN_LR_CONSTANT, TRAIN_LR_COSINE, TRAIN_LR_WARMUP_COSINE, TRAIN_LR_COOLDOWN };
+enum { TRAIN_LR_CONSTANT, TRAIN_LR_COSINE, TRAIN_LR_WARMUP_COSINE, TRAIN_LR_COOLDOWN, TRAIN_LR_CHAIN };
+
+/* The hyperparameter options: the option, the dlca_optim_config field it
+ * sets, and where its value is in train_options (a double, or an int flag). */
+typedef struct train_hyper {
+  const char *option, *field;
+  size_t off;
+  int flag;
+} train_hyper;
+extern const train_hyper train_hypers[];
+extern const size_t train_n_hypers;
 
 /* Fills o from argv. Returns 0, or an exit code (2) after printing one
  * line on stderr. --help and --version only set their flags. */

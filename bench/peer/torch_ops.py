@@ -7,6 +7,8 @@ columns, so that the two run in the same call on the same GPU:
 
     bench/dlca-opsbench --suite gemm,dense --csv ours.csv
     python3 bench/peer/torch_ops.py --suite gemm,dense --csv torch.csv
+
+A suite's row may carry its own impl (the optim suite: fused or foreach=False).
 """
 import argparse
 import csv
@@ -74,7 +76,86 @@ def suite_dense(args, dev):
     return rows
 
 
-SUITES = {"gemm": suite_gemm, "dense": suite_dense}
+def suite_conv(args, dev):
+    """conv2d 3x3, stride 1, padding 1, with bias (cuDNN, TF32 off): the rows of bench/opsbench_conv.c."""
+    rows = []
+    for N, C, H, O in [(64, 16, 8, 32), (64, 32, 32, 64)]:
+        g = torch.Generator(device=dev).manual_seed(10)
+        x = (torch.rand(N, C, H, H, device=dev, generator=g) * 2 - 1).requires_grad_()
+        w = (torch.rand(O, C, 3, 3, device=dev, generator=g) * 2 - 1).requires_grad_()
+        b = (torch.rand(O, device=dev, generator=g) * 2 - 1).requires_grad_()
+        dy = torch.rand(N, O, H, H, device=dev, generator=g) * 2 - 1
+        mac, ny = N * O * H * H * C * 9.0, N * O * H * H * 1.0
+        fb = 4.0 * (N * C * H * H + O * C * 9 + O + ny)
+
+        def fwd():
+            with torch.no_grad():
+                return torch.nn.functional.conv2d(x, w, b, padding=1)
+
+        def fwd_bwd():
+            y = torch.nn.functional.conv2d(x, w, b, padding=1)
+            return torch.autograd.grad(y, (x, w, b), dy)
+
+        name = "conv2d_n%d_c%d_%dx%d_o%d_k3_" % (N, C, H, H, O)
+        med, mn = timed(fwd, args.warmup, args.repeats)
+        rows.append(("conv", name + "fwd", med, mn, 2.0 * mac + ny, fb))
+        med, mn = timed(fwd_bwd, args.warmup, args.repeats)
+        rows.append(("conv", name + "fwd_bwd", med, mn, 6.0 * mac + 2.0 * ny, 2.0 * fb))
+    return rows
+
+
+# The optim suite (bench/opsbench_optim.c): name, class, kwargs, bytes a parameter.
+OPTIMS = [
+    ("sgd", torch.optim.SGD, dict(lr=1e-3), 12),
+    ("sgd_momentum", torch.optim.SGD, dict(lr=1e-3, momentum=0.9), 20),
+    ("adam", torch.optim.Adam, dict(lr=1e-3), 28),
+    ("adamw", torch.optim.AdamW, dict(lr=1e-3), 28),
+    ("rmsprop", torch.optim.RMSprop, dict(lr=1e-2), 20),
+    ("adagrad", torch.optim.Adagrad, dict(lr=1e-2), 20),
+]
+
+
+def optim_params(n, t, dev):
+    """n parameters in t tensors (the last takes the rest), with gradients."""
+    g = torch.Generator(device=dev).manual_seed(7)
+    sizes = [n // t] * (t - 1) + [n - (t - 1) * (n // t)]
+    ps = [torch.nn.Parameter(torch.rand(s, device=dev, generator=g) * 2 - 1) for s in sizes]
+    for p in ps:
+        p.grad = (torch.rand(p.shape, device=dev, generator=g) - 0.5) * 0.02
+    return ps
+
+
+def suite_optim(args, dev):
+    """One optimizer.step() in 1 and 100 tensors, fused=True and foreach=False
+    (the impl column says which); a form torch lacks (fused RMSprop) is
+    reported on stderr and skipped. Case names as dlca-opsbench's (its
+    100t_own has no torch twin: torch's tensors are always their own)."""
+    rows, ver = [], torch.__version__.split("+")[0]
+    for n in (1000000, 10000000, 100000000):
+        sz = "%dM" % (n // 1000000)
+        a, b = torch.empty(n, device=dev), torch.empty(n, device=dev)
+        if n == 100000000:
+            med, mn = timed(lambda: b.copy_(a), args.warmup, args.repeats)
+            rows.append(("optim", "copy_" + sz, med, mn, 0.0, 8.0 * n, "torch %s" % ver))
+        del a, b
+        for name, cls, kw, nbytes in OPTIMS:
+            for t, lay in ((1, "1t"), (100, "100t")):
+                for impl, extra in (("fused", dict(fused=True)), ("foreach=False", dict(foreach=False))):
+                    ps = optim_params(n, t, dev)
+                    try:
+                        opt = cls(ps, **kw, **extra)
+                        med, mn = timed(opt.step, args.warmup, args.repeats)
+                    except (RuntimeError, TypeError, ValueError) as e:
+                        print("torch_ops.py: %s %s: %s" % (name, impl, str(e).splitlines()[0]), file=sys.stderr)
+                        continue
+                    finally:
+                        del ps
+                    rows.append(("optim", "%s_%s_%s" % (name, sz, lay), med, mn, 0.0, float(nbytes * n),
+                                 "torch %s %s" % (ver, impl)))
+    return rows
+
+
+SUITES = {"gemm": suite_gemm, "dense": suite_dense, "conv": suite_conv, "optim": suite_optim}
 sys.path.insert(0, __import__("os").path.dirname(__import__("os").path.abspath(__file__)))
 from torch_net import suite_net  # noqa: E402  (bench/peer/torch_net.py)
 SUITES["net"] = lambda args, dev: suite_net(args, dev, timed)
@@ -105,12 +186,15 @@ def main():
     print("torch_ops.py: %s on %s, %d repeats after %d warm-up calls, TF32 off" % (impl, name, args.repeats, args.warmup))
     out = []
     for n in names:
-        for suite, case, med, mn, flops, nbytes in SUITES[n](args, dev):
-            row = {"suite": suite, "case": case, "impl": impl, "device": name, "median_ms": med, "min_ms": mn,
+        for r in SUITES[n](args, dev):
+            suite, case, med, mn, flops, nbytes = r[:6]
+            row = {"suite": suite, "case": case, "impl": r[6] if len(r) > 6 else impl, "device": name,
+                   "median_ms": med, "min_ms": mn,
                    "tflops": flops / (med * 1e9), "gbs": nbytes / (med * 1e6), "flops": flops, "bytes": nbytes,
                    "date": date}
             out.append(row)
-            print("%-8s %-30s %10.4f %10.4f %9.3f %9.1f" % (suite, case, med, mn, row["tflops"], row["gbs"]))
+            print("%-8s %-30s %10.4f %10.4f %9.3f %9.1f  %s" % (suite, case, med, mn, row["tflops"], row["gbs"],
+                                                               row["impl"]))
     cols = ["suite", "case", "impl", "device", "median_ms", "min_ms", "tflops", "gbs", "flops", "bytes", "date"]
     if args.csv:
         with open(args.csv, "w", newline="") as f:

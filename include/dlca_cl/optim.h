@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "dlca_cl/core.h"
+#include "dlca_cl/tensor.h" /* dlca_context, dlca_tensor: the device section */
 
 #ifdef __cplusplus
 extern "C" {
@@ -197,8 +198,6 @@ DLCA_API DLCA_WUR int dlca_lr_chain_fill(size_t n, const dlca_lr_spec *parts, co
  * except last_norm and the state functions. The step's scalars (the lr, the
  * bias corrections) are computed on the host, which counts the steps, and
  * passed as kernel arguments: no host round trip a step. */
-typedef struct dlca_context dlca_context;
-typedef struct dlca_tensor dlca_tensor;
 typedef struct dlca_optim_cl dlca_optim_cl;
 /* An optimizer over the n tensors params (their sizes; every later step
  * takes tensors of the same sizes), from zero state. DLCA_EINVAL for a bad

@@ -77,12 +77,14 @@ DLCA_API void dlca_recipe_describe(const dlca_recipe *q, int as_options, char *b
 /* ---- The training loop ---- */
 
 typedef enum dlca_lr_schedule {
-  DLCA_LR_CONSTANT, DLCA_LR_COSINE, DLCA_LR_WARMUP_COSINE, DLCA_LR_COOLDOWN
+  DLCA_LR_CONSTANT, DLCA_LR_COSINE, DLCA_LR_WARMUP_COSINE, DLCA_LR_COOLDOWN,
+  DLCA_LR_CHAIN /* torch's schedules in sequence (lr_parts, dlca_cl/optim.h) */
 } dlca_lr_schedule;
 /* The schedule's name ("cooldown"). */
 DLCA_API const char *dlca_lr_schedule_name(int schedule);
 
 #define DLCA_LOOP_MAX_ABANDON 8
+#define DLCA_LOOP_MAX_LR_PARTS 8
 
 typedef struct dlca_loop_options {
   long epochs;               /* train until this epoch */
@@ -107,6 +109,14 @@ typedef struct dlca_loop_options {
   int search_needs_training;      /* bit 0: repair, bit 1: evolve only after at least one epoch ran */
   long eval_fresh;           /* batches of the final check on fresh grids; 0: none */
   uint64_t seed;             /* of the fresh grids and the evolution (the config's seed) */
+  /* DLCA_LR_CHAIN (issue 32): the lr of epoch e (0-based) is
+   * dlca_lr_chain_at(n_lr_parts, lr_parts, lr_milestones, e): part i from
+   * epoch lr_milestones[i - 1] on. A part's base_lr or max_lr of 0 is the
+   * trainer's lr; a t_max, total_steps or step_size of 0 is the epochs from
+   * the part's start to o->epochs. */
+  int n_lr_parts;
+  dlca_lr_spec lr_parts[DLCA_LOOP_MAX_LR_PARTS];
+  uint64_t lr_milestones[DLCA_LOOP_MAX_LR_PARTS - 1];
 } dlca_loop_options;
 
 /* The defaults above: the paper's protocol (constant lr, nothing else);
@@ -118,6 +128,13 @@ DLCA_API void dlca_loop_options_default(dlca_loop_options *o);
  * of 0 becomes the recipe's, else the preset's. */
 DLCA_API DLCA_WUR int dlca_recipe_apply(const dlca_recipe *q, const dlca_preset *p, int with_abandon,
                                         dlca_train_config *cfg, dlca_loop_options *o);
+/* Parses a chain of torch's schedules into o (lr_schedule DLCA_LR_CHAIN):
+ * parts "KIND[@EPOCH][:NAME=VALUE...]" joined by ',', KIND one of
+ * dlca_lrs_kind_from_name's, each part after the first starting at its
+ * @EPOCH (increasing), NAME a dlca_lr_spec_set name: "linear:start_factor=
+ * 0.1:total_iters=50,cosine@50:eta_min=0.001". DLCA_EINVAL naming the bad
+ * part otherwise. */
+DLCA_API DLCA_WUR int dlca_loop_parse_lr_chain(const char *text, dlca_loop_options *o);
 /* Parses "E:W[,E:W...]" (epochs increasing, W >= 0) into o's abandon points. */
 DLCA_API DLCA_WUR int dlca_loop_parse_abandon(const char *list, dlca_loop_options *o);
 

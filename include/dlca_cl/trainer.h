@@ -5,6 +5,7 @@
 
 #include "dlca_cl/ref.h"
 #include "dlca_cl/cl.h"
+#include "dlca_cl/optim.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,8 +42,20 @@ typedef struct dlca_train_config {
   int loss_channels[DLCA_MAX_LOSS_CHANNELS];
   dlca_start start;
   uint64_t seed;   /* start grids and fire masks of epoch e come from (seed, e) */
-  dlca_optim optim;
+  dlca_optim optim;  /* the clip by value and the lr of every optimizer; AdamW's betas, eps, weight decay */
   dlca_relax relax;  /* all zero: the reference protocol */
+  /* The optimizer (issue 32), after the gradient noise and the clip by value
+   * (optim.clip), at the lr optim.lr. use_suite 0 (the default, as a zeroed
+   * configuration has it): AdamW in optax's form with optim's betas, eps and
+   * weight decay, the JAX reference's. use_suite 1: torch.optim's rule of
+   * suite.kind (dlca_cl/optim.h: sgd, adam, adamw in torch's form, rmsprop,
+   * adagrad) with suite's hyperparameters, checked by
+   * dlca_optim_config_check; suite.lr is not used (the lr is optim.lr, which
+   * dlca_trainer_set_lr and the schedules change). Its step t is epoch + 1.
+   * The state, 0 to 3 floats a logit, lives on the trainer's device and goes
+   * into checkpoints. */
+  int use_suite;
+  dlca_optim_config suite;
 } dlca_train_config;
 
 /* The paper's protocol for a preset (batch, steps, lr, start, loss channels). */
@@ -54,6 +67,13 @@ DLCA_API DLCA_WUR int dlca_trainer_new(dlca_context *ctx, const dlca_model *m,
 DLCA_API void dlca_trainer_free(dlca_trainer *t);
 /* "ref" or "cl". */
 DLCA_API const char *dlca_trainer_backend(const dlca_trainer *t);
+/* The optimizer's state slots: floats it keeps per logit (default AdamW 2;
+ * with use_suite dlca_optim_state_slots' count for suite). */
+DLCA_API size_t dlca_trainer_state_slots(const dlca_trainer *t);
+/* Slot `slot` of the optimizer's state, n_params floats in
+ * dlca_model_params() order (default AdamW: 0 m, 1 v; the suite's slot order
+ * otherwise). */
+DLCA_API DLCA_WUR int dlca_trainer_get_state_slot(dlca_trainer *t, size_t slot, float *out);
 
 /* The bytes a trainer of this model and configuration needs on its device. */
 DLCA_API DLCA_WUR int dlca_trainer_estimate_memory(const dlca_model *m,
@@ -129,9 +149,10 @@ DLCA_API uint64_t dlca_trainer_epoch(const dlca_trainer *t);
 /* Writes the current parameters into a model of the trainer's shape. */
 DLCA_API DLCA_WUR int dlca_trainer_export_model(dlca_trainer *t, dlca_model **out);
 
-/* Checkpoints (doc/checkpoint-format.md) hold the parameters, the Adam
- * moments, the epoch and the seed; a resumed run continues bit for bit.
- * Saving is atomic. */
+/* Checkpoints (doc/checkpoint-format.md) hold the parameters, the
+ * optimizer's state (the Adam moments by default), the epoch and the seed; a
+ * resumed run continues bit for bit. A checkpoint loads only into a trainer
+ * of the same optimizer kind and state slots. Saving is atomic. */
 DLCA_API DLCA_WUR int dlca_trainer_save_checkpoint(dlca_trainer *t, const char *path);
 DLCA_API DLCA_WUR int dlca_trainer_load_checkpoint(dlca_trainer *t, const char *path);
 

@@ -21,19 +21,31 @@
 #define POOL_WG 64
 #endif
 
-// col[off + r N L + q] = x at (n, c, oh sh + i - ph, ow sw + j - pw), 0 in the padding.
+// @tunable CONV_COLS 4 1 2 8 | 1..16
+#ifndef CONV_COLS
+#define CONV_COLS 4
+#endif
+
+// col[off + r N L + q] = x at (n, c, oh sh + i - ph, ow sw + j - pw), 0 in the padding. A work-item
+// fills CONV_COLS consecutive q of one row r (the indices stepped, not divided, after the first).
 __kernel __attribute__((reqd_work_group_size(CONV_WG, 1, 1)))
 void dlca_conv_im2col(__global const float *x, __global float *col, uint off, uint4 xd, uint4 kd, int4 sp) {
-  uint L = kd.z * kd.w, NL = xd.x * L, id = (uint)get_global_id(0);
-  if (id >= xd.y * kd.x * kd.y * NL) return;
-  uint r = id / NL, q = id % NL;
+  uint L = kd.z * kd.w, NL = xd.x * L, nq = (NL + CONV_COLS - 1) / CONV_COLS, id = (uint)get_global_id(0);
+  if (id >= xd.y * kd.x * kd.y * nq) return;
+  uint r = id / nq, q = id % nq * CONV_COLS;
   uint j = r % kd.y, i = (r / kd.y) % kd.x, c = r / (kd.x * kd.y);
   uint n = q / L, l = q % L, oh = l / kd.w, ow = l % kd.w;
-  int ih = (int)(oh * (uint)sp.x + i) - sp.z, iw = (int)(ow * (uint)sp.y + j) - sp.w;
-  float v = 0.0f;
-  if (ih >= 0 && ih < (int)xd.z && iw >= 0 && iw < (int)xd.w)
-    v = x[((n * xd.y + c) * xd.z + (uint)ih) * xd.w + (uint)iw];
-  col[off + id] = v;
+  for (uint t = 0; t < CONV_COLS && q + t < NL; t++) {
+    int ih = (int)(oh * (uint)sp.x + i) - sp.z, iw = (int)(ow * (uint)sp.y + j) - sp.w;
+    float v = 0.0f;
+    if (ih >= 0 && ih < (int)xd.z && iw >= 0 && iw < (int)xd.w)
+      v = x[((n * xd.y + c) * xd.z + (uint)ih) * xd.w + (uint)iw];
+    col[off + r * NL + q + t] = v;
+    if (++ow == kd.w) {
+      ow = 0;
+      if (++oh == kd.z) oh = 0, n++;
+    }
+  }
 }
 
 // dx[n, c, ih, iw] = the sum over (i, j) row-major of dcol at the outputs that read it.
@@ -74,6 +86,16 @@ void dlca_conv_dy_t(__global const float *dy, __global float *dyt, uint off, uin
   if (id >= nol.x * nol.y * nol.z) return;
   uint l = id % nol.z, n = (id / nol.z) % nol.x, o = id / (nol.z * nol.x);
   dyt[off + id] = dy[(n * nol.y + o) * nol.z + l];
+}
+
+// dw[i] = the sum over s = 0..S-1, in order, of parts[off + s n + i]: dw's split-K parts (lib/ops/cl_conv.c).
+__kernel __attribute__((reqd_work_group_size(CONV_WG, 1, 1)))
+void dlca_conv_sum_parts(__global const float *parts, uint off, uint S, uint n, __global float *dw) {
+  uint i = (uint)get_global_id(0);
+  if (i >= n) return;
+  float acc = 0.0f;
+  for (uint s = 0; s < S; s++) acc += parts[off + s * n + i];
+  dw[i] = acc;
 }
 
 // db[o] = the sum of dy[n, o, l] over n and l: work-group o, each work-item a

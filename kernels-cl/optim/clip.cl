@@ -5,9 +5,12 @@
  * fixed tree), then one work-group sums the partials in block order into
  * the norm and the scale, which a third kernel applies in place: the host
  * never reads the norm unless it asks (dlca_optim_cl_last_norm). Sums are
- * double where the device has it, else compensated (Kahan) float. */
+ * double where the device has it, else compensated (Kahan) float (the host
+ * builds with -DOPTIM_FLOAT_SUMS=1 where it finds no cl_khr_fp64, and tests
+ * force it). */
 
-#ifdef cl_khr_fp64
+#if defined(cl_khr_fp64) && !defined(OPTIM_FLOAT_SUMS)
+#define OPTIM_FP64 1
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 typedef double optim_real;
 #else
@@ -44,7 +47,7 @@ dlca_optim_sumsq(OPTIM_GRADS, __global const optim_block *blocks, uint first, __
   optim_real s = 0, c = 0;
   for (uint i = get_local_id(0); i < n; i += OPTIM_WG) {
     optim_real x = (optim_real)g[i];
-#ifdef cl_khr_fp64
+#ifdef OPTIM_FP64
     s += x * x; /* exact square of a float; one rounding a term */
 #else
     optim_real y = x * x - c, t = s + y;

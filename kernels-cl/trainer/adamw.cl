@@ -1,14 +1,63 @@
-/* trainer.cl: dlca_adamw, the gradient reduction, clip and AdamW of an
- * epoch; twin lib/ref/optim.c. */
+/* trainer.cl: dlca_adamw, the gradient reduction, clip and optimizer step
+ * of an epoch; twin lib/ref/optim.c. The optimizer is one case of the
+ * suite's rules (issue 32), chosen by OPTIM, a constant of the
+ * configuration (build.c; not a tunable): 0 the default AdamW in optax's
+ * form, else 1 + dlca_optim_kind with torch's rule and its OPT_* flags. */
+#include "../optim/rules.cl"
 
-/* Gradient reduction + clip + AdamW: one thread per gate. The 4 sums dL/dc
+#ifndef OPTIM
+#define OPTIM 0
+#endif
+
+/* The optimizer's state: slot k of logit j at ost[j + k OPT_SS]. */
+#define OPT_SS ((size_t)NPG * (NGP + NGU))
+
+/* The suite's rule of OPTIM (1 + dlca_optim_kind: sgd, adam, adamw,
+ * rmsprop, adagrad) with the configuration's flags, as lib/optim/rules.c
+ * decides them. */
+#if OPTIM == 1
+#define OPT_RULE(p, g, s, ss, k) optim_sgd(p, g, s, ss, k, OPT_MOMENTUM, OPT_NESTEROV, OPT_WD)
+#elif OPTIM == 2 || OPTIM == 3
+#define OPT_RULE(p, g, s, ss, k) optim_adam(p, g, s, ss, k, OPTIM == 3, OPTIM == 2 && OPT_WD, OPT_AMSGRAD)
+#elif OPTIM == 4
+#define OPT_RULE(p, g, s, ss, k) optim_rmsprop(p, g, s, ss, k, OPT_WD, OPT_CENTERED, OPT_MOMENTUM)
+#elif OPTIM == 5
+#define OPT_RULE(p, g, s, ss, k) optim_adagrad(p, g, s, ss, k, OPT_WD)
+#endif
+
+/* Where gate g's 4 sums dL/dc lie in work-group 0's slot of the partial
+ * sums (perception gate g: layer l, kernel k, gate i -> stack index q). */
+inline size_t gate_sums_at(int g) {
+  if (g >= NGP) return ACC_PERC + (size_t)(g - NGP) * 4;
+  int rest = g, go = 0, q = 0, k = 0;
+  for (int l = 0; l < NP; l++) {
+    int G = PS[l + 1];
+    if (rest < K * G) {
+      k = rest / G;
+      q = go + rest % G;
+      break;
+    }
+    rest -= K * G, go += G;
+  }
+  return (size_t)(k * PG1 + q) * 4;
+}
+
+/* One N(0, 1) draw of annealed gradient noise (issue 6) for counter jk;
+ * twin: dlca__grad_noise. */
+inline float grad_noise(ulong key, uint jk) {
+  float u1 = ((float)(dlca_rng_u32(key, 0xFFFFFF01u, 2u * jk) >> 8) + 0.5f) * (1.0f / 16777216.0f);
+  float u2 = (float)(dlca_rng_u32(key, 0xFFFFFF01u, 2u * jk + 1u) >> 8) * (1.0f / 16777216.0f);
+  return sqrt(-2.0f * log(u1)) * cos(6.2831853f * u2);
+}
+
+/* Gradient reduction + clip + the optimizer step: one thread per gate. The 4 sums dL/dc
  * are summed over work-groups (and channels, for perception gates) in a fixed
  * order; then dL/dp = M dL/dc, dL/dlogit = p (dL/dp - p . dL/dp) (doc/semantics.md section 1). */
-__kernel void dlca_adamw(__global float *params, __global float *grad, __global float *m, __global float *v,
+__kernel void dlca_adamw(__global float *params, __global float *grad, __global float *ost,
                          __global const float *partial, int nwg, __global const float *loss_partial,
                          __global float *loss_out, __global int *flags, int units, float lr, float b1, float b2,
                          float eps, float wd, float clip, float bc1, float bc2, __global const float *gumbel, int use_gumbel, ulong key,
-                         float inv_tau, float gn_sigma, __global const int *gkey) {
+                         float inv_tau, float gn_sigma, __global const int *gkey, optim_scalars osc) {
   const int g = get_global_id(0);
   if (g == 0) {
     float s = 0.0f;
@@ -21,28 +70,8 @@ __kernel void dlca_adamw(__global float *params, __global float *grad, __global 
   for (int i = g; i < units; i += get_global_size(0)) flags[i] = 0;
   if (g >= NGP + NGU) return;
   real_t dc0 = 0, dc1 = 0, dc2 = 0, dc3 = 0;
-  if (g < NGP) {
-    /* perception gate g: layer l, kernel k, gate i -> stack index q */
-    int rest = g, go = 0, q = 0, k = 0;
-    for (int l = 0; l < NP; l++) {
-      int G = PS[l + 1];
-      if (rest < K * G) {
-        k = rest / G;
-        q = go + rest % G;
-        break;
-      }
-      rest -= K * G, go += G;
-    }
-    for (int w = 0; w < nwg; w++) {
-      __global const float *a = partial + (size_t)w * ACC_STRIDE + (k * PG1 + q) * 4;
-      dc0 += a[0], dc1 += a[1], dc2 += a[2], dc3 += a[3];
-    }
-  } else {
-    for (int w = 0; w < nwg; w++) {
-      __global const float *a = partial + (size_t)w * ACC_STRIDE + ACC_PERC + (g - NGP) * 4;
-      dc0 += a[0], dc1 += a[1], dc2 += a[2], dc3 += a[3];
-    }
-  }
+  __global const float *a = partial + gate_sums_at(g);
+  for (int w = 0; w < nwg; w++, a += ACC_STRIDE) dc0 += a[0], dc1 += a[1], dc2 += a[2], dc3 += a[3];
   __global float *l = params + NPG * (size_t)g;
   float z[NPG];
   /* the noise of gate g is keyed by its index in the model (gkey: the
@@ -80,17 +109,11 @@ __kernel void dlca_adamw(__global float *params, __global float *grad, __global 
     size_t j = NPG * (size_t)g + i;
     float gr = (float)gz[i];
     grad[j] = gr;
-    if (gn_sigma > 0.0f) {
-      /* annealed gradient noise (issue 6), before clipping; twin: dlca__grad_noise */
-      const uint jk = (uint)(NPG * gk + i);
-      float u1 = ((float)(dlca_rng_u32(key, 0xFFFFFF01u, 2u * jk) >> 8) + 0.5f) * (1.0f / 16777216.0f);
-      float u2 = (float)(dlca_rng_u32(key, 0xFFFFFF01u, 2u * jk + 1u) >> 8) * (1.0f / 16777216.0f);
-      gr += gn_sigma * (sqrt(-2.0f * log(u1)) * cos(6.2831853f * u2));
-    }
-    gr = clamp(gr, -clip, clip);
-    float mi = b1 * m[j] + (1.0f - b1) * gr, vi = b2 * v[j] + (1.0f - b2) * gr * gr;
-    m[j] = mi, v[j] = vi;
-    float mh = mi / bc1, vh = vi / bc2;
-    l[i] = l[i] - lr * (mh / (sqrt(vh) + eps) + wd * l[i]);
+    if (gn_sigma > 0.0f) gr += gn_sigma * grad_noise(key, (uint)(NPG * gk + i));
+#if OPTIM == 0
+    l[i] = optim_adamw_optax(l[i], gr, ost + j, ost + j + OPT_SS, lr, b1, b2, eps, wd, clip, bc1, bc2);
+#else
+    l[i] = OPT_RULE(l[i], clamp(gr, -clip, clip), ost + j, OPT_SS, osc);
+#endif
   }
 }

@@ -2,7 +2,15 @@
  * one GEMM w col = yt [O, N L] (CLBlast through dlca__ops_cl_gemm), then yt
  * to NCHW plus the bias. Backward: dyt = dy as [O, N L]; dw = dyt col^T;
  * dcol = w^T dyt then col2im; db by a fixed-order work-group sum. The scratch
- * holds col (C KH KW N L floats) then yt or dyt (O N L floats). */
+ * holds col (C KH KW N L floats), then yt or dyt (O N L floats), then dw's
+ * split-K parts (S O C KH KW floats where S > 1).
+ *
+ * dw's GEMM has a small output and a long k (N L): one GEMM would keep few
+ * work-groups busy. It is split into S chunks of k (one strided-batched
+ * GEMM into S partial dw) summed in order s = 0..S-1 by a kernel: S is a
+ * divisor of N L of at most 32, chunks of at least 512, and only as many as
+ * bring the outputs near 2^18. S depends on the shapes alone (the scratch's
+ * size must not depend on the context), so results are the same everywhere. */
 #include "ops/cl_conv.h"
 
 #include <limits.h>
@@ -14,6 +22,7 @@
 typedef struct conv_plan {
   dlca__conv_dims d;
   size_t ckk, nl, need; /* C KH KW; N L; the scratch's floats */
+  size_t split;         /* S, dw's k chunks */
   cl_uint4 xd, kd, nol;
   cl_int4 sp;
 } conv_plan;
@@ -21,11 +30,21 @@ typedef struct conv_plan {
 static void plan_fill(conv_plan *pl) {
   const dlca__conv_dims *d = &pl->d;
   pl->ckk = d->C * d->KH * d->KW, pl->nl = d->N * d->OH * d->OW;
-  pl->need = (pl->ckk + d->O) * pl->nl;
+  size_t outs = d->O * pl->ckk, want = outs ? ((size_t)1 << 18) / outs + 1 : 1;
+  if (want > 32) want = 32;
+  if (want > pl->nl / 512) want = pl->nl / 512;
+  for (pl->split = want ? want : 1; pl->split > 1 && pl->nl % pl->split; pl->split--) continue;
+  pl->need = (pl->ckk + d->O) * pl->nl + (pl->split > 1 ? pl->split * outs : 0);
   pl->xd = (cl_uint4){{(cl_uint)d->N, (cl_uint)d->C, (cl_uint)d->H, (cl_uint)d->W}};
   pl->kd = (cl_uint4){{(cl_uint)d->KH, (cl_uint)d->KW, (cl_uint)d->OH, (cl_uint)d->OW}};
   pl->nol = (cl_uint4){{(cl_uint)d->N, (cl_uint)d->O, (cl_uint)(d->OH * d->OW), 0}};
   pl->sp = (cl_int4){{d->sh, d->sw, d->ph, d->pw}};
+}
+
+/* The scratch's floats in double: no product can wrap for any shapes. */
+static double scratch_floats(const conv_plan *pl) {
+  double nl = (double)pl->d.N * (double)pl->d.OH * (double)pl->d.OW, outs = (double)pl->ckk * (double)pl->d.O;
+  return ((double)pl->ckk + (double)pl->d.O) * nl + (pl->split > 1 ? (double)pl->split * outs : 0);
 }
 
 size_t dlca__conv2d_col_floats(const dlca_tensor *x, const dlca_tensor *w, const dlca__conv2d *p) {
@@ -34,7 +53,7 @@ size_t dlca__conv2d_col_floats(const dlca_tensor *x, const dlca_tensor *w, const
   conv_plan pl;
   if (dlca__conv2d_dims(&xs, &ws, NULL, p, &pl.d)) return 0;
   plan_fill(&pl);
-  return pl.need;
+  return scratch_floats(&pl) > (double)INT_MAX ? 0 : pl.need;
 }
 
 /* The shapes of x, w, b (may be NULL) and the output-shaped tensor y (y or dy), named in what. */
@@ -58,8 +77,9 @@ static int plan(dlca_context *ctx, const dlca__conv2d *p, const dlca_tensor *x, 
     return dlca__fail(DLCA_EINVAL, "%s: %s has shape %s, expected [%zu, %zu, %zu, %zu] from x %s", what, yname, a,
                       pl->d.N, pl->d.O, pl->d.OH, pl->d.OW, c);
   }
-  if (pl->need > (size_t)INT_MAX)
-    return dlca__fail(DLCA_EINVAL, "%s: the im2col scratch would have %zu floats, over 2^31", what, pl->need);
+  double big = scratch_floats(pl);
+  if (big > (double)INT_MAX)
+    return dlca__fail(DLCA_EINVAL, "%s: the im2col scratch would have %.0f floats, over 2^31", what, big);
   return DLCA_OK;
 }
 
@@ -89,11 +109,16 @@ static int run(dlca_context *ctx, const char *tunable, const char *name, size_t 
   return dlca__ops_cl_launch(ctx, k, name, wg, per_group ? n * wg : n, nargs, sizes, args);
 }
 
+/* col = im2col(x): CONV_COLS (the tunable, as built) columns per work-item. */
 static int im2col(dlca_context *ctx, const conv_plan *pl, const dlca_tensor *x, cl_mem col) {
+  int cols;
+  int rc = dlca__tunable(ctx, "ops.cl", "CONV_COLS", &cols);
+  if (rc) return rc;
   cl_uint off = 0;
   size_t m = sizeof(cl_mem), u4 = sizeof(cl_uint4), sizes[] = {m, m, sizeof off, u4, u4, sizeof(cl_int4)};
   const void *args[] = {&x->buf, &col, &off, &pl->xd, &pl->kd, &pl->sp};
-  return run(ctx, "CONV_WG", "dlca_conv_im2col", pl->ckk * pl->nl, 6, sizes, args, 0);
+  return run(ctx, "CONV_WG", "dlca_conv_im2col", pl->ckk * ((pl->nl + (size_t)cols - 1) / (size_t)cols), 6, sizes, args,
+             0);
 }
 
 /* yt = w col: [O, CKK] x [CKK, NL] into the scratch after col. */
@@ -121,10 +146,24 @@ int dlca__ops_cl_conv2d(dlca_context *ctx, const dlca__conv2d *p, const dlca_ten
   return rc;
 }
 
-/* dw = dyt col^T: [O, NL] x [NL, CKK]. */
+/* dw's parts [S, O, CKK] = one strided-batched GEMM over chunks of NL, then their sum in order. */
+static int grad_w_split(dlca_context *ctx, const conv_plan *pl, cl_mem s, dlca_tensor *dw) {
+  size_t chunk = pl->nl / pl->split, n = pl->d.O * pl->ckk, parts = (pl->ckk + pl->d.O) * pl->nl;
+  dlca__gemm g = {.trans_b = 1, .m = pl->d.O, .n = pl->ckk, .k = chunk, .alpha = 1, .lda = pl->nl, .ldb = pl->nl};
+  g.ldc = pl->ckk, g.off_a = pl->ckk * pl->nl, g.off_c = parts, g.batch = pl->split;
+  g.stride_a = chunk, g.stride_b = chunk, g.stride_c = n;
+  int rc = dlca__ops_cl_gemm(ctx, &g, s, s, s);
+  if (rc) return rc;
+  cl_uint off = (cl_uint)parts, ns = (cl_uint)pl->split, nn = (cl_uint)n;
+  size_t m = sizeof(cl_mem), u = sizeof(cl_uint), sizes[] = {m, u, u, u, m};
+  const void *args[] = {&s, &off, &ns, &nn, &dw->buf};
+  return run(ctx, "CONV_WG", "dlca_conv_sum_parts", n, 5, sizes, args, 0);
+}
+
+/* dw = dyt col^T: [O, NL] x [NL, CKK], in S chunks of NL summed in order (the comment at the top). */
 static int grad_w(dlca_context *ctx, const conv_plan *pl, const dlca_tensor *x, cl_mem s, dlca_tensor *dw) {
   int rc = im2col(ctx, pl, x, s);
-  if (rc) return rc;
+  if (rc || pl->split > 1) return rc ? rc : grad_w_split(ctx, pl, s, dw);
   dlca__gemm g = {.trans_b = 1, .m = pl->d.O, .n = pl->ckk, .k = pl->nl, .alpha = 1, .lda = pl->nl, .ldb = pl->nl};
   g.ldc = pl->ckk, g.off_a = pl->ckk * pl->nl, g.batch = 1;
   return dlca__ops_cl_gemm(ctx, &g, s, s, dw->buf);

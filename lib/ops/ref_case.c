@@ -94,10 +94,10 @@ static const struct {
 } ops[] = {{"unary", dlca__ops_run_unary},   {"binary", dlca__ops_run_binary},
            {"reduce", dlca__ops_run_reduce}, {"movement", dlca__ops_run_movement},
            {"mse", dlca__ops_run_mse},       {"softmax_cross_entropy", dlca__ops_run_softmax_xent},
-           {"optimizer", dlca__optim_ref_case}, {"clip_grad_norm", dlca__optim_ref_case},
-           {"lr_schedule", dlca__optim_ref_case},
+           {"gemm", dlca__ops_run_gemm},     {"dense", dlca__ops_run_dense},
            {"conv2d", dlca__ops_run_conv2d},
-           {"gemm", dlca__ops_run_gemm},     {"dense", dlca__ops_run_dense}};
+           {"optimizer", dlca__optim_ref_case}, {"clip_grad_norm", dlca__optim_ref_case},
+           {"lr_schedule", dlca__optim_ref_case}};
 
 int dlca__ops_ref_run(const dlca__ops_vector *v, dlca__ops_result *r) {
   memset(r, 0, sizeof *r);

@@ -1,6 +1,7 @@
 /* The CPU twin of conv2d (lib/ops/ref_conv.h): direct loops in double. The
- * forward sums over (c, kh, kw) in that order; each gradient element sums
- * its terms in the row-major order of the other operands. */
+ * forward sums over (c, kh, kw) in that order; the backward walks the
+ * outputs in row-major order, so each gradient element sums its terms in
+ * that order. */
 #include "ops/ref_conv.h"
 
 #include <stdio.h>
@@ -49,29 +50,42 @@ int dlca__conv2d_dims(const dlca__shape *xs, const dlca__shape *ws, const dlca__
   return DLCA_OK;
 }
 
-/* The input row (column) that kernel row i of output row oh reads: -1 when in the padding. */
-static long in_at(size_t o, size_t i, int s, int pad, size_t extent) {
-  long r = (long)(o * (size_t)s + i) - pad;
-  return r >= 0 && (size_t)r < extent ? r : -1;
+/* The taps [*lo, *hi) of a kernel of extent K that output row (column) o reads inside the input; the
+ * others fall in the padding. Tap t reads input row o s - pad + t. */
+static void taps(size_t o, int s, int pad, size_t K, size_t extent, size_t *lo, size_t *hi) {
+  long first = (long)(o * (size_t)s) - pad, end = (long)extent - first;
+  *lo = first < 0 ? (size_t)-first : 0;
+  *hi = end <= 0 ? 0 : (size_t)end < K ? (size_t)end : K;
+  if (*lo > *hi) *lo = *hi;
 }
 
-/* x[n, c, ih, iw] for a valid (ih, iw). */
-#define XAT(d, n, c, ih, iw) ((((n) * (d)->C + (c)) * (d)->H + (size_t)(ih)) * (d)->W + (size_t)(iw))
+/* The window of output (oh, ow): its taps and the input position of tap (0, 0). */
+typedef struct window {
+  size_t i0, i1, j0, j1;
+  long ih, iw;
+} window;
+
+static window window_at(const dlca__conv_dims *d, size_t oh, size_t ow) {
+  window v;
+  taps(oh, d->sh, d->ph, d->KH, d->H, &v.i0, &v.i1);
+  taps(ow, d->sw, d->pw, d->KW, d->W, &v.j0, &v.j1);
+  v.ih = (long)(oh * (size_t)d->sh) - d->ph, v.iw = (long)(ow * (size_t)d->sw) - d->pw;
+  return v;
+}
+
+/* x[n, c] at the window's tap (i, j), a valid one. */
+#define XAT(d, n, c, v, i, j) \
+  ((((n) * (d)->C + (c)) * (d)->H + (size_t)((v)->ih + (long)(i))) * (d)->W + (size_t)((v)->iw + (long)(j)))
 #define WAT(d, o, c, i, j) ((((o) * (d)->C + (c)) * (d)->KH + (i)) * (d)->KW + (j))
 #define YAT(d, n, o, oh, ow) ((((n) * (d)->O + (o)) * (d)->OH + (oh)) * (d)->OW + (ow))
 
-/* One output element: sum over c, i, j of x * w, without the bias. */
-static double dot(const dlca__conv_dims *d, const double *x, const double *w, size_t n, size_t o, size_t oh,
-                  size_t ow) {
+/* One output element: sum over c, i, j (the taps inside the input) of x * w, without the bias. */
+static double dot(const dlca__conv_dims *d, const double *x, const double *w, size_t n, size_t o, const window *v) {
   double acc = 0;
   for (size_t c = 0; c < d->C; c++)
-    for (size_t i = 0; i < d->KH; i++) {
-      long ih = in_at(oh, i, d->sh, d->ph, d->H);
-      if (ih < 0) continue;
-      for (size_t j = 0; j < d->KW; j++) {
-        long iw = in_at(ow, j, d->sw, d->pw, d->W);
-        if (iw >= 0) acc += x[XAT(d, n, c, ih, iw)] * w[WAT(d, o, c, i, j)];
-      }
+    for (size_t i = v->i0; i < v->i1; i++) {
+      const double *xr = x + XAT(d, n, c, v, i, v->j0), *wr = w + WAT(d, o, c, i, v->j0);
+      for (size_t j = 0; j < v->j1 - v->j0; j++) acc += xr[j] * wr[j];
     }
   return acc;
 }
@@ -80,56 +94,39 @@ void dlca__ref_conv2d(const dlca__conv_dims *d, const double *x, const double *w
   for (size_t n = 0; n < d->N; n++)
     for (size_t o = 0; o < d->O; o++)
       for (size_t oh = 0; oh < d->OH; oh++)
-        for (size_t ow = 0; ow < d->OW; ow++) y[YAT(d, n, o, oh, ow)] = dot(d, x, w, n, o, oh, ow) + (b ? b[o] : 0);
+        for (size_t ow = 0; ow < d->OW; ow++) {
+          window v = window_at(d, oh, ow);
+          y[YAT(d, n, o, oh, ow)] = dot(d, x, w, n, o, &v) + (b ? b[o] : 0);
+        }
 }
 
-/* dw[o, c, i, j] = sum over n, oh, ow of dy[n, o, oh, ow] x[n, c, ih, iw]. */
-static double dw_at(const dlca__conv_dims *d, const double *x, const double *dy, size_t o, size_t c, size_t i,
-                    size_t j) {
-  double acc = 0;
-  for (size_t n = 0; n < d->N; n++)
-    for (size_t oh = 0; oh < d->OH; oh++) {
-      long ih = in_at(oh, i, d->sh, d->ph, d->H);
-      if (ih < 0) continue;
-      for (size_t ow = 0; ow < d->OW; ow++) {
-        long iw = in_at(ow, j, d->sw, d->pw, d->W);
-        if (iw >= 0) acc += dy[YAT(d, n, o, oh, ow)] * x[XAT(d, n, c, ih, iw)];
+/* The terms of output (n, o) at window v with upstream g: into dx and dw (either may be NULL). */
+static void scatter(const dlca__conv_dims *d, const double *x, const double *w, double g, size_t n, size_t o,
+                    const window *v, double *dx, double *dw) {
+  for (size_t c = 0; c < d->C; c++)
+    for (size_t i = v->i0; i < v->i1; i++) {
+      size_t xa = XAT(d, n, c, v, i, v->j0), wa = WAT(d, o, c, i, v->j0);
+      for (size_t j = 0; j < v->j1 - v->j0; j++) {
+        if (dx) dx[xa + j] += g * w[wa + j];
+        if (dw) dw[wa + j] += g * x[xa + j];
       }
     }
-  return acc;
 }
 
-/* dx[n, c, ih, iw] = sum over o, i, j (row-major) of dy at the output that reads it times w. */
-static double dx_at(const dlca__conv_dims *d, const double *w, const double *dy, size_t n, size_t c, size_t ih,
-                    size_t iw) {
-  double acc = 0;
-  for (size_t o = 0; o < d->O; o++)
-    for (size_t i = 0; i < d->KH; i++) {
-      long th = (long)ih + d->ph - (long)i; /* oh * sh */
-      if (th < 0 || th % d->sh || (size_t)(th / d->sh) >= d->OH) continue;
-      for (size_t j = 0; j < d->KW; j++) {
-        long tw = (long)iw + d->pw - (long)j;
-        if (tw < 0 || tw % d->sw || (size_t)(tw / d->sw) >= d->OW) continue;
-        acc += dy[YAT(d, n, o, (size_t)(th / d->sh), (size_t)(tw / d->sw))] * w[WAT(d, o, c, i, j)];
-      }
-    }
-  return acc;
-}
-
+/* One pass over the outputs in row-major order (n, o, oh, ow), each scattering its terms: every gradient
+ * element sums in that order. */
 void dlca__ref_conv2d_backward(const dlca__conv_dims *d, const double *x, const double *w, const double *dy, double *dx,
                                double *dw, double *db) {
-  for (size_t n = 0; dx && n < d->N; n++)
-    for (size_t c = 0; c < d->C; c++)
-      for (size_t ih = 0; ih < d->H; ih++)
-        for (size_t iw = 0; iw < d->W; iw++) dx[XAT(d, n, c, ih, iw)] = dx_at(d, w, dy, n, c, ih, iw);
-  for (size_t o = 0; dw && o < d->O; o++)
-    for (size_t c = 0; c < d->C; c++)
-      for (size_t i = 0; i < d->KH; i++)
-        for (size_t j = 0; j < d->KW; j++) dw[WAT(d, o, c, i, j)] = dw_at(d, x, dy, o, c, i, j);
-  for (size_t o = 0; db && o < d->O; o++) {
-    double acc = 0;
-    for (size_t n = 0; n < d->N; n++)
-      for (size_t k = 0; k < d->OH * d->OW; k++) acc += dy[YAT(d, n, o, 0, 0) + k];
-    db[o] = acc;
-  }
+  if (dx) memset(dx, 0, sizeof(double) * d->N * d->C * d->H * d->W);
+  if (dw) memset(dw, 0, sizeof(double) * d->O * d->C * d->KH * d->KW);
+  if (db) memset(db, 0, sizeof(double) * d->O);
+  for (size_t n = 0; n < d->N; n++)
+    for (size_t o = 0; o < d->O; o++)
+      for (size_t oh = 0; oh < d->OH; oh++)
+        for (size_t ow = 0; ow < d->OW; ow++) {
+          double g = dy[YAT(d, n, o, oh, ow)];
+          window v = window_at(d, oh, ow);
+          if (db) db[o] += g;
+          if (dx || dw) scatter(d, x, w, g, n, o, &v, dx, dw);
+        }
 }

@@ -22,12 +22,10 @@ static int finish_norm(dlca_optim_cl *o, const dlca__optim_bufs *b, double max_n
   float mf = (float)max_norm;
   const char *name = "dlca_optim_norm";
   int rc;
-  if ((rc = dlca__optim_cl_arg(o->k_norm, name, 0, sizeof o->partial, &o->partial)) ||
-      (rc = dlca__optim_cl_arg(o->k_norm, name, 1, sizeof lo, &lo)) ||
+  if ((rc = dlca__optim_cl_arg(o->k_norm, name, 1, sizeof lo, &lo)) ||
       (rc = dlca__optim_cl_arg(o->k_norm, name, 2, sizeof hi, &hi)) ||
       (rc = o->fp64 ? dlca__optim_cl_arg(o->k_norm, name, 3, sizeof max_norm, &max_norm)
-                    : dlca__optim_cl_arg(o->k_norm, name, 3, sizeof mf, &mf)) ||
-      (rc = dlca__optim_cl_arg(o->k_norm, name, 4, sizeof o->norm, &o->norm)))
+                    : dlca__optim_cl_arg(o->k_norm, name, 3, sizeof mf, &mf)))
     return rc;
   return dlca__launch(o->ctx, o->k_norm, name, 1, &o->wg, &o->wg);
 }
@@ -40,11 +38,7 @@ int dlca_optim_cl_clip_grad_norm(dlca_optim_cl *o, dlca_tensor *const *grads, do
   int rc = grads_bufs(o, grads, &b);
   if (rc) return rc;
   const char *sq = "dlca_optim_sumsq", *sc = "dlca_optim_scale";
-  if ((rc = dlca__optim_cl_arg(o->k_sumsq, sq, 8, sizeof o->table, &o->table)) ||
-      (rc = dlca__optim_cl_arg(o->k_sumsq, sq, 10, sizeof o->partial, &o->partial)) ||
-      (rc = dlca__optim_cl_walk(o, o->k_sumsq, sq, &b, 9)) || (rc = finish_norm(o, &b, max_norm)) ||
-      (rc = dlca__optim_cl_arg(o->k_scale, sc, 8, sizeof o->table, &o->table)) ||
-      (rc = dlca__optim_cl_arg(o->k_scale, sc, 10, sizeof o->norm, &o->norm)) ||
+  if ((rc = dlca__optim_cl_walk(o, o->k_sumsq, sq, &b, 9)) || (rc = finish_norm(o, &b, max_norm)) ||
       (rc = dlca__optim_cl_walk(o, o->k_scale, sc, &b, 9)))
     return rc;
   o->last_max_norm = max_norm;
@@ -69,8 +63,6 @@ int dlca_optim_cl_clip_grad_value(dlca_optim_cl *o, dlca_tensor *const *grads, d
   if (rc) return rc;
   float hi = (float)clip;
   const char *name = "dlca_optim_clamp";
-  if ((rc = dlca__optim_cl_arg(o->k_clamp, name, 8, sizeof o->table, &o->table)) ||
-      (rc = dlca__optim_cl_arg(o->k_clamp, name, 10, sizeof hi, &hi)))
-    return rc;
+  if ((rc = dlca__optim_cl_arg(o->k_clamp, name, 10, sizeof hi, &hi))) return rc;
   return dlca__optim_cl_walk(o, o->k_clamp, name, &b, 9);
 }

@@ -44,6 +44,7 @@ struct dlca_optim_cl {
   /* dlca__optim_cl_grouped's caches, of the params and of the grads */
   cl_mem *cache_p, *cache_g;
   double last_max_norm; /* of the last clip_grad_norm: < 0 none yet */
+  cl_mem pairs_set[4][2]; /* the parents the pairs of step, sumsq, scale, clamp hold (cl_step.c) */
 };
 
 /* Which tensors a launch reads: the group's parents, or each chunk's buffers. */
@@ -53,6 +54,10 @@ typedef struct dlca__optim_bufs {
   dlca_tensor *const *p; /* NULL: the kernel takes gradients only */
   const dlca_tensor *const *g;
 } dlca__optim_bufs;
+
+/* Tests only: nonzero makes new optimizers sum the norm in Kahan float, as
+ * on a device without cl_khr_fp64. */
+extern int dlca__optim_cl_no_fp64;
 
 /* The block tables (cl_plan.c): both plans, the table uploaded. */
 int dlca__optim_cl_plans(dlca_optim_cl *o, dlca_tensor *const *params);
@@ -68,6 +73,8 @@ int dlca__optim_cl_grouped(dlca_optim_cl *o, const dlca_tensor *const *t, cl_mem
  * launch's first block in arg first_arg. The other arguments are set. */
 int dlca__optim_cl_walk(dlca_optim_cl *o, cl_kernel k, const char *name, const dlca__optim_bufs *b,
                         cl_uint first_arg);
+/* The kernels' arguments that stay for the optimizer's life (its buffers, flags). */
+int dlca__optim_cl_fixed_args(dlca_optim_cl *o);
 /* The step kernel of an optimizer kind. */
 const char *dlca__optim_cl_step_name(int kind);
 /* The kernel's argument i; DLCA_ECL naming the kernel. */

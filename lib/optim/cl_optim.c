@@ -10,15 +10,19 @@
 /* The twin's bits: OpenCL's float division and sqrt may be off by ulps. */
 #define OPTIM_OPTIONS "-cl-fp32-correctly-rounded-divide-sqrt"
 
+int dlca__optim_cl_no_fp64;
+
 static int has_fp64(dlca_context *ctx) {
   char ext[8192] = "";
+  if (dlca__optim_cl_no_fp64) return 0;
   if (clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, NULL) != CL_SUCCESS) return 0;
   return strstr(ext, "cl_khr_fp64") != NULL;
 }
 
 static int kernels(dlca_optim_cl *o) {
   cl_program prog;
-  int v, rc = dlca__program_get(o->ctx, OPTIM_FILE, OPTIM_OPTIONS, &prog, NULL);
+  const char *opts = o->fp64 ? OPTIM_OPTIONS : OPTIM_OPTIONS " -DOPTIM_FLOAT_SUMS=1";
+  int v, rc = dlca__program_get(o->ctx, OPTIM_FILE, opts, &prog, NULL);
   if (rc || (rc = dlca__tunable(o->ctx, OPTIM_FILE, "OPTIM_WG", &v))) return rc;
   if ((size_t)v > o->ctx->info.max_work_group)
     return dlca__fail(DLCA_ECONFIG, "%s: OPTIM_WG %d is over the device's largest work-group, %zu", OPTIM_FILE, v,
@@ -58,6 +62,7 @@ static int setup(dlca_optim_cl *o, const dlca_optim_config *cfg, dlca_tensor *co
   if (!rc) rc = kernels(o);
   if (!rc) rc = state_new(o);
   if (!rc) rc = dlca__optim_cl_plans(o, params);
+  if (!rc) rc = dlca__optim_cl_fixed_args(o);
   return rc;
 }
 

@@ -30,12 +30,23 @@ static int set_pairs(dlca_optim_cl *o, cl_kernel k, const char *name, const dlca
   return rc;
 }
 
+/* The parents k's pairs hold since its last grouped launch (NULL: set them), to skip 16 settings a step. */
+static cl_mem *pairs_set(dlca_optim_cl *o, cl_kernel k) {
+  cl_kernel ks[4] = {o->k_step, o->k_sumsq, o->k_scale, o->k_clamp};
+  for (int i = 0; i < 4; i++)
+    if (ks[i] == k) return o->pairs_set[i];
+  return NULL;
+}
+
 int dlca__optim_cl_walk(dlca_optim_cl *o, cl_kernel k, const char *name, const dlca__optim_bufs *b,
                         cl_uint first_arg) {
   const dlca__optim_plan *pl = b->grouped ? &o->group : &o->plain;
+  cl_mem *set = pairs_set(o, k);
+  int same = set && b->grouped && set[0] == b->p_parent && set[1] == b->g_parent;
+  if (set) set[0] = b->grouped ? b->p_parent : NULL, set[1] = b->grouped ? b->g_parent : NULL;
   for (size_t j = 0; j < pl->n_launches; j++) {
     cl_uint first = (cl_uint)pl->first[j];
-    int rc = (!b->grouped || j == 0) ? set_pairs(o, k, name, b, j) : DLCA_OK;
+    int rc = (!b->grouped || (j == 0 && !same)) ? set_pairs(o, k, name, b, j) : DLCA_OK;
     if (!rc) rc = dlca__optim_cl_arg(k, name, first_arg, sizeof first, &first);
     size_t gws = (pl->first[j + 1] - pl->first[j]) * o->wg;
     if (!rc && gws) rc = dlca__launch(o->ctx, k, name, 1, &gws, &o->wg);
@@ -63,6 +74,24 @@ static int set_flags(dlca_optim_cl *o, const char *name) {
   return rc;
 }
 
+int dlca__optim_cl_fixed_args(dlca_optim_cl *o) {
+  const char *name = dlca__optim_cl_step_name(o->host->cfg.kind), *sq = "dlca_optim_sumsq",
+             *sc = "dlca_optim_scale", *cv = "dlca_optim_clamp", *nm = "dlca_optim_norm";
+  cl_ulong ss = o->host->total;
+  int rc;
+  if ((rc = dlca__optim_cl_arg(o->k_step, name, 16, sizeof o->state, &o->state)) ||
+      (rc = dlca__optim_cl_arg(o->k_step, name, 17, sizeof o->table, &o->table)) ||
+      (rc = dlca__optim_cl_arg(o->k_step, name, 19, sizeof ss, &ss)) || (rc = set_flags(o, name)) ||
+      (rc = dlca__optim_cl_arg(o->k_sumsq, sq, 8, sizeof o->table, &o->table)) ||
+      (rc = dlca__optim_cl_arg(o->k_sumsq, sq, 10, sizeof o->partial, &o->partial)) ||
+      (rc = dlca__optim_cl_arg(o->k_scale, sc, 8, sizeof o->table, &o->table)) ||
+      (rc = dlca__optim_cl_arg(o->k_scale, sc, 10, sizeof o->norm, &o->norm)) ||
+      (rc = dlca__optim_cl_arg(o->k_clamp, cv, 8, sizeof o->table, &o->table)) ||
+      (rc = dlca__optim_cl_arg(o->k_norm, nm, 0, sizeof o->partial, &o->partial)))
+    return rc;
+  return dlca__optim_cl_arg(o->k_norm, nm, 4, sizeof o->norm, &o->norm);
+}
+
 int dlca_optim_cl_step(dlca_optim_cl *o, dlca_tensor *const *params, const dlca_tensor *const *grads) {
   if (!o) return dlca__fail(DLCA_EINVAL, "dlca_optim_cl_step: no optimizer (NULL)");
   int rc;
@@ -75,11 +104,7 @@ int dlca_optim_cl_step(dlca_optim_cl *o, dlca_tensor *const *params, const dlca_
   dlca__optim_scalars k;
   if ((rc = dlca__optim_scalars_at(&o->host->cfg, o->host->steps + 1, &k))) return rc;
   const char *name = dlca__optim_cl_step_name(o->host->cfg.kind);
-  cl_ulong ss = o->host->total;
-  if ((rc = dlca__optim_cl_arg(o->k_step, name, 16, sizeof o->state, &o->state)) ||
-      (rc = dlca__optim_cl_arg(o->k_step, name, 17, sizeof o->table, &o->table)) ||
-      (rc = dlca__optim_cl_arg(o->k_step, name, 19, sizeof ss, &ss)) ||
-      (rc = dlca__optim_cl_arg(o->k_step, name, 20, sizeof k, &k)) || (rc = set_flags(o, name)) ||
+  if ((rc = dlca__optim_cl_arg(o->k_step, name, 20, sizeof k, &k)) ||
       (rc = dlca__optim_cl_walk(o, o->k_step, name, &b, 18)))
     return rc;
   o->host->steps++;

@@ -59,7 +59,7 @@ static int optimizer_ref(const dlca_optim_config *cfg, size_t n, size_t steps, f
     rc = dlca_optim_step(o, &p, (const float *const *)&row);
     if (!rc) memcpy(row, p, sizeof(float) * n);
   }
-  if (!rc) dlca_optim_free(o);
+  dlca_optim_free(o); /* NULL where dlca_optim_new failed */
   return rc;
 }
 

@@ -22,9 +22,9 @@ int dlca__loop_fail(int status, const char *fmt, ...) {
   return dlca__fail(status, "%s: %s", what, why);
 }
 
-static const char *const schedule_names[4] = {"constant", "cosine", "warmup-cosine", "cooldown"};
+static const char *const schedule_names[5] = {"constant", "cosine", "warmup-cosine", "cooldown", "chain"};
 
-const char *dlca_lr_schedule_name(int s) { return s >= 0 && s < 4 ? schedule_names[s] : "unknown"; }
+const char *dlca_lr_schedule_name(int s) { return s >= 0 && s < 5 ? schedule_names[s] : "unknown"; }
 
 void dlca_loop_options_default(dlca_loop_options *o) {
   memset(o, 0, sizeof *o);
@@ -132,13 +132,14 @@ int dlca_loop_new(dlca_context *ctx, const dlca_preset *p, const dlca_model *m, 
   if (!p || !m || !cfg || !o || !out) return dlca__fail(DLCA_EINVAL, "dlca_loop_new: NULL argument");
   *out = NULL;
   if (o->eval_every < 1 || o->epochs < 0 || (o->lr_schedule == DLCA_LR_COOLDOWN && o->plateau < 1) ||
-      o->lr_schedule < 0 || o->lr_schedule > DLCA_LR_COOLDOWN || o->n_abandon < 0 ||
+      o->lr_schedule < 0 || o->lr_schedule > DLCA_LR_CHAIN || o->n_abandon < 0 ||
       o->n_abandon > DLCA_LOOP_MAX_ABANDON)
     return dlca__fail(DLCA_EINVAL, "dlca_loop_new: eval_every, epochs, lr_schedule, plateau or n_abandon out of range");
   dlca_loop *r = calloc(1, sizeof *r);
   if (!r) return dlca__fail(DLCA_ENOMEM, "dlca_loop_new: out of memory");
   r->opt = *o, r->preset = *p, r->cfg = *cfg;
-  int rc = setup(r, ctx, m, target);
+  int rc = o->lr_schedule == DLCA_LR_CHAIN ? dlca__loop_lr_chain_fill(&r->opt, cfg->optim.lr) : DLCA_OK;
+  if (!rc) rc = setup(r, ctx, m, target);
   if (rc) {
     dlca_loop_free(r);
     return rc;
@@ -182,11 +183,14 @@ static long warmup_epochs(const dlca_loop *r) {
 }
 
 /* The lr of the epoch with 0-based index e (the one about to run). */
-static float schedule_lr(const dlca_loop *r, uint64_t e) {
+static int schedule_lr(const dlca_loop *r, uint64_t e, float *out) {
   const dlca_loop_options *o = &r->opt;
   const long W = warmup_epochs(r);
   double lr = r->res.base_lr;
-  if (o->lr_schedule == DLCA_LR_COSINE || o->lr_schedule == DLCA_LR_WARMUP_COSINE) {
+  if (o->lr_schedule == DLCA_LR_CHAIN) {
+    int rc = dlca_lr_chain_at((size_t)o->n_lr_parts, o->lr_parts, o->lr_milestones, e, &lr);
+    if (rc) return rc;
+  } else if (o->lr_schedule == DLCA_LR_COSINE || o->lr_schedule == DLCA_LR_WARMUP_COSINE) {
     double span = (double)o->epochs - (double)W, p = span > 0 ? ((double)e - (double)W) / span : 1;
     p = p < 0 ? 0 : p > 1 ? 1 : p;
     lr = o->min_lr + (r->res.base_lr - o->min_lr) * 0.5 * (1 + cos(3.14159265358979323846 * p));
@@ -195,7 +199,8 @@ static float schedule_lr(const dlca_loop *r, uint64_t e) {
   }
   if (W > 0 && e < (uint64_t)W) lr *= (double)(e + 1) / (double)W;
   float f = (float)lr;
-  return f > 0 ? f : 1e-30f; /* a cosine's last epochs may round to 0; set_lr wants > 0 */
+  *out = f > 0 ? f : 1e-30f; /* a cosine's last epochs may round to 0; set_lr wants > 0 */
+  return DLCA_OK;
 }
 
 /* Cooldown: lr *= factor, at most max_cooldowns times, never below min_lr. */
@@ -293,7 +298,8 @@ int dlca_loop_epoch(dlca_loop *r) {
     if (!rc) rc = dlca_trainer_set_target(r->t, r->gol_y, 1);
     if (rc) return dlca__loop_fail(rc, "gol boards of epoch %llu", (unsigned long long)e);
   }
-  if (w->scheduled && (rc = dlca_trainer_set_lr(r->t, schedule_lr(r, e))))
+  float lr;
+  if (w->scheduled && ((rc = schedule_lr(r, e, &lr)) || (rc = dlca_trainer_set_lr(r->t, lr))))
     return dlca__loop_fail(rc, "lr of epoch %llu", (unsigned long long)e + 1);
   if ((rc = dlca_trainer_step(r->t))) return dlca__loop_fail(rc, "epoch %llu", (unsigned long long)e + 1);
   if ((rc = dlca_trainer_loss(r->t, &w->soft)))

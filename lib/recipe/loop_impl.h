@@ -32,6 +32,9 @@ struct dlca_loop {
 
 /* Wraps the last error in "what: ...", keeping the inner message. */
 int dlca__loop_fail(int status, const char *fmt, ...) DLCA_PRINTF(2, 3);
+/* lr_chain.c: o's chain with the run's defaults (base lr `lr`, the epochs
+ * left for sizes), each part checked. */
+int dlca__loop_lr_chain_fill(dlca_loop_options *o, double lr);
 /* Scores the hard circuit of the trainer (gol: all 512 boards on the twin). */
 int dlca__loop_evaluate(dlca_loop *r, dlca_eval *ev);
 

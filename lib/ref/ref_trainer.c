@@ -8,15 +8,15 @@
 #include "train/host_memory.h"
 
 typedef struct ref_state {
-  float *m, *v, *grad;  /* Adam moments, last gradient */
+  float *slots, *grad;  /* the optimizer's state (t->n_slots slots of P floats), last gradient */
   float *gumbel;        /* issue 6: the Gumbel table, or NULL */
   float *x;             /* start grids of the last step or evaluation */
   float *soft, *hard;   /* final states */
   double loss;
 } ref_state;
 
-/* Host bytes a reference trainer holds at its peak, a step: the moments,
- * gradient, noisy and noise-added logits (5 P floats); its own start grids
+/* Host bytes a reference trainer holds at its peak, a step: the optimizer's
+ * state slots (2 P floats for AdamW), the gradient, noisy and noise-added logits; its own start grids
  * and final states, the trainer's target and input (5 grids); the step's
  * T + 1 states, state gradient and patch gradients (T + 11 grids, backward.c,
  * or a ping-pong copy in a hard evaluation); the coefficients and their
@@ -25,7 +25,7 @@ typedef struct ref_state {
 size_t dlca__ref_trainer_footprint(const dlca_model *m, const dlca_train_config *cfg) {
   const size_t P = m->n_params, NG = dlca__model_n_gates(m), cells = (size_t)cfg->batch * cfg->height * cfg->width;
   const size_t grid = cells * (size_t)m->shape.channels, T = (size_t)cfg->steps;
-  size_t f = 5 * P * sizeof(float) + (5 + T + 11) * grid * sizeof(float);
+  size_t f = (3 + dlca__train_slots(cfg)) * P * sizeof(float) + (5 + T + 11) * grid * sizeof(float);
   f += 2 * 4 * NG * sizeof(float) + (1 + 64) * 4 * NG * sizeof(double);
   if (cfg->async) f += T * cells;
   if (cfg->relax.gumbel_scale > 0) f += DLCA_GUMBEL_LEVELS * sizeof(float);
@@ -53,12 +53,16 @@ static int ref_init(dlca_trainer *t) {
   if (rc) return rc;
   ref_state *s = calloc(1, sizeof *s);
   if (!s) return dlca__fail(DLCA_ENOMEM, "reference trainer: out of memory");
-  s->m = calloc(P, sizeof(float)), s->v = calloc(P, sizeof(float)), s->grad = calloc(P, sizeof(float));
+  s->slots = calloc(t->n_slots * P + 1, sizeof(float)), s->grad = calloc(P, sizeof(float));
   s->x = malloc(sizeof(float) * t->grid), s->soft = malloc(sizeof(float) * t->grid);
   s->hard = malloc(sizeof(float) * t->grid);
   t->impl = s;
-  if (!s->m || !s->v || !s->grad || !s->x || !s->soft || !s->hard)
+  if (!s->slots || !s->grad || !s->x || !s->soft || !s->hard)
     return dlca__fail(DLCA_ENOMEM, "reference trainer: out of memory for %zu logits", P);
+  for (size_t k = 0; k < t->n_slots; k++) {
+    const float v0 = dlca__train_slot_init(&t->cfg, k);
+    for (size_t i = 0; v0 != 0.0f && i < P; i++) s->slots[k * P + i] = v0;
+  }
   if (t->cfg.relax.gumbel_scale > 0)
     return dlca__gumbel_table(t->model->shape.parametrisation, t->cfg.relax.gumbel_scale, &s->gumbel);
   return DLCA_OK;
@@ -67,7 +71,7 @@ static int ref_init(dlca_trainer *t) {
 static void ref_destroy(dlca_trainer *t) {
   ref_state *s = t->impl;
   if (!s) return;
-  free(s->m), free(s->v), free(s->grad), free(s->x), free(s->soft), free(s->hard), free(s->gumbel);
+  free(s->slots), free(s->grad), free(s->x), free(s->soft), free(s->hard), free(s->gumbel);
   free(s);
 }
 
@@ -121,7 +125,12 @@ static int ref_step(dlca_trainer *t) {
     for (size_t j = 0; j < P; j++) noisy[j] = s->grad[j] + sigma * dlca__grad_noise(key, (uint32_t)j);
     g = noisy;
   }
-  dlca_ref_adamw(P, t->model->params, g, s->m, s->v, (int)(t->epoch + 1), &t->cfg.optim);
+  if (t->cfg.use_suite) {
+    const dlca_optim_config c = dlca__train_suite(&t->cfg);
+    dlca__ref_optim_step(&c, t->cfg.optim.clip, P, t->model->params, g, s->slots, t->epoch + 1);
+  } else {
+    dlca_ref_adamw(P, t->model->params, g, s->slots, s->slots + P, (int)(t->epoch + 1), &t->cfg.optim);
+  }
   free(noisy);
   return DLCA_OK;
 }
@@ -161,22 +170,20 @@ static int ref_get_state(dlca_trainer *t, int hard, float *out) {
   return DLCA_OK;
 }
 
-static int ref_get_moments(dlca_trainer *t, float *m, float *v) {
+static int ref_get_slots(dlca_trainer *t, float *out) {
   ref_state *s = t->impl;
-  memcpy(m, s->m, sizeof(float) * t->model->n_params);
-  memcpy(v, s->v, sizeof(float) * t->model->n_params);
+  if (t->n_slots) memcpy(out, s->slots, sizeof(float) * t->n_slots * t->model->n_params);
   return DLCA_OK;
 }
 
-static int ref_set_moments(dlca_trainer *t, const float *m, const float *v) {
+static int ref_set_slots(dlca_trainer *t, const float *in) {
   ref_state *s = t->impl;
-  memcpy(s->m, m, sizeof(float) * t->model->n_params);
-  memcpy(s->v, v, sizeof(float) * t->model->n_params);
+  if (t->n_slots) memcpy(s->slots, in, sizeof(float) * t->n_slots * t->model->n_params);
   return DLCA_OK;
 }
 
 const dlca_trainer_ops dlca__ref_trainer_ops = {
     "ref",          ref_init,       ref_destroy,    ref_nothing,   ref_nothing,     ref_nothing,
     ref_step,       ref_loss,       ref_eval_hard,  ref_get_params, ref_set_params, ref_get_grad,
-    ref_get_state,  ref_get_moments, ref_set_moments,
+    ref_get_state,  ref_get_slots,  ref_set_slots,
 };

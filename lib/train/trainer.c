@@ -29,11 +29,7 @@ static int validate_config(const dlca_model *m, const dlca_train_config *c) {
   if (rc) return rc;
   if ((unsigned)c->start > DLCA_START_UPLOAD) return dlca__fail(DLCA_ECONFIG, "start: unknown kind %d", (int)c->start);
   if ((rc = dlca__relax_validate(&c->relax))) return rc;
-  const dlca_optim *o = &c->optim;
-  if (!(o->lr > 0) || !(o->beta1 >= 0 && o->beta1 < 1) || !(o->beta2 >= 0 && o->beta2 < 1) || !(o->eps > 0) ||
-      !(o->clip > 0) || !(o->weight_decay >= 0))
-    return dlca__fail(DLCA_ECONFIG, "optimizer: needs lr > 0, 0 <= beta1, beta2 < 1, eps > 0, clip > 0, weight_decay >= 0");
-  return DLCA_OK;
+  return dlca__train_optim_check(c);
 }
 
 int dlca_trainer_new(dlca_context *ctx, const dlca_model *m, const dlca_train_config *cfg, dlca_trainer **out) {
@@ -45,6 +41,7 @@ int dlca_trainer_new(dlca_context *ctx, const dlca_model *m, const dlca_train_co
   if (!t) return dlca__fail(DLCA_ENOMEM, "trainer: out of memory");
   t->ctx = ctx;
   t->cfg = *cfg;
+  t->n_slots = dlca__train_slots(cfg);
   t->ops = ctx ? &dlca__cl_trainer_ops : &dlca__ref_trainer_ops;
   if ((rc = dlca_model_clone(m, &t->model))) {
     free(t);
@@ -74,6 +71,21 @@ void dlca_trainer_free(dlca_trainer *t) {
 }
 
 const char *dlca_trainer_backend(const dlca_trainer *t) { return t ? t->ops->name : "none"; }
+size_t dlca_trainer_state_slots(const dlca_trainer *t) { return t ? t->n_slots : 0; }
+
+int dlca_trainer_get_state_slot(dlca_trainer *t, size_t slot, float *out) {
+  if (!t || !out) return dlca__fail(DLCA_EINVAL, "dlca_trainer_get_state_slot: NULL argument");
+  if (slot >= t->n_slots)
+    return dlca__fail(DLCA_EINVAL, "dlca_trainer_get_state_slot: slot %zu, but %s keeps %zu", slot,
+                      dlca__train_optim_name(&t->cfg), t->n_slots);
+  const size_t P = t->model->n_params;
+  float *all = malloc(sizeof(float) * (t->n_slots * P + 1));
+  if (!all) return dlca__fail(DLCA_ENOMEM, "dlca_trainer_get_state_slot: out of memory for %zu logits", P);
+  int rc = t->ops->get_slots(t, all);
+  if (!rc) memcpy(out, all + slot * P, sizeof(float) * P);
+  free(all);
+  return rc;
+}
 size_t dlca_trainer_n_params(const dlca_trainer *t) { return t->model->n_params; }
 uint64_t dlca_trainer_epoch(const dlca_trainer *t) { return t->epoch; }
 
@@ -144,7 +156,7 @@ int dlca_trainer_eval_hard(dlca_trainer *t, dlca_eval *out) {
 int dlca_trainer_set_lr(dlca_trainer *t, float lr) {
   if (!t) return dlca__fail(DLCA_EINVAL, "dlca_trainer_set_lr: NULL trainer");
   if (!(lr > 0) || !isfinite(lr)) return dlca__fail(DLCA_EINVAL, "dlca_trainer_set_lr: lr %g is not finite and > 0", lr);
-  /* both backends read cfg.optim.lr when they apply AdamW in the next step */
+  /* both backends read cfg.optim.lr when they apply the optimizer in the next step */
   t->cfg.optim.lr = lr;
   return DLCA_OK;
 }
@@ -169,12 +181,12 @@ int dlca_trainer_set_relax(dlca_trainer *t, const dlca_relax *r) {
     return DLCA_OK;
   }
   const size_t P = t->model->n_params;
-  float *p = malloc(sizeof(float) * P), *m = malloc(sizeof(float) * P), *v = malloc(sizeof(float) * P);
-  if (!p || !m || !v) {
-    free(p), free(m), free(v);
+  float *p = malloc(sizeof(float) * P), *sl = malloc(sizeof(float) * (t->n_slots * P + 1));
+  if (!p || !sl) {
+    free(p), free(sl);
     return dlca__fail(DLCA_ENOMEM, "dlca_trainer_set_relax: out of memory for %zu logits", P);
   }
-  if ((rc = t->ops->get_params(t, p)) || (rc = t->ops->get_moments(t, m, v))) goto out;
+  if ((rc = t->ops->get_params(t, p)) || (rc = t->ops->get_slots(t, sl))) goto out;
   t->ops->destroy(t);
   t->impl = NULL;
   t->cfg.relax = *r;
@@ -187,14 +199,14 @@ int dlca_trainer_set_relax(dlca_trainer *t, const dlca_relax *r) {
     if (rc2) goto out; /* the first error is the one to report; the trainer is now unusable */
   }
   int rc3 = t->ops->set_params(t, p);
-  if (!rc3) rc3 = t->ops->set_moments(t, m, v);
+  if (!rc3) rc3 = t->ops->set_slots(t, sl);
   if (!rc3 && t->target) rc3 = t->ops->sync_target(t);
   if (!rc3 && t->input) rc3 = t->ops->sync_input(t);
   if (!rc3 && t->masks) rc3 = t->ops->sync_masks(t);
   if (!rc) rc = rc3;
   t->stepped = 0, t->evaluated = 0;
 out:
-  free(p), free(m), free(v);
+  free(p), free(sl);
   return rc;
 }
 

@@ -21,8 +21,10 @@ typedef struct dlca_trainer_ops {
   int (*set_params)(dlca_trainer *t, const float *p);
   int (*get_grad)(dlca_trainer *t, float *g);
   int (*get_state)(dlca_trainer *t, int hard, float *s);
-  int (*get_moments)(dlca_trainer *t, float *m, float *v);
-  int (*set_moments)(dlca_trainer *t, const float *m, const float *v);
+  /* The optimizer's state: t->n_slots slots of P floats each, slot-major,
+   * in the model's order (s may be NULL when n_slots is 0). */
+  int (*get_slots)(dlca_trainer *t, float *s);
+  int (*set_slots)(dlca_trainer *t, const float *s);
 } dlca_trainer_ops;
 
 struct dlca_trainer {
@@ -30,6 +32,7 @@ struct dlca_trainer {
   dlca_context *ctx;       /* NULL for the CPU reference */
   dlca_model *model;       /* the trainer's own copy: shape and wires */
   dlca_train_config cfg;
+  size_t n_slots;          /* the optimizer's state slots (dlca__train_slots) */
   uint64_t epoch;          /* epochs done; the next step is this epoch */
   size_t grid;             /* floats in one batch of grids: B*H*W*C */
   float *target;           /* [B][H][W][C], NULL until set */
@@ -39,5 +42,22 @@ struct dlca_trainer {
   int evaluated;           /* eval_hard has run: hard state exists */
   void *impl;
 };
+
+/* ---- optim.c: the trainer's optimizer (issue 32) ---- */
+/* Checks the optimizer part of a configuration (the clip, the lr, and
+ * AdamW's or the suite's hyperparameters), naming the first bad value. */
+int dlca__train_optim_check(const dlca_train_config *c);
+/* The state slots the configuration's optimizer keeps per logit. */
+size_t dlca__train_slots(const dlca_train_config *c);
+/* The suite's configuration with the trainer's lr (use_suite). */
+dlca_optim_config dlca__train_suite(const dlca_train_config *c);
+/* The optimizer's name: "adamw" for the default, else the suite kind's. */
+const char *dlca__train_optim_name(const dlca_train_config *c);
+/* What slot `slot` holds ("Adam second moment"), and whether its values
+ * are never negative (*nonneg). */
+const char *dlca__train_slot_name(const dlca_train_config *c, size_t slot, int *nonneg);
+/* The value every float of slot `slot` starts from (Adagrad's
+ * initial_accumulator_value; 0 otherwise). */
+float dlca__train_slot_init(const dlca_train_config *c, size_t slot);
 
 #endif

@@ -14,7 +14,7 @@ void dlca__clt_destroy(dlca_trainer *t) {
   cl_kernel ks[] = {st->k_coef, st->k_start, st->k_fwd, st->k_bwd, st->k_adamw, st->k_eval, st->k_perc};
   for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
     if (ks[i]) clReleaseKernel(ks[i]);
-  cl_mem *bs[] = {&st->coef_st, &st->gumbel, &st->params, &st->m, &st->v, &st->grad, &st->coef, &st->coef_hard,
+  cl_mem *bs[] = {&st->coef_st, &st->gumbel, &st->params, &st->slots, &st->grad, &st->coef, &st->coef_hard,
                   &st->wires, &st->rev, &st->states, &st->hard[0], &st->hard[1], &st->g[0], &st->g[1], &st->dP[0],
                   &st->dP[1], &st->partial, &st->loss_partial, &st->loss, &st->eval_out, &st->target, &st->input,
                   &st->masks, &st->scratch, &st->flags, &st->dU, &st->rslot, &st->rcoef, &st->pwire, &st->gkey};
@@ -44,8 +44,7 @@ int dlca__clt_alloc_buffers(dlca_trainer *t, cl_state *st) {
   const size_t cells = (size_t)t->cfg.batch * t->cfg.height * t->cfg.width;
   const buf_spec bufs[] = {
       {&st->params, P * 4, "logits"},
-      {&st->m, P * 4, "Adam m"},
-      {&st->v, P * 4, "Adam v"},
+      {&st->slots, t->n_slots ? t->n_slots * P * 4 : 4, "optimizer state"},
       {&st->grad, P * 4, "gradient"},
       {&st->coef, NG * 16, "gate coefficients"},
       {&st->coef_hard, NG * 16, "hard gate coefficients"},

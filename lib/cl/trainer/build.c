@@ -33,6 +33,21 @@ static void shape_options(const dlca_trainer *t, const cl_shape *s, char *opts) 
     strncat(opts, " -DSPIN_MAX=0x80000000u", OPTS - strlen(opts) - 1);
 }
 
+/* The optimizer of the configuration (issue 32): OPTIM and the rule's
+ * flags for adamw.cl, constants of the program like the model's shape. The
+ * default AdamW adds nothing, so that its program is the one it always was;
+ * a suite rule is built with correctly rounded division and square root,
+ * as the optimizer suite's program is, to give its twin's bits. */
+static void optim_options(const dlca_trainer *t, char *opts) {
+  const dlca_optim_config *c = &t->cfg.suite;
+  if (!t->cfg.use_suite) return;
+  size_t len = strlen(opts);
+  snprintf(opts + len, OPTS - len,
+           " -DOPTIM=%d -DOPT_MOMENTUM=%d -DOPT_NESTEROV=%d -DOPT_WD=%d -DOPT_AMSGRAD=%d -DOPT_CENTERED=%d"
+           " -cl-fp32-correctly-rounded-divide-sqrt",
+           1 + c->kind, c->momentum != 0, c->nesterov != 0, c->weight_decay != 0, c->amsgrad != 0, c->centered != 0);
+}
+
 /* The layers' sizes and fan-outs, the push's tail and offsets, the loss
  * channels and the register cap. */
 static void layer_options(const dlca_trainer *t, const cl_shape *s, char *opts) {
@@ -94,6 +109,7 @@ int dlca__clt_build(dlca_trainer *t, cl_state *st, cl_program *prog, cl_program 
   shape_options(t, s, opts);
   layer_options(t, s, opts);
   perception_options(t->model, s, opts);
+  optim_options(t, opts);
   int rc = strlen(opts) + 1 >= OPTS
                ? dlca__fail(DLCA_ECONFIG, "the model is too large for the device trainer's build options")
                : dlca__program_get(t->ctx, KFILE, opts, prog, NULL);

@@ -58,7 +58,9 @@ typedef struct cl_state {
   cl_kernel k_coef, k_start, k_fwd, k_bwd, k_adamw, k_eval;
   cl_kernel k_perc;       /* trainer.cl's dlca_backward_perc under PSPLIT, or NULL */
   cl_mem dU;              /* PSPLIT: the update input's gradient of every cell (one step), or a placeholder */
-  cl_mem params, m, v, grad, coef, coef_hard, wires, rev;
+  cl_mem params, slots, grad, coef, coef_hard, wires, rev;
+  /* (slots: the optimizer's state, t->n_slots slots of P floats in the
+   * device's order, AdamW's m then v; a 4-byte placeholder with none) */
   cl_mem rslot, rcoef;    /* each update gate's two slots in rev; the coefficients in rev's order (dlca_coef) */
   cl_mem pwire;           /* BWD_PUSH: each update gate's inputs, gradient slots and output's slots, then each
                            * update input's slots (trainer.cl) */
@@ -126,6 +128,9 @@ const dlca_model *dlca__clt_device_model(const dlca_trainer *t);
 int dlca__clt_reorder_model(dlca_trainer *t, cl_state *st);
 int dlca__clt_upload_params(dlca_trainer *t, cl_mem buf, const float *ext, const char *what);
 int dlca__clt_download_params(dlca_trainer *t, cl_mem buf, float *ext, const char *what);
+/* The same for P floats at float offset `at` of buf (the state slots). */
+int dlca__clt_upload_params_at(dlca_trainer *t, cl_mem buf, size_t at, const float *ext, const char *what);
+int dlca__clt_download_params_at(dlca_trainer *t, cl_mem buf, size_t at, float *ext, const char *what);
 
 /* ---- build.c ---- */
 int dlca__clt_build(dlca_trainer *t, cl_state *st, cl_program *prog, cl_program *step_prog);

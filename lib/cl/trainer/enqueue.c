@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 #include "cl/trainer/cl_trainer.h"
+#include "optim/internal.h"
 
 /* clSetKernelArg in sequence; stops at the first error. */
 typedef struct argset {
@@ -175,12 +176,19 @@ static int enqueue_adamw(dlca_trainer *t) {
   cl_float bc1 = (float)(1.0 - pow(o->beta1, step)), bc2 = (float)(1.0 - pow(o->beta2, step));
   cl_float gn_sigma = dlca__grad_noise_sigma(t->cfg.relax.grad_noise, (uint64_t)step);
   relax_args r = relax_of(t);
+  /* the suite's scalars of this step (unused by the default AdamW) */
+  dlca__optim_scalars k;
+  memset(&k, 0, sizeof k);
+  if (t->cfg.use_suite) {
+    const dlca_optim_config c = dlca__train_suite(&t->cfg);
+    (void)dlca__optim_scalars_at(&c, (uint64_t)step, &k); /* fails only on NULL */
+  }
   argset a = {st->k_adamw, 0, 0};
-  ARG(&a, st->params), ARG(&a, st->grad), ARG(&a, st->m), ARG(&a, st->v), ARG(&a, st->partial), ARG(&a, nwg);
+  ARG(&a, st->params), ARG(&a, st->grad), ARG(&a, st->slots), ARG(&a, st->partial), ARG(&a, nwg);
   ARG(&a, st->loss_partial), ARG(&a, st->loss), ARG(&a, st->flags), ARG(&a, units), ARG(&a, lr), ARG(&a, b1);
   ARG(&a, b2), ARG(&a, eps), ARG(&a, wd);
   ARG(&a, clip), ARG(&a, bc1), ARG(&a, bc2), ARG(&a, st->gumbel), ARG(&a, r.use_gumbel), ARG(&a, r.key);
-  ARG(&a, r.inv_tau), ARG(&a, gn_sigma), ARG(&a, st->gkey);
+  ARG(&a, r.inv_tau), ARG(&a, gn_sigma), ARG(&a, st->gkey), ARG(&a, k);
   int rc = arg_done(&a, "dlca_adamw");
   size_t ng = dlca__model_n_gates(t->model), lws = 64, gws = (ng + 63) / 64 * 64;
   return rc ? rc : dlca__launch(t->ctx, st->k_adamw, "adamw", 1, &gws, &lws);

@@ -13,7 +13,7 @@ size_t dlca__clt_backward_groups(const dlca_train_config *cfg, unsigned cu, int 
 size_t dlca__clt_footprint(const dlca_model *m, const dlca_train_config *cfg, const cl_shape *s, size_t nwg) {
   size_t P = m->n_params, NG = dlca__model_n_gates(m), grid = (size_t)cfg->batch * cfg->height * cfg->width * s->C;
   size_t cells = (size_t)cfg->batch * cfg->height * cfg->width;
-  size_t f = 4 * P * sizeof(float) + 2 * NG * 4 * sizeof(float);
+  size_t f = (2 + dlca__train_slots(cfg)) * P * sizeof(float) + 2 * NG * 4 * sizeof(float); /* logits, grad, state */
   f += (s->n_wires + 2 * s->n_rev) * sizeof(int);
   f += 2 * (size_t)s->NGU * sizeof(int) + 2 * s->n_rev * sizeof(float); /* rslot, rcoef */
   f += ((size_t)cfg->steps + 1 + 2 + 2 + 2) * grid * sizeof(float); /* states, hard, g, target/input */

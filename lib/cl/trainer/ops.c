@@ -46,16 +46,22 @@ static int cl_get_state(dlca_trainer *t, int hard, float *s) {
   return dlca__download(t->ctx, st->states, (size_t)t->cfg.steps * t->grid * 4, t->grid * 4, s, "soft state");
 }
 
-static int cl_get_moments(dlca_trainer *t, float *m, float *v) {
+static int cl_get_slots(dlca_trainer *t, float *s) {
   cl_state *st = t->impl;
-  int rc = dlca__clt_download_params(t, st->m, m, "Adam m");
-  return rc ? rc : dlca__clt_download_params(t, st->v, v, "Adam v");
+  const size_t P = t->model->n_params;
+  int rc = DLCA_OK;
+  for (size_t k = 0; k < t->n_slots && !rc; k++)
+    rc = dlca__clt_download_params_at(t, st->slots, k * P, s + k * P, "optimizer state");
+  return rc;
 }
 
-static int cl_set_moments(dlca_trainer *t, const float *m, const float *v) {
+static int cl_set_slots(dlca_trainer *t, const float *s) {
   cl_state *st = t->impl;
-  int rc = dlca__clt_upload_params(t, st->m, m, "Adam m");
-  return rc ? rc : dlca__clt_upload_params(t, st->v, v, "Adam v");
+  const size_t P = t->model->n_params;
+  int rc = DLCA_OK;
+  for (size_t k = 0; k < t->n_slots && !rc; k++)
+    rc = dlca__clt_upload_params_at(t, st->slots, k * P, s + k * P, "optimizer state");
+  return rc;
 }
 
 int dlca__cl_trainer_wg(const dlca_trainer *t) {
@@ -103,5 +109,5 @@ int dlca__cl_trainer_persist(const dlca_trainer *t) {
 const dlca_trainer_ops dlca__cl_trainer_ops = {
     "cl",           dlca__clt_init,       dlca__clt_destroy,   dlca__clt_sync_target, dlca__clt_sync_input,
     dlca__clt_sync_masks, dlca__clt_step,  dlca__clt_loss,      dlca__clt_eval_hard,   cl_get_params,
-    cl_set_params,  cl_get_grad,          cl_get_state,        cl_get_moments,        cl_set_moments,
+    cl_set_params,  cl_get_grad,          cl_get_state,        cl_get_slots,          cl_set_slots,
 };

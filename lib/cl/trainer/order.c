@@ -41,24 +41,32 @@ int dlca__clt_reorder_model(dlca_trainer *t, cl_state *st) {
 /* Logits (and their gradients and moments) between the model's order (ext)
  * and the device's (dev), through a host buffer. */
 int dlca__clt_upload_params(dlca_trainer *t, cl_mem buf, const float *ext, const char *what) {
+  return dlca__clt_upload_params_at(t, buf, 0, ext, what);
+}
+
+int dlca__clt_download_params(dlca_trainer *t, cl_mem buf, float *ext, const char *what) {
+  return dlca__clt_download_params_at(t, buf, 0, ext, what);
+}
+
+int dlca__clt_upload_params_at(dlca_trainer *t, cl_mem buf, size_t at, const float *ext, const char *what) {
   const cl_state *st = t->impl;
   const size_t P = t->model->n_params;
-  if (!st->pmap) return dlca__upload(t->ctx, buf, 0, P * 4, ext, what);
+  if (!st->pmap) return dlca__upload(t->ctx, buf, at * 4, P * 4, ext, what);
   float *dev = malloc(sizeof(float) * (P ? P : 1));
   if (!dev) return dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory");
   for (size_t i = 0; i < P; i++) dev[i] = ext[st->pmap[i]];
-  int rc = dlca__upload(t->ctx, buf, 0, P * 4, dev, what);
+  int rc = dlca__upload(t->ctx, buf, at * 4, P * 4, dev, what);
   free(dev);
   return rc;
 }
 
-int dlca__clt_download_params(dlca_trainer *t, cl_mem buf, float *ext, const char *what) {
+int dlca__clt_download_params_at(dlca_trainer *t, cl_mem buf, size_t at, float *ext, const char *what) {
   const cl_state *st = t->impl;
   const size_t P = t->model->n_params;
-  if (!st->pmap) return dlca__download(t->ctx, buf, 0, P * 4, ext, what);
+  if (!st->pmap) return dlca__download(t->ctx, buf, at * 4, P * 4, ext, what);
   float *dev = malloc(sizeof(float) * (P ? P : 1));
   if (!dev) return dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory");
-  int rc = dlca__download(t->ctx, buf, 0, P * 4, dev, what);
+  int rc = dlca__download(t->ctx, buf, at * 4, P * 4, dev, what);
   if (!rc)
     for (size_t i = 0; i < P; i++) ext[st->pmap[i]] = dev[i];
   free(dev);

@@ -133,7 +133,8 @@ static int upload_gate_keys(dlca_trainer *t, cl_state *st) {
   return rc;
 }
 
-/* Zeroes what starts at zero: the Adam moments, the gradient, the reverse
+/* Zeroes what starts at zero (the optimizer's state slots start at their
+ * initial value, Adagrad's initial_accumulator_value): the gradient, the reverse
  * coefficients' padding, the step flags with the status word, and the loss
  * slots past the backward's groups (PERC_GROUPS_PER_CU), never written. */
 static int clear_state(dlca_trainer *t, cl_state *st) {
@@ -142,14 +143,17 @@ static int clear_state(dlca_trainer *t, cl_state *st) {
   const size_t P = t->model->n_params;
   float zero = 0.0f;
   cl_int izero = 0;
-  cl_int err = clEnqueueFillBuffer(q, st->m, &zero, 4, 0, P * 4, 0, NULL, NULL);
-  if (!err) err = clEnqueueFillBuffer(q, st->v, &zero, 4, 0, P * 4, 0, NULL, NULL);
+  cl_int err = CL_SUCCESS;
+  for (size_t k = 0; k < t->n_slots && !err; k++) {
+    const float v0 = dlca__train_slot_init(&t->cfg, k);
+    err = clEnqueueFillBuffer(q, st->slots, &v0, 4, k * P * 4, P * 4, 0, NULL, NULL);
+  }
   if (!err) err = clEnqueueFillBuffer(q, st->grad, &zero, 4, 0, P * 4, 0, NULL, NULL);
   if (!err) err = clEnqueueFillBuffer(q, st->rcoef, &zero, 4, 0, s->n_rev * 8 + 8, 0, NULL, NULL);
   if (!err) err = clEnqueueFillBuffer(q, st->flags, &izero, 4, 0, (s->units + 1) * 4, 0, NULL, NULL);
   if (!err) err = clEnqueueFillBuffer(q, st->loss_partial, &zero, 4, 0, (size_t)s->nslots * 4, 0, NULL, NULL);
   if (err)
-    return dlca__fail_cl(err, "OpenCL trainer: clearing the Adam moments, reverse coefficients and step flags: %s",
+    return dlca__fail_cl(err, "OpenCL trainer: clearing the optimizer state, reverse coefficients and step flags: %s",
                          dlca__cl_error_name(err));
   return DLCA_OK;
 }
