@@ -163,6 +163,10 @@ START_TEST(json_corrupt) {
           "layers[0].kernel: 0 is not in [1, 64]");
   corrupt(d, "{\"format\": \"dlca-model\"}", DLCA_EPARSE, "format: expected \"dlca-net\"");
   corrupt(d, HEAD "[]}", DLCA_EPARSE, "layers: expected an array of 1 to 64");
+  /* a short file asking for a gigabyte of weights is refused before they are allocated */
+  corrupt(d, "{\"format\": \"dlca-net\", \"version\": 1, \"input\": [4096], \"loss\": \"mse\", \"layers\": "
+             "[{\"type\": \"dense\", \"units\": 65536, \"weight\": [1], \"bias\": [0]}]}",
+          DLCA_EMODEL, "layers[0].weight: expected 268435456 numbers for the layer's shape, found 1");
   ck_assert_int_eq(dlca_net_load("/nonexistent/x.json", &net), DLCA_EIO);
 }
 END_TEST

@@ -129,6 +129,9 @@ static int read_layer(const char *file, json_t *o, size_t i, dlca_net_layer *l) 
   return rc;
 }
 
+/* layers[i].key: an array of n numbers (out NULL: its length only, checked
+ * before the parameters are allocated, so that a short file cannot ask for
+ * gigabytes). */
 static int read_floats(const char *file, json_t *o, size_t i, const char *key, size_t n, float *out) {
   json_t *a = json_object_get(o, key);
   if (!json_is_array(a))
@@ -136,7 +139,7 @@ static int read_floats(const char *file, json_t *o, size_t i, const char *key, s
   if (json_array_size(a) != n)
     return dlca__fail(DLCA_EMODEL, "%s: layers[%zu].%s: expected %zu numbers for the layer's shape, found %zu", file,
                       i, key, n, json_array_size(a));
-  for (size_t e = 0; e < n; e++) {
+  for (size_t e = 0; out && e < n; e++) {
     json_t *v = json_array_get(a, e);
     if (!json_is_number(v))
       return BAD("%s: layers[%zu].%s[%zu]: expected a number, found %s", file, i, key, e, dlca__json_type(v));
@@ -146,6 +149,19 @@ static int read_floats(const char *file, json_t *o, size_t i, const char *key, s
     out[e] = (float)d;
   }
   return DLCA_OK;
+}
+
+/* Every weight and bias of the file into net's parameters (params NULL: the counts only). */
+static int read_params(const char *file, json_t *arr, dlca_net *net, float *params) {
+  int rc = DLCA_OK;
+  for (size_t i = 0; !rc && i < net->n_layers; i++) {
+    if (!dlca__net_has_params(&net->layers[i])) continue;
+    float *w = params ? params + net->poff[i] : NULL;
+    json_t *o = json_array_get(arr, i);
+    rc = read_floats(file, o, i, "weight", net->wsize[i], w);
+    if (!rc) rc = read_floats(file, o, i, "bias", dlca__net_bsize(net, i), w ? w + net->wsize[i] : NULL);
+  }
+  return rc;
 }
 
 /* The header fields and the input shape into spec. */
@@ -194,15 +210,10 @@ static int from_json(const char *file, json_t *root, dlca_net **out) {
     rc = dlca__fail(DLCA_EMODEL, "%s", why);
   }
   free(ls);
+  if (!rc) rc = read_params(file, arr, net, NULL);
   if (!rc && !(net->params = malloc((net->n_params ? net->n_params : 1) * sizeof(float))))
     rc = dlca__fail(DLCA_ENOMEM, "%s: out of host memory for %zu parameters", file, net->n_params);
-  for (size_t i = 0; !rc && i < L; i++) {
-    if (!dlca__net_has_params(&net->layers[i])) continue;
-    float *w = net->params + net->poff[i];
-    json_t *o = json_array_get(arr, i);
-    rc = read_floats(file, o, i, "weight", net->wsize[i], w);
-    if (!rc) rc = read_floats(file, o, i, "bias", dlca__net_bsize(net, i), w + net->wsize[i]);
-  }
+  if (!rc) rc = read_params(file, arr, net, net->params);
   if (rc) dlca_net_free(net);
   else *out = net;
   return rc;

@@ -16,7 +16,7 @@ FUZZ_LIBS = $(shell pkg-config --libs $(PKGS)) -lm
 
 LIB_OBJ = $(patsubst $(TOP)/%.c,$(OUT)/obj/%.o,$(wildcard $(TOP)/lib/*/*.c $(TOP)/lib/*/*/*.c))
 
-HARNESSES = model tuning checkpoint checkpoint_sealed cache image annotations
+HARNESSES = model tuning checkpoint checkpoint_sealed cache image annotations net
 all: $(addprefix $(OUT)/fuzz_,$(HARNESSES))
 
 $(OUT)/obj/%.o: $(TOP)/%.c
