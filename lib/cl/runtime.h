@@ -210,6 +210,8 @@ struct dlca_context {
   /* dense.cl's program and tuned values for the ops' hot path, freed with
    * the context (lib/ops/cl_blas_cache.c) */
   struct dlca__blas_cache *blas_cache;
+  /* ops.cl's program and tuned values for every op launcher (lib/ops/cl_ops_cache.c) */
+  struct dlca__ops_cache *ops_cache;
 
   int profiling;
   dlca__pending *pending;
@@ -217,6 +219,8 @@ struct dlca_context {
   dlca_kernel_profile *profile;
   size_t n_profile;
 };
+/* Frees ctx's ops_cache (lib/ops/cl_ops_cache.c); dlca_context_free calls it. */
+void dlca__ops_cache_free(dlca_context *ctx);
 
 /* DLCA_CL_BUILD_OPTIONS, or NULL where unset or empty (context.c): the only
  * reader of that variable. */

@@ -12,8 +12,8 @@
 /* The kernel `name` of elementwise.cl and the work-group size it was built with. */
 int dlca__ops_cl_kernel(dlca_context *ctx, const char *tunable, const char *name, cl_kernel *k, size_t *wg) {
   cl_program prog;
-  int v, rc = dlca__program_get(ctx, EW_FILE, NULL, &prog, NULL);
-  if (rc || (rc = dlca__tunable(ctx, EW_FILE, tunable, &v))) return rc;
+  int v, rc = dlca__ops_cl_program(ctx, EW_FILE, tunable, &prog, &v);
+  if (rc) return rc;
   if ((size_t)v > ctx->info.max_work_group)
     return dlca__fail(DLCA_ECONFIG, "%s: %s %d is over the device's largest work-group, %zu", EW_FILE, tunable, v,
                       ctx->info.max_work_group);
