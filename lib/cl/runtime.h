@@ -212,6 +212,8 @@ struct dlca_context {
   struct dlca__blas_cache *blas_cache;
   /* ops.cl's program and tuned values for every op launcher (lib/ops/cl_ops_cache.c) */
   struct dlca__ops_cache *ops_cache;
+  /* the rSVD's buffers and kernels, kept between calls (lib/ops/rsvd_cl.c) */
+  struct dlca__rsvd_cl *rsvd_scratch;
 
   int profiling;
   dlca__pending *pending;
@@ -221,6 +223,8 @@ struct dlca_context {
 };
 /* Frees ctx's ops_cache (lib/ops/cl_ops_cache.c); dlca_context_free calls it. */
 void dlca__ops_cache_free(dlca_context *ctx);
+/* Frees ctx's rsvd_scratch (lib/ops/rsvd_cl.c); dlca_context_free calls it. */
+void dlca__rsvd_scratch_free(dlca_context *ctx);
 
 /* DLCA_CL_BUILD_OPTIONS, or NULL where unset or empty (context.c): the only
  * reader of that variable. */

@@ -13,27 +13,61 @@
 #include "ops/rsvd_case.h"
 #include "ops/rsvd_int.h"
 
-static void release(dlca__rsvd_cl *s) {
-  clFinish(s->ctx->queue); /* writes from s->hg may still be queued on an error path */
-  cl_mem *b[] = {&s->q[0], &s->q[1], &s->z[0], &s->z[1], &s->g, &s->f};
-  for (int i = 0; i < 6; i++)
-    if (*b[i]) clReleaseMemObject(*b[i]), *b[i] = NULL;
-  free(s->hg), free(s->work);
+static void destroy(dlca__rsvd_cl *s) {
+  if (!s) return;
+  cl_mem *b[] = {&s->q[0], &s->q[1], &s->z[0], &s->z[1], &s->g, &s->f, &s->part, &s->fac};
+  for (int i = 0; i < 8; i++)
+    if (*b[i]) clReleaseMemObject(*b[i]);
+  dlca__rsvd_kernels_free(s);
+  free(s->hg), free(s->work), free(s->small), free(s);
 }
 
-static int alloc(dlca__rsvd_cl *s) {
-  size_t l = s->l, f = sizeof(float);
-  const size_t n[] = {s->m * l, s->m * l, s->n * l, s->n * l, l * l, l * l};
-  cl_mem *b[] = {&s->q[0], &s->q[1], &s->z[0], &s->z[1], &s->g, &s->f};
+void dlca__rsvd_scratch_free(dlca_context *ctx) {
+  destroy(ctx->rsvd_scratch);
+  ctx->rsvd_scratch = NULL;
+}
+
+/* The context's scratch, taken out of it (a new one where none is there or another call holds it). */
+static int take(dlca_context *ctx, dlca__rsvd_cl **out) {
+  pthread_mutex_lock(&ctx->lock);
+  *out = ctx->rsvd_scratch, ctx->rsvd_scratch = NULL;
+  pthread_mutex_unlock(&ctx->lock);
+  if (!*out && !(*out = calloc(1, sizeof **out))) return dlca__fail(DLCA_ENOMEM, "rsvd: out of host memory");
+  (*out)->ctx = ctx;
+  return DLCA_OK;
+}
+
+/* Gives s back to the context (after the queue drains where the call failed: writes from s->hg may be queued). */
+static void give_back(dlca__rsvd_cl *s, int rc) {
+  dlca_context *ctx = s->ctx;
+  if (rc) clFinish(ctx->queue);
+  pthread_mutex_lock(&ctx->lock);
+  if (!ctx->rsvd_scratch) ctx->rsvd_scratch = s, s = NULL;
+  pthread_mutex_unlock(&ctx->lock);
+  destroy(s);
+}
+
+/* Device buffers and host arrays for s->m, s->n, s->l, kept where they are large enough. */
+static int fit(dlca__rsvd_cl *s, int dev) {
+  size_t l = s->l, f = sizeof(float), rows = s->m > s->n ? s->m : s->n, chunk = dlca__rsvd_chunk(rows);
+  size_t np = dev ? (rows + chunk - 1) / chunk : 1;
+  const size_t n[] = {s->m * l, s->m * l, s->n * l, s->n * l, l * l, l * l, np * l * l, 2 * l * l + DLCA__RSVD_FLAGS};
+  cl_mem *b[] = {&s->q[0], &s->q[1], &s->z[0], &s->z[1], &s->g, &s->f, &s->part, &s->fac};
   int rc = DLCA_OK;
-  for (int i = 0; !rc && i < 6; i++) rc = dlca__buffer(s->ctx, n[i] * f, "rsvd sketch", b[i]);
-  s->hg = malloc(4 * f * l * l), s->work = malloc(sizeof(double) * (4 * l * l + 2 * l));
-  if (!rc && (!s->hg || !s->work)) rc = dlca__fail(DLCA_ENOMEM, "rsvd: out of host memory");
-  return rc;
+  for (int i = 0; !rc && i < 8; i++) {
+    if (s->cap[i] >= n[i] * f) continue;
+    if (*b[i]) clReleaseMemObject(*b[i]), *b[i] = NULL, s->cap[i] = 0;
+    if (!(rc = dlca__buffer(s->ctx, n[i] * f, "rsvd sketch", b[i]))) s->cap[i] = n[i] * f;
+  }
+  if (rc || s->host_l >= l) return rc;
+  free(s->hg), free(s->work), free(s->small);
+  s->hg = malloc(f * (4 * l * l + DLCA__RSVD_FLAGS)), s->work = malloc(sizeof(double) * (4 * l * l + 2 * l));
+  s->small = malloc(sizeof(double) * (4 * l * l + l));
+  s->host_l = s->hg && s->work && s->small ? l : 0;
+  return s->host_l ? DLCA_OK : dlca__fail(DLCA_ENOMEM, "rsvd: out of host memory");
 }
 
-/* out (m x l) = A x (x n x l), or with at: out (n x l) = A^T x (x m x l). */
-static int times_a(dlca__rsvd_cl *s, int at, cl_mem x, cl_mem out) {
+int dlca__rsvd_times_a(dlca__rsvd_cl *s, int at, cl_mem x, cl_mem out) {
   dlca__gemm g = {.trans_a = at,
                   .m = at ? s->n : s->m,
                   .n = s->l,
@@ -46,30 +80,18 @@ static int times_a(dlca__rsvd_cl *s, int at, cl_mem x, cl_mem out) {
   return dlca__ops_cl_gemm(s->ctx, &g, s->a, x, out);
 }
 
-static int gauss(dlca__rsvd_cl *s, uint64_t seed) {
-  cl_kernel k;
-  size_t wg;
-  int rc = dlca__ops_cl_kernel(s->ctx, "RSVD_WG", "dlca_rsvd_gauss", &k, &wg);
-  if (rc) return rc;
-  cl_uint rows = (cl_uint)s->n, l = (cl_uint)s->l;
-  cl_ulong sd = seed;
-  size_t sizes[] = {sizeof(cl_mem), sizeof rows, sizeof l, sizeof sd};
-  const void *args[] = {&s->z[0], &rows, &l, &sd};
-  return dlca__ops_cl_launch(s->ctx, k, "dlca_rsvd_gauss", wg, s->n * s->l, 4, sizes, args);
-}
-
 /* Q (s->q[0], m x l) and Z = orth(A^T Q) (s->z[0], n x l) with A^T Q = Z R. */
 static int subspace(dlca__rsvd_cl *s, const dlca__rsvd *p, double *r) {
   int rc;
-  if ((rc = gauss(s, p->seed)) || (rc = times_a(s, 0, s->z[0], s->q[0])) ||
+  if ((rc = dlca__rsvd_gauss_cl(s, p->seed)) || (rc = dlca__rsvd_times_a(s, 0, s->z[0], s->q[0])) ||
       (rc = dlca__rsvd_orth(s, s->q, s->m, p->power_iters ? 1 : 2, NULL)))
     return rc;
   for (size_t it = 0; it < p->power_iters; it++)
-    if ((rc = times_a(s, 1, s->q[0], s->z[0])) || (rc = dlca__rsvd_orth(s, s->z, s->n, 1, NULL)) ||
-        (rc = times_a(s, 0, s->z[0], s->q[0])) ||
+    if ((rc = dlca__rsvd_times_a(s, 1, s->q[0], s->z[0])) || (rc = dlca__rsvd_orth(s, s->z, s->n, 1, NULL)) ||
+        (rc = dlca__rsvd_times_a(s, 0, s->z[0], s->q[0])) ||
         (rc = dlca__rsvd_orth(s, s->q, s->m, it + 1 == p->power_iters ? 2 : 1, NULL)))
       return rc;
-  if ((rc = times_a(s, 1, s->q[0], s->z[0]))) return rc;
+  if ((rc = dlca__rsvd_times_a(s, 1, s->q[0], s->z[0]))) return rc;
   return dlca__rsvd_orth(s, s->z, s->n, 2, r);
 }
 
@@ -102,25 +124,42 @@ static int shapes(dlca_context *ctx, const dlca__rsvd *p, const dlca_tensor *a, 
   return DLCA_OK;
 }
 
+/* The device path where the kernels can hold l and q, and RSVD_DEV (a tunable of ops.cl, 1 by default) is on. */
+static int use_dev(dlca__rsvd_cl *s, const dlca__rsvd *p, int *dev) {
+  cl_program prog;
+  int on, rc = dlca__ops_cl_program(s->ctx, "ops.cl", "RSVD_DEV", &prog, &on);
+  *dev = !rc && on && s->l <= DLCA__RSVD_LMAX && 2 * p->power_iters + 4 <= DLCA__RSVD_FLAGS &&
+         s->ctx->info.max_work_group >= 256 && s->ctx->info.local_mem >= 40000;
+  return rc;
+}
+
+/* U, S, V from Q, Z and the R of A^T Q = Z R (in s->small). */
+static int finish(dlca__rsvd_cl *s, size_t k, dlca_tensor *u, dlca_tensor *sv, dlca_tensor *v, double *s_host) {
+  size_t l = s->l;
+  double *r = s->small, *ur = r + l * l, *vr = r + 2 * l * l, *sg = r + 3 * l * l;
+  int rc;
+  if ((rc = dlca__rsvd_small_svd(l, r, ur, sg, vr)) || (rc = times_small(s, s->q[0], s->m, k, ur, u->buf, s->g, 2)) ||
+      (rc = times_small(s, s->z[0], s->n, k, vr, v->buf, s->f, 3)))
+    return rc;
+  for (size_t i = 0; i < k; i++) s->hg[i] = (float)sg[i];
+  rc = dlca__upload(s->ctx, sv->buf, 0, sizeof(float) * k, s->hg, "rsvd: S"); /* drains the writes before */
+  if (!rc && s_host) memcpy(s_host, sg, sizeof(double) * k);
+  return rc;
+}
+
 int dlca__ops_cl_rsvd(dlca_context *ctx, const dlca__rsvd *p, const dlca_tensor *a, dlca_tensor *u, dlca_tensor *sv,
                       dlca_tensor *v, double *s_host) {
-  int rc = shapes(ctx, p, a, u, sv, v);
-  if (rc) return rc;
-  dlca__rsvd_cl s = {.ctx = ctx, .m = a->shape[0], .n = a->shape[1], .a = a->buf};
-  size_t mn = s.m < s.n ? s.m : s.n, k = p->rank;
-  s.l = k + p->oversample < mn ? k + p->oversample : mn;
-  size_t l = s.l;
-  double *small = malloc(sizeof(double) * (4 * l * l + l));
-  if (!small) return dlca__fail(DLCA_ENOMEM, "rsvd: out of host memory");
-  double *r = small, *ur = small + l * l, *vr = small + 2 * l * l, *sg = small + 3 * l * l;
-  if (!(rc = alloc(&s)) && !(rc = subspace(&s, p, r)) && !(rc = dlca__rsvd_small_svd(l, r, ur, sg, vr)) &&
-      !(rc = times_small(&s, s.q[0], s.m, k, ur, u->buf, s.g, 2)))
-    rc = times_small(&s, s.z[0], s.n, k, vr, v->buf, s.f, 3);
-  for (size_t i = 0; !rc && i < k; i++) s.hg[i] = (float)sg[i];
-  if (!rc) rc = dlca__upload(ctx, sv->buf, 0, sizeof(float) * k, s.hg, "rsvd: S"); /* drains the writes before */
-  if (!rc && s_host) memcpy(s_host, sg, sizeof(double) * k);
-  release(&s);
-  free(small);
+  dlca__rsvd_cl *s;
+  int rc = shapes(ctx, p, a, u, sv, v), dev = 0, ok = 0;
+  if (rc || (rc = take(ctx, &s))) return rc;
+  s->m = a->shape[0], s->n = a->shape[1], s->a = a->buf;
+  size_t mn = s->m < s->n ? s->m : s->n, k = p->rank;
+  s->l = k + p->oversample < mn ? k + p->oversample : mn;
+  if (!(rc = use_dev(s, p, &dev)) && !(rc = fit(s, dev)) && !(rc = dlca__rsvd_kernels(s)) && dev)
+    rc = dlca__rsvd_dev_subspace(s, p, s->small, &ok);
+  if (!rc && !ok) rc = subspace(s, p, s->small);
+  if (!rc) rc = finish(s, k, u, sv, v, s_host);
+  give_back(s, rc);
   return rc;
 }
 

@@ -2,8 +2,15 @@
  * and its orthonormalisation. Internal. */
 #ifndef DLCA_OPS_RSVD_INT_H
 #define DLCA_OPS_RSVD_INT_H
+#include "ops/ref_gru.h"
 #include "ops/tensor.h"
 
+#define DLCA__RSVD_NK 5
+/* The device path's flag slots: it takes 2 q + 4 passes. */
+#define DLCA__RSVD_FLAGS 160
+
+/* The scratch of one call, kept per context between calls (ctx->rsvd_scratch, taken out while a call runs):
+ * device buffers grow to the largest shapes asked for, host arrays to the largest l. */
 typedef struct dlca__rsvd_cl {
   dlca_context *ctx;
   size_t m, n, l;
@@ -11,9 +18,36 @@ typedef struct dlca__rsvd_cl {
   cl_mem q[2];  /* Y and Q [m, l], and a spare */
   cl_mem z[2];  /* Z [n, l], and a spare */
   cl_mem g, f;  /* l x l: the Gram matrix, and R^-1 (then Ur, Vr) */
+  cl_mem part;  /* the device path's partial Gram matrices [P, l, l] */
+  cl_mem fac;   /* the device path's two kept R (2 l x l) and a flag a pass */
+  size_t cap[8]; /* the bytes of q[0] .. fac */
+  size_t host_l; /* the l that hg, work and small fit */
   float *hg;    /* host 4 l x l: the Gram matrix read back; R^-1, Ur, Vr written without waiting */
   double *work; /* host 4 l x l + 2 l */
+  double *small; /* host 4 l x l + l: R, Ur, Vr, S */
+  size_t flags; /* the device path: passes enqueued, each with its flag in fac */
+  cl_program prog; /* ops.cl's program that k were created from, and its RSVD_WG */
+  size_t wg;
+  cl_kernel k[DLCA__RSVD_NK];
 } dlca__rsvd_cl;
+
+/* The largest l that the device path (kernels-cl/ops/rsvd.cl, RSVD_LMAX) takes; above, the host path. */
+#define DLCA__RSVD_LMAX 96
+/* The rSVD's kernels into s->k (created again where ops.cl's program changed), and their release. */
+int dlca__rsvd_kernels(dlca__rsvd_cl *s);
+void dlca__rsvd_kernels_free(dlca__rsvd_cl *s);
+/* The device path's row chunk per work-group of the Gram matrix, and the number of chunks. */
+size_t dlca__rsvd_chunk(size_t rows);
+/* The device path of Q and the R of the final factorization A^T Q = Z R (as dlca__rsvd_orth's r): every pass on
+ * the device, one blocking read at the end. *ok 0 where a pass flagged a Cholesky factor that failed or was not
+ * finite: the caller runs the host path from the start. */
+int dlca__rsvd_dev_subspace(dlca__rsvd_cl *s, const dlca__rsvd *p, double *r, int *ok);
+/* r <- rp r (both upper triangular l x l); tmp l x l. */
+void dlca__rsvd_accumulate(size_t l, const double *rp, double *r, double *tmp);
+/* out (m x l) = A x (x n x l), or with at: out (n x l) = A^T x (x m x l). */
+int dlca__rsvd_times_a(dlca__rsvd_cl *s, int at, cl_mem x, cl_mem out);
+/* The Gaussian sketch into s->z[0]. */
+int dlca__rsvd_gauss_cl(dlca__rsvd_cl *s, uint64_t seed);
 
 /* x (rows x l, *x of the pair xs) <- an orthonormal basis of its columns by
  * Cholesky QR (the Gram matrix on the device, its Cholesky factor on the

@@ -38,8 +38,7 @@ static int gram(dlca__rsvd_cl *s, cl_mem x, size_t rows, double *gd, int *bad) {
   return rc;
 }
 
-/* r <- rp r (both upper triangular l x l); tmp l x l. */
-static void accumulate(size_t l, const double *rp, double *r, double *tmp) {
+void dlca__rsvd_accumulate(size_t l, const double *rp, double *r, double *tmp) {
   for (size_t i = 0; i < l; i++)
     for (size_t j = 0; j < l; j++) {
       double acc = 0;
@@ -118,10 +117,10 @@ int dlca__rsvd_orth(dlca__rsvd_cl *s, cl_mem *xs, size_t rows, int passes, doubl
   }
   for (int p = 0; !rc && !fallback && p < passes + shifted && p < 4; p++) {
     if ((rc = pass(s, xs, rows, rp, &shifted, &fallback)) || fallback) break;
-    if (r) accumulate(l, rp, r, tmp);
+    if (r) dlca__rsvd_accumulate(l, rp, r, tmp);
   }
   if (rc || !fallback) return rc;
   if ((rc = host_qr(s, xs[0], rows, rp))) return rc;
-  if (r) accumulate(l, rp, r, tmp);
+  if (r) dlca__rsvd_accumulate(l, rp, r, tmp);
   return DLCA_OK;
 }
