@@ -88,7 +88,7 @@ EXTRA_DIST += tests/dlca-parity-ops.sh
 # The optimizer suite on the device (issue 32): kernels-cl/optim against its twin.
 tests_main_SOURCES += tests/test_optim_cl.c
 # GRU and randomized SVD (issue 33): twins, vectors, device against twin.
-tests_main_SOURCES += tests/test_gru.h tests/test_gru.c tests/test_rsvd.c tests/test_gru_cl.c tests/test_gru_norm.c
+tests_main_SOURCES += tests/test_gru.h tests/test_gru.c tests/test_rsvd.c tests/test_rsvd_cl.c tests/test_gru_cl.c tests/test_gru_norm.c
 # GEMM (CLBlast) and dense (issue 31), and the tuning table's CLBlast section.
 tests_main_SOURCES += tests/test_blas.c tests/blas_util.h tests/test_blas_cl.c tests/test_blas_dense.c tests/test_blas_tuning.c
 # dlca-tune --clblast with a stand-in for CLBlast's tuner.

@@ -210,6 +210,7 @@ Suite *suite_gru(void) {
   Suite *s = suite_create("gru");
   TCase *ref = tg_tcase_ref(), *cl = tg_tcase_cl();
   tg_add_norm(ref, cl);
+  tg_add_rsvd_cl(cl);
   suite_add_tcase(s, ref);
   suite_add_tcase(s, cl);
   return s;

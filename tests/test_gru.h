@@ -6,6 +6,8 @@
 
 /* tests/test_rsvd.c: the rSVD twin against LAPACK's SVD, and its bad input. */
 void tg_add_rsvd_ref(TCase *tc);
+/* tests/test_rsvd_cl.c: the rSVD's device Cholesky QR against its twin, and the device path against the host path. */
+void tg_add_rsvd_cl(TCase *tc);
 
 /* tests/test_gru_cl.c: the device against the vectors and the twin. */
 TCase *tg_tcase_cl(void);

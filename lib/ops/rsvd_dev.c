@@ -122,3 +122,28 @@ int dlca__rsvd_dev_subspace(dlca__rsvd_cl *s, const dlca__rsvd *p, double *r, in
   if ((rc = dlca__rsvd_times_a(s, 1, s->q[0], s->z[0])) || (rc = orth(s, s->z, s->n, 2, 1))) return rc;
   return finish(s, r, ok);
 }
+
+/* One pass on its own scratch: q = x R^-1, r (l x l floats) = R, *ok 0 where the device flagged the pass. */
+int dlca__rsvd_cl_cholqr(dlca_context *ctx, cl_mem x, size_t rows, size_t l, cl_mem q, float *r, int *ok) {
+  if (!l || l > DLCA__RSVD_LMAX || !rows)
+    return dlca__fail(DLCA_EINVAL, "rsvd: Cholesky QR of %zu x %zu, expected 1 to %d columns", rows, l,
+                      DLCA__RSVD_LMAX);
+  dlca__rsvd_cl s = {.ctx = ctx, .l = l};
+  size_t chunk = dlca__rsvd_chunk(rows), np = (rows + chunk - 1) / chunk, f = sizeof(float);
+  float *h = malloc(f * (2 * l * l + 1));
+  cl_mem xs[2] = {x, q};
+  int rc = h ? DLCA_OK : dlca__fail(DLCA_ENOMEM, "rsvd: out of host memory");
+  if (!rc && !(rc = dlca__buffer(ctx, f * l * l, "rsvd: Gram", &s.g)) && !(rc = dlca__buffer(ctx, f * l * l, "R^-1", &s.f)) &&
+      !(rc = dlca__buffer(ctx, f * np * l * l, "rsvd: parts", &s.part)) &&
+      !(rc = dlca__buffer(ctx, f * (2 * l * l + 1), "rsvd: factors", &s.fac)) && !(rc = dlca__rsvd_kernels(&s)) &&
+      !(rc = pass(&s, xs, rows, 0)) && !(rc = dlca__download(ctx, s.fac, 0, f * (2 * l * l + 1), h, "rsvd: R"))) {
+    memcpy(r, h, f * l * l);
+    *ok = h[2 * l * l] == 0.0f;
+  }
+  cl_mem b[] = {s.g, s.f, s.part, s.fac};
+  for (int i = 0; i < 4; i++)
+    if (b[i]) clReleaseMemObject(b[i]);
+  dlca__rsvd_kernels_free(&s);
+  free(h);
+  return rc;
+}

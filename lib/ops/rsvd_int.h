@@ -42,6 +42,9 @@ size_t dlca__rsvd_chunk(size_t rows);
  * the device, one blocking read at the end. *ok 0 where a pass flagged a Cholesky factor that failed or was not
  * finite: the caller runs the host path from the start. */
 int dlca__rsvd_dev_subspace(dlca__rsvd_cl *s, const dlca__rsvd *p, double *r, int *ok);
+/* One device pass of Cholesky QR for the tests: q (rows x l) = x R^-1 with G = x^T x = R^T R, r (l x l floats,
+ * row-major) = R; *ok 0 where the pass flagged a pivot that was not positive and finite. l <= DLCA__RSVD_LMAX. */
+int dlca__rsvd_cl_cholqr(dlca_context *ctx, cl_mem x, size_t rows, size_t l, cl_mem q, float *r, int *ok);
 /* r <- rp r (both upper triangular l x l); tmp l x l. */
 void dlca__rsvd_accumulate(size_t l, const double *rp, double *r, double *tmp);
 /* out (m x l) = A x (x n x l), or with at: out (n x l) = A^T x (x m x l). */
