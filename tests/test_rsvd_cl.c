@@ -87,6 +87,37 @@ START_TEST(test_rsvd_cholqr_flag) {
 }
 END_TEST
 
+static const size_t mul_shapes[][4] = {{100, 37, 0, 5}, {100, 37, 1, 5}, {1030, 70, 0, 42}, {70, 1030, 1, 96},
+                                       {33, 4100, 0, 74}, {4100, 33, 1, 74}};
+
+/* dlca_rsvd_amul (A x and A^T x, split over the inner dimension where the output has few rows) against double. */
+START_TEST(test_rsvd_amul_twin) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("rsvd-amul");
+  dlca_context *ctx = tcl_context();
+  size_t m = mul_shapes[_i][0], n = mul_shapes[_i][1], at = mul_shapes[_i][2], l = mul_shapes[_i][3];
+  size_t rows = at ? n : m, inner = at ? m : n;
+  float *af = malloc(sizeof(float) * m * n), *xf = malloc(sizeof(float) * inner * l), *of = malloc(sizeof(float) * rows * l);
+  tu_random(af, m * n, -1.0f, 1.0f, 70 + (uint64_t)_i), tu_random(xf, inner * l, -1.0f, 1.0f, 80 + (uint64_t)_i);
+  dlca_tensor *ta = to_tensor(ctx, (dlca__shape){2, {m, n}}, af), *tx = to_tensor(ctx, (dlca__shape){2, {inner, l}}, xf),
+              *to = to_tensor(ctx, (dlca__shape){2, {rows, l}}, NULL);
+  ck_assert_msg(dlca__rsvd_cl_amul(ctx, ta->buf, m, n, (int)at, tx->buf, l, to->buf) == DLCA_OK, "%s", dlca_last_error());
+  ck_assert_int_eq(dlca_tensor_download(to, of, rows * l), DLCA_OK);
+  double w = 0;
+  for (size_t r = 0; r < rows; r++)
+    for (size_t j = 0; j < l; j++) {
+      double d = 0;
+      for (size_t c = 0; c < inner; c++) d += (double)(at ? af[c * n + r] : af[r * n + c]) * xf[c * l + j];
+      w = fmax(w, fabs(of[r * l + j] - d) / sqrt((double)inner));
+    }
+  fprintf(stderr, "rsvd amul cl %zu x %zu%s times %zu columns: %.2e (over sqrt(inner))\n", m, n, at ? " (A^T)" : "", l, w);
+  ck_assert_msg(w < 1e-5, "off by %.3g sqrt(inner)", w);
+  dlca_tensor_free(ta), dlca_tensor_free(tx), dlca_tensor_free(to);
+  free(af), free(xf), free(of);
+  dlca_context_free(ctx);
+}
+END_TEST
+
 /* U, S, V of one call downloaded (m k + k + n k floats). */
 static void rsvd_run(dlca_context *ctx, const dlca__rsvd *p, dlca_tensor *a, size_t m, size_t n, float *out) {
   size_t k = p->rank;
@@ -99,7 +130,8 @@ static void rsvd_run(dlca_context *ctx, const dlca__rsvd *p, dlca_tensor *a, siz
   dlca_tensor_free(tu), dlca_tensor_free(ts), dlca_tensor_free(tv);
 }
 
-/* The device path twice (the same bits, the scratch kept between calls), then the host path: the same U, S, V. */
+/* The device path twice (the same bits, the scratch kept between calls), then the host path, then both with
+ * dlca_rsvd_amul for the products (RSVD_GEMM 1): the same U, S, V. */
 START_TEST(test_rsvd_cl_paths) {
   if (!tcl_platform()) return;
   tcl_fresh_env("rsvd-cl-paths");
@@ -107,22 +139,28 @@ START_TEST(test_rsvd_cl_paths) {
   size_t m = 200, n = 120, k = 8, c = (m + n) * k + k;
   dlca__rsvd p = {k, 6, 2, 5};
   double *a = malloc(sizeof(double) * m * n);
-  float *af = malloc(sizeof(float) * m * n), *got[3];
+  float *af = malloc(sizeof(float) * m * n), *got[5];
   tg_decaying(m, n, 0.8, 71, a);
   for (size_t i = 0; i < m * n; i++) af[i] = (float)a[i];
   dlca_tensor *ta = to_tensor(ctx, (dlca__shape){2, {m, n}}, af);
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < 5; i++) {
     got[i] = malloc(sizeof(float) * c);
     if (i == 2) ck_assert_int_eq(dlca__tuning_override(ctx, "ops.cl", "RSVD_DEV", 0), DLCA_OK);
+    if (i == 3) ck_assert_int_eq(dlca__tuning_override(ctx, "ops.cl", "RSVD_GEMM", 1), DLCA_OK);
+    if (i == 4) ck_assert_int_eq(dlca__tuning_override(ctx, "ops.cl", "RSVD_DEV", 1), DLCA_OK);
     rsvd_run(ctx, &p, ta, m, n, got[i]);
   }
   ck_assert(!memcmp(got[0], got[1], sizeof(float) * c));
-  double w = 0;
-  for (size_t i = 0; i < c; i++) w = fmax(w, fabs(got[0][i] - got[2][i]) / (1.0 + fabs(got[2][i])));
-  fprintf(stderr, "rsvd cl %zux%zu k %zu: device path against host path %.2e\n", m, n, k, w);
-  ck_assert_msg(w < 1e-4, "device path off the host path by %.3g", w);
+  static const char *const what[5] = {"device path", "", "", "host path, dlca_rsvd_amul", "device path, dlca_rsvd_amul"};
+  for (int v = 0; v < 5; v += v ? 1 : 3) {
+    double w = 0;
+    for (size_t i = 0; i < c; i++) w = fmax(w, fabs(got[v][i] - got[2][i]) / (1.0 + fabs(got[2][i])));
+    fprintf(stderr, "rsvd cl %zux%zu k %zu: %s against the host path with CLBlast %.2e\n", m, n, k,
+            what[v], w);
+    ck_assert_msg(w < 1e-4, "run %d off the host path by %.3g", v, w);
+  }
   dlca_tensor_free(ta);
-  for (int i = 0; i < 3; i++) free(got[i]);
+  for (int i = 0; i < 5; i++) free(got[i]);
   free(a), free(af);
   dlca_context_free(ctx);
 }
@@ -131,5 +169,6 @@ END_TEST
 void tg_add_rsvd_cl(TCase *tc) {
   tcase_add_loop_test(tc, test_rsvd_cholqr_twin, 0, (int)(sizeof qr_shapes / sizeof qr_shapes[0]));
   tcase_add_test(tc, test_rsvd_cholqr_flag);
+  tcase_add_loop_test(tc, test_rsvd_amul_twin, 0, (int)(sizeof mul_shapes / sizeof mul_shapes[0]));
   tcase_add_test(tc, test_rsvd_cl_paths);
 }

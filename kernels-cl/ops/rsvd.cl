@@ -139,3 +139,54 @@ void dlca_rsvd_trmul(__global const float *x, uint rows, uint l, __global const 
   for (uint c = 0; c <= j; c++) s = fma(xr[c], rinv[c * l + j], s);
   out[i] = s;
 }
+
+// 1: the products with A by dlca_rsvd_amul below (where l <= RSVD_LMAX); 0: CLBlast's GEMM. The host reads it.
+// @tunable RSVD_GEMM 0 1 | 0, 1
+#ifndef RSVD_GEMM
+#define RSVD_GEMM 0
+#endif
+#define RSVD_TM 64
+#define RSVD_TK 16
+
+// One split of a tall-skinny product: part [split, rows, l] = A [rows, inner] x (at 0), or A^T x (at 1, A
+// [inner, rows]), over inner's range [split * per, (split + 1) * per) (per a multiple of RSVD_TK); x [inner, l],
+// A row-major with n columns. A group makes RSVD_TM rows of every column, 4 rows and up to RSVD_B columns an item.
+__kernel __attribute__((reqd_work_group_size(RSVD_T, RSVD_T, 1)))
+void dlca_rsvd_amul(__global const float *a, uint n, uint rows, uint inner, uint at, uint per,
+                    __global const float *x, uint l, __global float *part) {
+  __local float as[RSVD_TK][RSVD_TM + 1];
+  __local float xs[RSVD_TK][RSVD_LMAX];
+  uint tx = (uint)get_local_id(0), ty = (uint)get_local_id(1), me = ty * RSVD_T + tx;
+  uint r0 = (uint)get_group_id(0) * RSVD_TM, sp = (uint)get_group_id(1), k1 = min(inner, (sp + 1) * per);
+  float acc[4][RSVD_B];
+  for (int i = 0; i < 4; i++)
+    for (int b = 0; b < RSVD_B; b++) acc[i][b] = 0.0f;
+  for (uint k0 = sp * per; k0 < k1; k0 += RSVD_TK) {
+    for (uint e = me; e < RSVD_TM * RSVD_TK; e += RSVD_T * RSVD_T) {
+      uint i = at ? e % RSVD_TM : e / RSVD_TK, kk = at ? e / RSVD_TM : e % RSVD_TK, r = r0 + i, k = k0 + kk;
+      as[kk][i] = r < rows && k < k1 ? a[at ? (size_t)k * n + r : (size_t)r * n + k] : 0.0f;
+    }
+    for (uint e = me; e < RSVD_TK * l; e += RSVD_T * RSVD_T) {
+      uint kk = e / l, j = e % l;
+      xs[kk][j] = k0 + kk < k1 ? x[(size_t)(k0 + kk) * l + j] : 0.0f;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int kk = 0; kk < RSVD_TK; kk++) {
+      float av[4];
+      for (int i = 0; i < 4; i++) av[i] = as[kk][ty * 4 + i];
+#pragma unroll
+      for (int b = 0; b < RSVD_B; b++)
+        if (b * RSVD_T < (int)l) {
+          float xv = xs[kk][tx + b * RSVD_T];
+          for (int i = 0; i < 4; i++) acc[i][b] = fma(av[i], xv, acc[i][b]);
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  __global float *o = part + (size_t)sp * rows * l;
+  for (int i = 0; i < 4; i++)
+    for (int b = 0; b < RSVD_B; b++) {
+      uint r = r0 + ty * 4 + i, j = tx + b * RSVD_T;
+      if (r < rows && j < l) o[(size_t)r * l + j] = acc[i][b];
+    }
+}

@@ -15,8 +15,8 @@
 
 static void destroy(dlca__rsvd_cl *s) {
   if (!s) return;
-  cl_mem *b[] = {&s->q[0], &s->q[1], &s->z[0], &s->z[1], &s->g, &s->f, &s->part, &s->fac};
-  for (int i = 0; i < 8; i++)
+  cl_mem *b[] = {&s->q[0], &s->q[1], &s->z[0], &s->z[1], &s->g, &s->f, &s->part, &s->fac, &s->ap};
+  for (int i = 0; i < 9; i++)
     if (*b[i]) clReleaseMemObject(*b[i]);
   dlca__rsvd_kernels_free(s);
   free(s->hg), free(s->work), free(s->small), free(s);
@@ -49,12 +49,14 @@ static void give_back(dlca__rsvd_cl *s, int rc) {
 
 /* Device buffers and host arrays for s->m, s->n, s->l, kept where they are large enough. */
 static int fit(dlca__rsvd_cl *s, int dev) {
-  size_t l = s->l, f = sizeof(float), rows = s->m > s->n ? s->m : s->n, chunk = dlca__rsvd_chunk(rows);
-  size_t np = dev ? (rows + chunk - 1) / chunk : 1;
-  const size_t n[] = {s->m * l, s->m * l, s->n * l, s->n * l, l * l, l * l, np * l * l, 2 * l * l + DLCA__RSVD_FLAGS};
-  cl_mem *b[] = {&s->q[0], &s->q[1], &s->z[0], &s->z[1], &s->g, &s->f, &s->part, &s->fac};
+  size_t l = s->l, f = sizeof(float), rows = s->m > s->n ? s->m : s->n, chunk = dlca__rsvd_chunk(rows), per;
+  size_t np = dev ? (rows + chunk - 1) / chunk : 1, sm = dlca__rsvd_splits(s->m, s->n, &per) * s->m * l;
+  size_t sn = dlca__rsvd_splits(s->n, s->m, &per) * s->n * l, ap = !s->own ? 1 : sm > sn ? sm : sn;
+  const size_t n[] = {s->m * l, s->m * l, s->n * l, s->n * l, l * l, l * l, np * l * l, 2 * l * l + DLCA__RSVD_FLAGS,
+                      ap};
+  cl_mem *b[] = {&s->q[0], &s->q[1], &s->z[0], &s->z[1], &s->g, &s->f, &s->part, &s->fac, &s->ap};
   int rc = DLCA_OK;
-  for (int i = 0; !rc && i < 8; i++) {
+  for (int i = 0; !rc && i < 9; i++) {
     if (s->cap[i] >= n[i] * f) continue;
     if (*b[i]) clReleaseMemObject(*b[i]), *b[i] = NULL, s->cap[i] = 0;
     if (!(rc = dlca__buffer(s->ctx, n[i] * f, "rsvd sketch", b[i]))) s->cap[i] = n[i] * f;
@@ -68,6 +70,7 @@ static int fit(dlca__rsvd_cl *s, int dev) {
 }
 
 int dlca__rsvd_times_a(dlca__rsvd_cl *s, int at, cl_mem x, cl_mem out) {
+  if (s->own) return dlca__rsvd_amul(s, at, x, out);
   dlca__gemm g = {.trans_a = at,
                   .m = at ? s->n : s->m,
                   .n = s->l,
@@ -125,11 +128,15 @@ static int shapes(dlca_context *ctx, const dlca__rsvd *p, const dlca_tensor *a, 
 }
 
 /* The device path where the kernels can hold l and q, and RSVD_DEV (a tunable of ops.cl, 1 by default) is on. */
+/* The device path where the kernels can hold l and q, and RSVD_DEV (a tunable of ops.cl, 1 by default) is on;
+ * s->own where RSVD_GEMM is on too. */
 static int use_dev(dlca__rsvd_cl *s, const dlca__rsvd *p, int *dev) {
   cl_program prog;
-  int on, rc = dlca__ops_cl_program(s->ctx, "ops.cl", "RSVD_DEV", &prog, &on);
-  *dev = !rc && on && s->l <= DLCA__RSVD_LMAX && 2 * p->power_iters + 4 <= DLCA__RSVD_FLAGS &&
-         s->ctx->info.max_work_group >= 256 && s->ctx->info.local_mem >= 40000;
+  int on, own, rc = dlca__ops_cl_program(s->ctx, "ops.cl", "RSVD_DEV", &prog, &on);
+  if (!rc) rc = dlca__ops_cl_program(s->ctx, "ops.cl", "RSVD_GEMM", &prog, &own);
+  *dev = !rc && s->l <= DLCA__RSVD_LMAX && s->ctx->info.max_work_group >= 256 && s->ctx->info.local_mem >= 40000;
+  s->own = *dev && own;
+  *dev = *dev && on && 2 * p->power_iters + 4 <= DLCA__RSVD_FLAGS;
   return rc;
 }
 

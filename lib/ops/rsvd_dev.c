@@ -10,9 +10,9 @@
 #include "ops/cl_elementwise.h"
 #include "ops/rsvd_int.h"
 
-enum { K_GAUSS, K_GRAM, K_GSUM, K_CHOL, K_TRMUL };
+enum { K_GAUSS, K_GRAM, K_GSUM, K_CHOL, K_TRMUL, K_AMUL };
 static const char *const kname[DLCA__RSVD_NK] = {"dlca_rsvd_gauss", "dlca_rsvd_gram", "dlca_rsvd_gram_sum",
-                                                 "dlca_rsvd_chol", "dlca_rsvd_trmul"};
+                                                 "dlca_rsvd_chol",  "dlca_rsvd_trmul", "dlca_rsvd_amul"};
 
 size_t dlca__rsvd_chunk(size_t rows) {
   size_t c = (rows + 31) / 32;
@@ -59,6 +59,28 @@ int dlca__rsvd_gauss_cl(dlca__rsvd_cl *s, uint64_t seed) {
   size_t sizes[] = {sizeof(cl_mem), sizeof rows, sizeof l, sizeof sd};
   const void *args[] = {&s->z[0], &rows, &l, &sd};
   return run(s, K_GAUSS, s->n * s->l, 1, NULL, NULL, 4, sizes, args);
+}
+
+size_t dlca__rsvd_splits(size_t rows, size_t inner, size_t *per) {
+  size_t groups = (rows + 63) / 64, sp = (256 + groups - 1) / groups;
+  sp = sp > 8 ? 8 : sp;
+  *per = ((inner + sp - 1) / sp + 15) / 16 * 16;
+  return (inner + *per - 1) / *per;
+}
+
+int dlca__rsvd_amul(dlca__rsvd_cl *s, int at, cl_mem x, cl_mem out) {
+  size_t rows = at ? s->n : s->m, inner = at ? s->m : s->n, per, sp = dlca__rsvd_splits(rows, inner, &per);
+  size_t gws[2] = {16 * ((rows + 63) / 64), 16 * sp}, lws[2] = {16, 16};
+  cl_uint n = (cl_uint)s->n, r = (cl_uint)rows, in = (cl_uint)inner, t = (cl_uint)at, pe = (cl_uint)per,
+          l = (cl_uint)s->l, np = (cl_uint)sp, cnt = (cl_uint)(rows * s->l);
+  cl_mem dst = sp > 1 ? s->ap : out;
+  size_t sz[] = {sizeof(cl_mem), sizeof n, sizeof r, sizeof in, sizeof t, sizeof pe, sizeof(cl_mem), sizeof l,
+                 sizeof(cl_mem)};
+  const void *a[] = {&s->a, &n, &r, &in, &t, &pe, &x, &l, &dst};
+  int rc = run(s, K_AMUL, 0, 2, gws, lws, 9, sz, a);
+  size_t sz2[] = {sizeof(cl_mem), sizeof np, sizeof cnt, sizeof(cl_mem)};
+  const void *a2[] = {&s->ap, &np, &cnt, &out};
+  return rc || sp == 1 ? rc : run(s, K_GSUM, rows * s->l, 1, NULL, NULL, 4, sz2, a2);
 }
 
 /* s->g <- x^T x (x rows x l): partial sums over row chunks, then their sum in a fixed order. */
@@ -145,5 +167,20 @@ int dlca__rsvd_cl_cholqr(dlca_context *ctx, cl_mem x, size_t rows, size_t l, cl_
     if (b[i]) clReleaseMemObject(b[i]);
   dlca__rsvd_kernels_free(&s);
   free(h);
+  return rc;
+}
+
+/* One product on its own scratch: out = A x (at 0) or A^T x (at 1), A [m, n]. */
+int dlca__rsvd_cl_amul(dlca_context *ctx, cl_mem a, size_t m, size_t n, int at, cl_mem x, size_t l, cl_mem out) {
+  if (!l || l > DLCA__RSVD_LMAX || !m || !n)
+    return dlca__fail(DLCA_EINVAL, "rsvd: product of %zu x %zu with %zu columns, expected 1 to %d", m, n, l,
+                      DLCA__RSVD_LMAX);
+  dlca__rsvd_cl s = {.ctx = ctx, .m = m, .n = n, .l = l, .a = a};
+  size_t per, rows = at ? n : m, sp = dlca__rsvd_splits(rows, at ? m : n, &per);
+  int rc = dlca__buffer(ctx, sizeof(float) * sp * rows * l, "rsvd: parts", &s.ap);
+  if (!rc && !(rc = dlca__rsvd_kernels(&s))) rc = dlca__rsvd_amul(&s, at, x, out);
+  if (!rc) rc = dlca__finish(ctx, "rsvd: the product");
+  if (s.ap) clReleaseMemObject(s.ap);
+  dlca__rsvd_kernels_free(&s);
   return rc;
 }

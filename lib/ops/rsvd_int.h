@@ -5,7 +5,7 @@
 #include "ops/ref_gru.h"
 #include "ops/tensor.h"
 
-#define DLCA__RSVD_NK 5
+#define DLCA__RSVD_NK 6
 /* The device path's flag slots: it takes 2 q + 4 passes. */
 #define DLCA__RSVD_FLAGS 160
 
@@ -20,7 +20,9 @@ typedef struct dlca__rsvd_cl {
   cl_mem g, f;  /* l x l: the Gram matrix, and R^-1 (then Ur, Vr) */
   cl_mem part;  /* the device path's partial Gram matrices [P, l, l] */
   cl_mem fac;   /* the device path's two kept R (2 l x l) and a flag a pass */
-  size_t cap[8]; /* the bytes of q[0] .. fac */
+  cl_mem ap;    /* dlca_rsvd_amul's partial products [splits, rows, l] */
+  size_t cap[9]; /* the bytes of q[0] .. ap */
+  int own;      /* the products with A by dlca_rsvd_amul (RSVD_GEMM 1), not CLBlast */
   size_t host_l; /* the l that hg, work and small fit */
   float *hg;    /* host 4 l x l: the Gram matrix read back; R^-1, Ur, Vr written without waiting */
   double *work; /* host 4 l x l + 2 l */
@@ -45,10 +47,16 @@ int dlca__rsvd_dev_subspace(dlca__rsvd_cl *s, const dlca__rsvd *p, double *r, in
 /* One device pass of Cholesky QR for the tests: q (rows x l) = x R^-1 with G = x^T x = R^T R, r (l x l floats,
  * row-major) = R; *ok 0 where the pass flagged a pivot that was not positive and finite. l <= DLCA__RSVD_LMAX. */
 int dlca__rsvd_cl_cholqr(dlca_context *ctx, cl_mem x, size_t rows, size_t l, cl_mem q, float *r, int *ok);
+/* One product by dlca_rsvd_amul for the tests: out (rows x l) = A x (at 0, rows m) or A^T x (at 1, rows n). */
+int dlca__rsvd_cl_amul(dlca_context *ctx, cl_mem a, size_t m, size_t n, int at, cl_mem x, size_t l, cl_mem out);
 /* r <- rp r (both upper triangular l x l); tmp l x l. */
 void dlca__rsvd_accumulate(size_t l, const double *rp, double *r, double *tmp);
 /* out (m x l) = A x (x n x l), or with at: out (n x l) = A^T x (x m x l). */
 int dlca__rsvd_times_a(dlca__rsvd_cl *s, int at, cl_mem x, cl_mem out);
+/* The splits of the inner dimension in dlca_rsvd_amul (*per rows of it each) for an output of rows rows. */
+size_t dlca__rsvd_splits(size_t rows, size_t inner, size_t *per);
+/* out (rows x l) = A x or A^T x by dlca_rsvd_amul (s->ap holds the splits' parts). */
+int dlca__rsvd_amul(dlca__rsvd_cl *s, int at, cl_mem x, cl_mem out);
 /* The Gaussian sketch into s->z[0]. */
 int dlca__rsvd_gauss_cl(dlca__rsvd_cl *s, uint64_t seed);
 
