@@ -3,7 +3,8 @@
  * forward + backward, a 5-GRU ensemble sharing its input, a cell called 10
  * times from the host), and the randomized SVD (oversampling 10, 2 power
  * iterations) of 1024 x 1024 and 4096 x 4096 at rank 32 and 8192 x 2048 at
- * rank 64, on random float32 data. */
+ * rank 64, on random float32 data; the rSVD again with its products by
+ * dlca_rsvd_amul (RSVD_GEMM 1, rows ending in _amul). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -119,27 +120,34 @@ static int rsvd_once(void *p) {
   return dlca__ops_cl_rsvd(r->ctx, &r->p, r->a, r->u, r->s, r->v, NULL);
 }
 
+/* One size: A and the outputs, then the timed calls with the products by CLBlast (own 0) or dlca_rsvd_amul (own 1,
+ * the row's name ending in _amul). */
+static int rsvd_size(ob_bench *b, size_t m, size_t n, size_t k, int own) {
+  size_t l = k + 10, shape[2] = {m, n};
+  rsvd_call r = {b->ctx, {k, 10, 2, 1}, NULL, NULL, NULL, NULL};
+  dlca_tensor *flat = NULL;
+  double med, min;
+  int rc = dlca__tuning_override(b->ctx, "ops.cl", "RSVD_GEMM", own);
+  if (!rc) rc = filled(b->ctx, m * n, 1.0f, 7, &flat);
+  if (!rc) rc = dlca_tensor_new(b->ctx, 2, shape, &r.a);
+  if (!rc && clEnqueueCopyBuffer(b->ctx->queue, flat->buf, r.a->buf, 0, 0, 4 * m * n, 0, NULL, NULL) != CL_SUCCESS)
+    rc = dlca__fail(DLCA_ECL, "rsvd suite: copying A");
+  if (!rc) rc = filled(b->ctx, m * k, 1, 8, &r.u);
+  if (!rc) rc = filled(b->ctx, k, 1, 9, &r.s);
+  if (!rc) rc = filled(b->ctx, n * k, 1, 10, &r.v);
+  if (!rc) rc = ob_time(b, rsvd_once, &r, &med, &min);
+  char name[64];
+  snprintf(name, sizeof name, "rsvd_%zux%zu_k%zu_p10_q2%s", m, n, k, own ? "_amul" : "");
+  /* 6 products with A (2 m n l each) dominate; A read 6 times */
+  if (!rc) ob_add(b, "rsvd", name, med, min, 12.0 * m * n * l, 24.0 * m * n);
+  dlca_tensor_free(flat), dlca_tensor_free(r.a), dlca_tensor_free(r.u), dlca_tensor_free(r.s), dlca_tensor_free(r.v);
+  return rc;
+}
+
 int ob_suite_rsvd(ob_bench *b) {
   static const size_t sz[3][3] = {{1024, 1024, 32}, {4096, 4096, 32}, {8192, 2048, 64}};
   int rc = DLCA_OK;
-  for (int i = 0; !rc && i < 3; i++) {
-    size_t m = sz[i][0], n = sz[i][1], k = sz[i][2], l = k + 10, shape[2] = {m, n};
-    rsvd_call r = {b->ctx, {k, 10, 2, 1}, NULL, NULL, NULL, NULL};
-    dlca_tensor *flat = NULL;
-    double med, min;
-    rc = filled(b->ctx, m * n, 1.0f, 7, &flat);
-    if (!rc) rc = dlca_tensor_new(b->ctx, 2, shape, &r.a);
-    if (!rc && clEnqueueCopyBuffer(b->ctx->queue, flat->buf, r.a->buf, 0, 0, 4 * m * n, 0, NULL, NULL) != CL_SUCCESS)
-      rc = dlca__fail(DLCA_ECL, "rsvd suite: copying A");
-    if (!rc) rc = filled(b->ctx, m * k, 1, 8, &r.u);
-    if (!rc) rc = filled(b->ctx, k, 1, 9, &r.s);
-    if (!rc) rc = filled(b->ctx, n * k, 1, 10, &r.v);
-    if (!rc) rc = ob_time(b, rsvd_once, &r, &med, &min);
-    char name[64];
-    snprintf(name, sizeof name, "rsvd_%zux%zu_k%zu_p10_q2", m, n, k);
-    /* 6 products with A (2 m n l each) dominate; A read 6 times */
-    if (!rc) ob_add(b, "rsvd", name, med, min, 12.0 * m * n * l, 24.0 * m * n);
-    dlca_tensor_free(flat), dlca_tensor_free(r.a), dlca_tensor_free(r.u), dlca_tensor_free(r.s), dlca_tensor_free(r.v);
-  }
-  return rc;
+  for (int i = 0; !rc && i < 6; i++) rc = rsvd_size(b, sz[i % 3][0], sz[i % 3][1], sz[i % 3][2], i / 3);
+  int rc2 = dlca__tuning_override(b->ctx, "ops.cl", "RSVD_GEMM", 0);
+  return rc ? rc : rc2;
 }
