@@ -30,7 +30,7 @@ void dlca_rsvd_gauss(__global float *z, uint rows, uint l, ulong seed) {
 // work-group into part [P, l, l], dlca_rsvd_gram_sum adds the P parts in
 // order; dlca_rsvd_chol (one work-group) factors G = R^T R (R upper, in float), writes R (where
 // r_at is not ~0) and R^-1, and a flag (0 ok, 1 not positive definite or not finite);
-// dlca_rsvd_trmul gives out = x R^-1. Every sum has a fixed order.
+// dlca_rsvd_trmul gives out = x R^-1 (and the final U = Q Ur, V = Z Vr). Every sum has a fixed order.
 #define RSVD_LMAX 96
 #define RSVD_T 16
 #define RSVD_B (RSVD_LMAX / RSVD_T)
@@ -128,15 +128,16 @@ void dlca_rsvd_chol(__global const float *gram, uint l, __global float *rinv, __
   if (me == 0) fac[flag_at] = bad ? 1.0f : 0.0f;
 }
 
-// out [rows, l] = x [rows, l] R^-1 (upper triangular, l x l).
+// out [rows, kout] = x [rows, l] f (f [l, kout]); tri: f upper triangular (R^-1, kout = l), its zeros skipped.
 __kernel __attribute__((reqd_work_group_size(RSVD_WG, 1, 1)))
-void dlca_rsvd_trmul(__global const float *x, uint rows, uint l, __global const float *rinv, __global float *out) {
+void dlca_rsvd_trmul(__global const float *x, uint rows, uint l, __global const float *f, uint kout, uint tri,
+                     __global float *out) {
   uint i = (uint)get_global_id(0);
-  if (i >= rows * l) return;
-  uint r = i / l, j = i % l;
+  if (i >= rows * kout) return;
+  uint r = i / kout, j = i % kout, end = tri ? j + 1 : l;
   __global const float *xr = x + (size_t)r * l;
   float s = 0.0f;
-  for (uint c = 0; c <= j; c++) s = fma(xr[c], rinv[c * l + j], s);
+  for (uint c = 0; c < end; c++) s = fma(xr[c], f[c * kout + j], s);
   out[i] = s;
 }
 

@@ -107,8 +107,7 @@ static int times_small(dlca__rsvd_cl *s, cl_mem x, size_t rows, size_t k, const 
   for (size_t i = 0; i < l; i++)
     for (size_t j = 0; j < k; j++) h[i * k + j] = (float)f[i * l + j];
   int rc = dlca__rsvd_write(s, buf, sizeof(float) * l * k, h, "rsvd: the small factor");
-  dlca__gemm g = {.m = rows, .n = k, .k = l, .alpha = 1.0f, .lda = l, .ldb = k, .ldc = k, .batch = 1};
-  return rc ? rc : dlca__ops_cl_gemm(s->ctx, &g, x, buf, out);
+  return rc ? rc : dlca__rsvd_xf(s, x, rows, buf, k, 0, out);
 }
 
 static int shapes(dlca_context *ctx, const dlca__rsvd *p, const dlca_tensor *a, const dlca_tensor *u,

@@ -83,6 +83,13 @@ int dlca__rsvd_amul(dlca__rsvd_cl *s, int at, cl_mem x, cl_mem out) {
   return rc || sp == 1 ? rc : run(s, K_GSUM, rows * s->l, 1, NULL, NULL, 4, sz2, a2);
 }
 
+int dlca__rsvd_xf(dlca__rsvd_cl *s, cl_mem x, size_t rows, cl_mem f, size_t kout, int tri, cl_mem out) {
+  cl_uint r = (cl_uint)rows, l = (cl_uint)s->l, ko = (cl_uint)kout, t = (cl_uint)tri;
+  size_t sz[] = {sizeof(cl_mem), sizeof r, sizeof l, sizeof(cl_mem), sizeof ko, sizeof t, sizeof(cl_mem)};
+  const void *a[] = {&x, &r, &l, &f, &ko, &t, &out};
+  return run(s, K_TRMUL, rows * kout, 1, NULL, NULL, 7, sz, a);
+}
+
 /* s->g <- x^T x (x rows x l): partial sums over row chunks, then their sum in a fixed order. */
 static int gram(dlca__rsvd_cl *s, cl_mem x, size_t rows) {
   size_t chunk = dlca__rsvd_chunk(rows), np = (rows + chunk - 1) / chunk, gws[2] = {16 * np, 16}, lws[2] = {16, 16};
@@ -97,14 +104,12 @@ static int gram(dlca__rsvd_cl *s, cl_mem x, size_t rows) {
 
 /* One pass: *xs <- x R^-1 through the spare; R into fac's slot r_at (~0: not kept), the flag after the slots. */
 static int pass(dlca__rsvd_cl *s, cl_mem *xs, size_t rows, cl_uint r_at) {
-  cl_uint l = (cl_uint)s->l, flag = (cl_uint)(2 * s->l * s->l + s->flags++), r = (cl_uint)rows;
+  cl_uint l = (cl_uint)s->l, flag = (cl_uint)(2 * s->l * s->l + s->flags++);
   size_t one = 256, sz[] = {sizeof(cl_mem), sizeof l, sizeof(cl_mem), sizeof(cl_mem), sizeof r_at, sizeof flag};
   const void *a[] = {&s->g, &l, &s->f, &s->fac, &r_at, &flag};
   int rc = gram(s, xs[0], rows);
   if (rc || (rc = run(s, K_CHOL, 0, 1, &one, &one, 6, sz, a))) return rc;
-  size_t sz2[] = {sizeof(cl_mem), sizeof r, sizeof l, sizeof(cl_mem), sizeof(cl_mem)};
-  const void *a2[] = {&xs[0], &r, &l, &s->f, &xs[1]};
-  if ((rc = run(s, K_TRMUL, rows * s->l, 1, NULL, NULL, 5, sz2, a2))) return rc;
+  if ((rc = dlca__rsvd_xf(s, xs[0], rows, s->f, s->l, 1, xs[1]))) return rc;
   cl_mem t = xs[0];
   xs[0] = xs[1], xs[1] = t;
   return DLCA_OK;

@@ -57,6 +57,8 @@ int dlca__rsvd_times_a(dlca__rsvd_cl *s, int at, cl_mem x, cl_mem out);
 size_t dlca__rsvd_splits(size_t rows, size_t inner, size_t *per);
 /* out (rows x l) = A x or A^T x by dlca_rsvd_amul (s->ap holds the splits' parts). */
 int dlca__rsvd_amul(dlca__rsvd_cl *s, int at, cl_mem x, cl_mem out);
+/* out (rows x kout) = x (rows x l) f (l x kout, upper triangular where tri) by dlca_rsvd_trmul. */
+int dlca__rsvd_xf(dlca__rsvd_cl *s, cl_mem x, size_t rows, cl_mem f, size_t kout, int tri, cl_mem out);
 /* The Gaussian sketch into s->z[0]. */
 int dlca__rsvd_gauss_cl(dlca__rsvd_cl *s, uint64_t seed);
 
