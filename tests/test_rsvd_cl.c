@@ -130,8 +130,8 @@ static void rsvd_run(dlca_context *ctx, const dlca__rsvd *p, dlca_tensor *a, siz
   dlca_tensor_free(tu), dlca_tensor_free(ts), dlca_tensor_free(tv);
 }
 
-/* The device path twice (the same bits, the scratch kept between calls), then the host path, then both with
- * dlca_rsvd_amul for the products (RSVD_GEMM 1): the same U, S, V. */
+/* The defaults (the device path, dlca_rsvd_amul) twice: the same bits, the scratch kept between calls; then the
+ * host path with CLBlast, the host path with dlca_rsvd_amul, the device path with CLBlast: the same U, S, V. */
 START_TEST(test_rsvd_cl_paths) {
   if (!tcl_platform()) return;
   tcl_fresh_env("rsvd-cl-paths");
@@ -143,20 +143,20 @@ START_TEST(test_rsvd_cl_paths) {
   tg_decaying(m, n, 0.8, 71, a);
   for (size_t i = 0; i < m * n; i++) af[i] = (float)a[i];
   dlca_tensor *ta = to_tensor(ctx, (dlca__shape){2, {m, n}}, af);
+  static const int dev[5] = {-1, -1, 0, 0, 1}, gemm[5] = {-1, -1, 0, 1, 0}; /* -1: the default (1, 1) */
   for (int i = 0; i < 5; i++) {
     got[i] = malloc(sizeof(float) * c);
-    if (i == 2) ck_assert_int_eq(dlca__tuning_override(ctx, "ops.cl", "RSVD_DEV", 0), DLCA_OK);
-    if (i == 3) ck_assert_int_eq(dlca__tuning_override(ctx, "ops.cl", "RSVD_GEMM", 1), DLCA_OK);
-    if (i == 4) ck_assert_int_eq(dlca__tuning_override(ctx, "ops.cl", "RSVD_DEV", 1), DLCA_OK);
+    if (dev[i] >= 0) ck_assert_int_eq(dlca__tuning_override(ctx, "ops.cl", "RSVD_DEV", dev[i]), DLCA_OK);
+    if (gemm[i] >= 0) ck_assert_int_eq(dlca__tuning_override(ctx, "ops.cl", "RSVD_GEMM", gemm[i]), DLCA_OK);
     rsvd_run(ctx, &p, ta, m, n, got[i]);
   }
   ck_assert(!memcmp(got[0], got[1], sizeof(float) * c));
-  static const char *const what[5] = {"device path", "", "", "host path, dlca_rsvd_amul", "device path, dlca_rsvd_amul"};
+  static const char *const what[5] = {"device path, dlca_rsvd_amul", "", "", "host path, dlca_rsvd_amul",
+                                      "device path, CLBlast"};
   for (int v = 0; v < 5; v += v ? 1 : 3) {
     double w = 0;
     for (size_t i = 0; i < c; i++) w = fmax(w, fabs(got[v][i] - got[2][i]) / (1.0 + fabs(got[2][i])));
-    fprintf(stderr, "rsvd cl %zux%zu k %zu: %s against the host path with CLBlast %.2e\n", m, n, k,
-            what[v], w);
+    fprintf(stderr, "rsvd cl %zux%zu k %zu: %s against the host path with CLBlast %.2e\n", m, n, k, what[v], w);
     ck_assert_msg(w < 1e-4, "run %d off the host path by %.3g", v, w);
   }
   dlca_tensor_free(ta);

@@ -141,10 +141,11 @@ void dlca_rsvd_trmul(__global const float *x, uint rows, uint l, __global const 
   out[i] = s;
 }
 
-// 1: the products with A by dlca_rsvd_amul below (where l <= RSVD_LMAX); 0: CLBlast's GEMM. The host reads it.
-// @tunable RSVD_GEMM 0 1 | 0, 1
+// 1: the products with A by dlca_rsvd_amul below (where l <= RSVD_LMAX); 0: CLBlast's GEMM, which runs n = l
+// padded to its tiles (and may copy A transposed first). The host reads it.
+// @tunable RSVD_GEMM 1 0 | 0, 1
 #ifndef RSVD_GEMM
-#define RSVD_GEMM 0
+#define RSVD_GEMM 1
 #endif
 #define RSVD_TM 64
 #define RSVD_TK 16
