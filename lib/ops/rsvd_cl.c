@@ -133,7 +133,9 @@ static int use_dev(dlca__rsvd_cl *s, const dlca__rsvd *p, int *dev) {
   cl_program prog;
   int on, own, rc = dlca__ops_cl_program(s->ctx, "ops.cl", "RSVD_DEV", &prog, &on);
   if (!rc) rc = dlca__ops_cl_program(s->ctx, "ops.cl", "RSVD_GEMM", &prog, &own);
-  *dev = !rc && s->l <= DLCA__RSVD_LMAX && s->ctx->info.max_work_group >= 256 && s->ctx->info.local_mem >= 40000;
+  size_t rows = s->m > s->n ? s->m : s->n; /* the kernels count rows x l in 32 bits */
+  *dev = !rc && s->l <= DLCA__RSVD_LMAX && rows * DLCA__RSVD_LMAX * 8 < ((size_t)1 << 32) &&
+         s->ctx->info.max_work_group >= 256 && s->ctx->info.local_mem >= 40000;
   s->own = *dev && own;
   *dev = *dev && on && 2 * p->power_iters + 4 <= DLCA__RSVD_FLAGS;
   return rc;
