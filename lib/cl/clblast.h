@@ -42,7 +42,7 @@ int dlca__clblast_section(json_t *section, const char *path, const char *where, 
  * opens; the overrides are CLBlast's, per device and process-wide: the last
  * context opened on a device decides. */
 int dlca__clblast_apply(dlca_context *ctx);
-/* Frees ctx's cache of dense.cl's program and tuned values (lib/ops/cl_blas_cache.c); dlca_context_free
+/* Frees ctx's CLBlast scratch and its size memo (lib/ops/cl_blas_cache.c); dlca_context_free
  * calls it. */
 void dlca__blas_cache_free(dlca_context *ctx);
 #endif
