@@ -27,7 +27,7 @@ int dlca__ops_cl_dense_backward(dlca_context *ctx, dlca__act act, const dlca_ten
                                 dlca_tensor *dw, dlca_tensor *db);
 
 /* Kernel `name` of dense.cl (NULL: none, only the values), with the DENSE_WG and DENSE_FUSED_MAX that
- * its program was built with, from a per-context cache (lib/ops/cl_blas_cache.c). */
+ * its program was built with, from the context's memo (lib/cl/memo.c). */
 int dlca__dense_kernel(dlca_context *ctx, const char *name, cl_kernel *k, size_t *wg, int *fused_max);
 
 /* CLBlast's GEMM scratch, kept per context (lib/ops/cl_blas_cache.c): the size CLBlast asked for a
