@@ -10,7 +10,9 @@
 /* C[i] = alpha op(A[i]) op(B[i]) + beta C[i] for i < batch (struct dlca__gemm, lib/ops/ref_blas.h).
  * Through CLBlast (CLBlastSgemm / CLBlastSgemmStridedBatched) on ctx's queue; enqueues only.
  * DLCA_EINVAL for a leading dimension under its matrix's row length, a
- * batch of 0, a buffer too small (CLBlast's check); DLCA_EDEVMEM where
+ * batch of 0, a size, ld, offset or stride over 2^31 - 1, a NULL buffer or
+ * one too small for a matrix of any batch: all checked here, so that
+ * CLBlast (which prints some failures to stderr) gets none of them; DLCA_EDEVMEM where
  * CLBlast cannot allocate its scratch; DLCA_EBUILD or DLCA_ECL for its
  * other failures. Each message names the routine and the sizes. m or n of
  * 0 is nothing to do; k of 0 scales C by beta (a kernel of dense.cl). */
