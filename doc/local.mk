@@ -11,9 +11,9 @@ dist_doc_DATA += doc/model-format.md doc/checkpoint-format.md doc/tuning-table.m
 # remade when its tool is rebuilt (into the build directory: `make man-update`
 # copies them back to the source tree, to be committed).
 MAN_TOOLS = tools/dlca-train tools/dlca-parity tools/dlca-info tools/dlca-eval tools/dlca-export \
-	bench/dlca-tune
+	bench/dlca-tune tools/dlca-net
 dist_man1_MANS += doc/man/dlca-train.1 doc/man/dlca-parity.1 doc/man/dlca-info.1 doc/man/dlca-eval.1 \
-	doc/man/dlca-export.1 doc/man/dlca-tune.1
+	doc/man/dlca-export.1 doc/man/dlca-tune.1 doc/man/dlca-net.1
 EXTRA_DIST += doc/man/mkman.sh doc/man/common.h2m
 
 if HAVE_HELP2MAN
@@ -31,6 +31,8 @@ doc/man/dlca-export.1: tools/dlca-export$(EXEEXT) $(MKMAN_DEPS)
 	$(MKMAN) tools/dlca-export$(EXEEXT) $@
 doc/man/dlca-tune.1: bench/dlca-tune$(EXEEXT) $(MKMAN_DEPS)
 	$(MKMAN) bench/dlca-tune$(EXEEXT) $@
+doc/man/dlca-net.1: tools/dlca-net$(EXEEXT) $(MKMAN_DEPS)
+	$(MKMAN) tools/dlca-net$(EXEEXT) $@
 
 # The pages made in a separate build directory, back into the source tree.
 man-update: $(dist_man1_MANS)

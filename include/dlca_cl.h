@@ -15,5 +15,6 @@
 #include "dlca_cl/optim.h"   /* optimizers, gradient clipping, lr schedules */
 #include "dlca_cl/tensor.h"  /* device tensors of the compute layer */
 #include "dlca_cl/ops.h"     /* the ops on them, forward and backward, and the tape */
+#include "dlca_cl/net.h"     /* sequential networks, their trainer, the digits data set */
 
 #endif

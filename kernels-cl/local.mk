@@ -20,3 +20,4 @@ dist_kernels_ops_DATA += kernels-cl/ops/conv.cl
 dist_kernels_optim_DATA += kernels-cl/optim/rules.cl kernels-cl/optim/step.cl kernels-cl/optim/clip.cl
 # GRU and randomized SVD (issue 33).
 dist_kernels_ops_DATA += kernels-cl/ops/gru.cl kernels-cl/ops/rsvd.cl kernels-cl/ops/norm.cl
+dist_kernels_ops_DATA += kernels-cl/ops/net.cl

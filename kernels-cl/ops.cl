@@ -10,3 +10,4 @@
 #include "ops/gru.cl"
 #include "ops/rsvd.cl"
 #include "ops/norm.cl"
+#include "ops/net.cl"

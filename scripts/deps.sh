@@ -7,7 +7,7 @@
 set -euo pipefail
 pkgs="build-essential autoconf automake libtool pkg-config ocl-icd-opencl-dev opencl-c-headers
       ocl-icd-libopencl1 pocl-opencl-icd clinfo libjansson-dev libxxhash-dev check libsubunit-dev
-      libpng-dev libclblast-dev liblapacke-dev iverilog help2man clang"
+      libpng-dev zlib1g-dev libclblast-dev liblapacke-dev iverilog help2man clang"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -6,7 +6,7 @@
 # finds a crash, a leak, a timeout or an out-of-memory; the input that did
 # it is left in build-fuzz/crashes/.
 #   scripts/run-fuzz.sh [SECONDS] [HARNESS...]
-# HARNESS: model tuning checkpoint checkpoint_sealed cache image annotations
+# HARNESS: model tuning checkpoint checkpoint_sealed cache image annotations net
 # Environment: DLCA_BUILD (a configured build tree; default build/, made by
 # scripts/build.sh when missing), DLCA_FUZZ_OUT (default build-fuzz/),
 # DLCA_FUZZ_ARGS (more libFuzzer options for every harness).
@@ -14,7 +14,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-30}
 [ $# -gt 0 ] && shift
-harnesses=${*:-model tuning checkpoint checkpoint_sealed cache image annotations}
+harnesses=${*:-model tuning checkpoint checkpoint_sealed cache image annotations net}
 build=${DLCA_BUILD:-$top/build}
 out=${DLCA_FUZZ_OUT:-$top/build-fuzz}
 command -v clang >/dev/null || { echo "run-fuzz: clang not found (scripts/deps.sh installs it)" >&2; exit 1; }
@@ -37,8 +37,8 @@ make -s -f "$top/tests/fuzz/fuzz.mk" -j"$(nproc)" TOP="$top" BUILD="$(cd "$build
 # shipped tuning table and kernels.
 seeds=$out/seeds
 rm -rf "$seeds"
-for h in model tuning checkpoint cache image annotations; do mkdir -p "$seeds/$h"; done
-for h in model checkpoint cache image; do DLCA_FUZZ_SEEDS=$seeds/$h "$out/fuzz_$h"; done
+for h in model tuning checkpoint cache image annotations net; do mkdir -p "$seeds/$h"; done
+for h in model checkpoint cache image net; do DLCA_FUZZ_SEEDS=$seeds/$h "$out/fuzz_$h"; done
 for par in softmax16 iwp; do
   (cd "$scratch" && "$build/tools/dlca-train" --preset gol --model "$seeds/model/small-$par.json" \
     --backend ref --epochs 2 --seed 1 --save "$seeds/model/trained-$par.json" \
@@ -64,7 +64,7 @@ for h in $harnesses; do
   mkdir -p "$corpus" "$out/crashes" "$out/logs"
   opts=(-max_total_time="$secs" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048
         -artifact_prefix="$out/crashes/$h-")
-  case $h in model | tuning) opts+=(-dict="$top/tests/fuzz/json.dict") ;; esac
+  case $h in model | tuning | net) opts+=(-dict="$top/tests/fuzz/json.dict") ;; esac
   dirs=("$corpus" "$seeds/$seed")
   # committed seeds, and the inputs of past findings (run first, so that a
   # defect that comes back fails at once)

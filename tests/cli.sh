@@ -9,7 +9,7 @@
 dlca_test_init tools/dlca-info cli
 
 version=$("$top/tools/dlca-info" --version | sed 's/.* //')
-for t in tools/dlca-train tools/dlca-eval tools/dlca-parity tools/dlca-export tools/dlca-info \
+for t in tools/dlca-train tools/dlca-eval tools/dlca-parity tools/dlca-export tools/dlca-info tools/dlca-net \
          bench/dlca-tune bench/dlca-bench bench/dlca-recipes bench/dlca-hardbench bench/dlca-opsbench; do
   p="$top/$t"
   name=${t#*/}

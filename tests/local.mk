@@ -99,3 +99,7 @@ tests_main_SOURCES += tests/test_conv.h tests/test_conv.c tests/test_conv_cl.c t
 # Smoke test of bench/dlca-opsbench on the default OpenCL device.
 TESTS += tests/dlca-opsbench.sh
 EXTRA_DIST += tests/dlca-opsbench.sh
+# The network trainer (issue 31): lib/net, the digits data set, dlca-net.
+tests_main_SOURCES += tests/test_net.c tests/test_net_cl.c
+TESTS += tests/dlca-net.sh
+EXTRA_DIST += tests/dlca-net.sh

@@ -26,4 +26,6 @@
   X(blas) \
   X(conv) \
   X(optim_cl) \
-  X(gru)
+  X(gru) \
+  X(net) \
+  X(net_cl)

@@ -32,3 +32,8 @@ tools_dlca_eval_LDADD = $(DLCA_TOOLS_LIBS) $(PNG_LIBS) -lm
 bin_PROGRAMS += tools/dlca-export
 tools_dlca_export_SOURCES = tools/dlca-export.c tools/cli.h
 tools_dlca_export_LDADD = libdlca_cl.la
+
+# dlca-net: trains a network of the compute layer on a shipped data set. Public API only.
+bin_PROGRAMS += tools/dlca-net
+tools_dlca_net_SOURCES = tools/dlca-net.c tools/cli.h
+tools_dlca_net_LDADD = $(DLCA_TOOLS_LIBS) -lm

@@ -211,6 +211,9 @@ SUITES = {
     "gemm": suite_gemm, "dense": suite_dense, "conv": suite_conv, "optim": suite_optim,
     "gru": suite_gru, "rsvd": suite_rsvd,
 }
+sys.path.insert(0, __import__("os").path.dirname(__import__("os").path.abspath(__file__)))
+from torch_net import suite_net  # noqa: E402  (bench/peer/torch_net.py)
+SUITES["net"] = lambda args, dev: suite_net(args, dev, timed)
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -6,7 +6,7 @@
 # library is built without OpenMP: its pragmas only spread loops over
 # threads, and one thread keeps a fuzzer run deterministic.
 CC = clang
-PKGS = OpenCL jansson libxxhash libpng clblast lapacke
+PKGS = OpenCL jansson libxxhash libpng clblast lapacke zlib
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer $(SAN) -Wall -Wno-unused-parameter -Wno-unknown-pragmas
 FUZZ_CPPFLAGS = -I$(TOP)/include -I$(BUILD)/include -I$(TOP)/lib -I$(TOP)/tests/fuzz \
@@ -16,7 +16,7 @@ FUZZ_LIBS = $(shell pkg-config --libs $(PKGS)) -lm
 
 LIB_OBJ = $(patsubst $(TOP)/%.c,$(OUT)/obj/%.o,$(wildcard $(TOP)/lib/*/*.c $(TOP)/lib/*/*/*.c))
 
-HARNESSES = model tuning checkpoint checkpoint_sealed cache image annotations
+HARNESSES = model tuning checkpoint checkpoint_sealed cache image annotations net
 all: $(addprefix $(OUT)/fuzz_,$(HARNESSES))
 
 $(OUT)/obj/%.o: $(TOP)/%.c
