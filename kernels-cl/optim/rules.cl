@@ -85,10 +85,10 @@ inline float optim_rmsprop_p(float p, float g, float *s, optim_scalars k, int wd
     avg = sqrt(q);
   }
   avg = avg + k.eps;
-  if (momentum_on) {
-    float *buf = s + (centered ? 2 : 1);
-    float b = buf[0] * k.momentum + g / avg;
-    buf[0] = b;
+  if (momentum_on) { /* the buffer in slot 2 (centered) or 1; constant indices keep s in registers */
+    float b = (centered ? s[2] : s[1]) * k.momentum + g / avg;
+    if (centered) s[2] = b;
+    else s[1] = b;
     return p + -k.lr * b;
   }
   return p + -k.lr * g / avg;

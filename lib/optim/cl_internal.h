@@ -50,6 +50,8 @@ struct dlca_optim_cl {
   size_t flat_span; /* a tiled group's elements, first member to last, gaps included */
   cl_mem flat_p, flat_g; /* k_flat's buffers, base and count as last set */
   size_t flat_base, flat_n;
+  dlca__optim_scalars flat_k; /* k_flat's scalars as last set (SGD's stay the same after step 1) */
+  int flat_k_set;
   /* dlca__optim_cl_grouped's caches, of the params and of the grads */
   cl_mem *cache_p, *cache_g;
   double last_max_norm; /* of the last clip_grad_norm: < 0 none yet */

@@ -2,6 +2,7 @@
  * scalars from the host, then one launch per chunk of tensors, or one for
  * a whole group. Enqueues only. */
 #include <math.h>
+#include <string.h>
 
 #include "optim/cl_internal.h"
 
@@ -115,7 +116,8 @@ static int keeps_zero(const dlca_optim_cl *o, const dlca__optim_scalars *k) {
 }
 
 /* One launch of k_flat over n elements of p and g from element base; the
- * arguments that stay the same from step to step are not set again. */
+ * arguments that stay the same from step to step (all but the scalars, and
+ * those too for SGD at a fixed lr) are not set again. */
 static int flat(dlca_optim_cl *o, cl_mem p, cl_mem g, size_t base, size_t n, const dlca__optim_scalars *k) {
   const char *name = dlca__optim_cl_flat_name(o->host->cfg.kind);
   cl_ulong b = base, c = n;
@@ -124,7 +126,10 @@ static int flat(dlca_optim_cl *o, cl_mem p, cl_mem g, size_t base, size_t n, con
   if (!rc && g != o->flat_g && !(rc = dlca__optim_cl_arg(o->k_flat, name, 1, sizeof g, &g))) o->flat_g = g;
   if (!rc && base != o->flat_base && !(rc = dlca__optim_cl_arg(o->k_flat, name, 4, sizeof b, &b))) o->flat_base = base;
   if (!rc && n != o->flat_n && !(rc = dlca__optim_cl_arg(o->k_flat, name, 5, sizeof c, &c))) o->flat_n = n;
-  if (!rc) rc = dlca__optim_cl_arg(o->k_flat, name, 6, sizeof *k, k);
+  if (!rc && (!o->flat_k_set || memcmp(k, &o->flat_k, sizeof *k))) {
+    o->flat_k_set = 0;
+    if (!(rc = dlca__optim_cl_arg(o->k_flat, name, 6, sizeof *k, k))) o->flat_k = *k, o->flat_k_set = 1;
+  }
   size_t items = (n + 3) / 4, gws = (items + o->wg - 1) / o->wg * o->wg;
   if (!rc && gws) rc = dlca__launch(o->ctx, o->k_flat, name, 1, &gws, &o->wg);
   return rc;
