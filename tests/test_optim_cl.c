@@ -393,7 +393,8 @@ START_TEST(test_optim_cl_gaps) {
   device_steps(o, &r, p, g, 0, 3);
   cl_mem parent;
   size_t bytes, at[NT];
-  ck_assert_int_eq(clGetMemObjectInfo(p[0]->buf, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL), CL_SUCCESS);
+  ck_assert_int_eq(clGetMemObjectInfo(p[0]->buf, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL),
+                   CL_SUCCESS);
   ck_assert_int_eq(clGetMemObjectInfo(parent, CL_MEM_SIZE, sizeof bytes, &bytes, NULL), CL_SUCCESS);
   for (size_t i = 0; i < NT; i++)
     ck_assert_int_eq(clGetMemObjectInfo(p[i]->buf, CL_MEM_OFFSET, sizeof at[i], &at[i], NULL), CL_SUCCESS);
@@ -401,7 +402,8 @@ START_TEST(test_optim_cl_gaps) {
   ck_assert_int_eq(dlca__download(ctx, parent, 0, bytes, all, "group"), DLCA_OK);
   size_t gaps = 0, e = 0;
   for (size_t i = 0; i < NT; i++) {
-    for (; e < at[i] / 4; e++, gaps++) ck_assert_msg(all[e] == 0.0f, "%s: gap float %zu is %g", dlca_optim_kind_name(c.kind), e, all[e]);
+    for (; e < at[i] / 4; e++, gaps++)
+      ck_assert_msg(all[e] == 0.0f, "%s: gap float %zu is %g", dlca_optim_kind_name(c.kind), e, all[e]);
     e = at[i] / 4 + sizes[i];
   }
   ck_assert_uint_gt(gaps, 0);

@@ -94,7 +94,8 @@ static int tiled(const dlca_optim_cl *o) {
  * all, else the twin's; the slot stride rounded up to 64 floats. */
 static int layout(dlca_optim_cl *o) {
   const dlca_optimizer *h = o->host;
-  if (!(o->dev_off = calloc(o->n, sizeof *o->dev_off))) return dlca__fail(DLCA_ENOMEM, "device optimizer: out of host memory");
+  if (!(o->dev_off = calloc(o->n, sizeof *o->dev_off)))
+    return dlca__fail(DLCA_ENOMEM, "device optimizer: out of host memory");
   o->tiled = tiled(o);
   for (size_t i = 0; i < o->n; i++) o->dev_off[i] = o->tiled ? o->group_off[i] - o->group_off[0] : h->offsets[i];
   o->flat_span = o->tiled ? o->dev_off[o->n - 1] + h->sizes[o->n - 1] : h->total;
