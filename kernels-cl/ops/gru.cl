@@ -1,6 +1,7 @@
 // The GRU's recurrent part, float32 (issue 33; twin lib/ops/ref_gru.c, gate
 // order r, z, n). The input projection of all T steps is one GEMM before
-// these (lib/ops/cl_gru.c); here is one launch per step for an ensemble of M
+// these (lib/ops/cl_gru.c), or inside the step kernel for a forward of at
+// most GRU_FUSED_T steps; here is one launch per step for an ensemble of M
 // GRUs (grid axis 2), each work-group GRU_TJ hidden units x GRU_TB batch rows
 // of one member, its W_hh rows and h columns staged through local memory in
 // tiles of GRU_TK. Layouts (floats): gi/dgi row (b, t) of member m at
@@ -33,6 +34,13 @@
 #define GRU_PERSIST 0
 #endif
 
+// The forward of at most GRU_FUSED_T steps (a cell: 1) projects its input inside the step kernel (x W_ih^T beside
+// h W_hh^T, no GEMM): one launch a step. A longer sequence pays 1 + D / H times the step's multiply-adds for it.
+// @tunable GRU_FUSED_T 1 0 2 10 | 0..65536
+#ifndef GRU_FUSED_T
+#define GRU_FUSED_T 1
+#endif
+
 #define GRU_NL (GRU_TJ * GRU_TB)
 
 // A fence ordering this work-item's global writes before its later ones for every group of the device: OpenCL
@@ -47,23 +55,24 @@
 
 float dlca_gru_sigm(float a) { return 1.0f / (1.0f + exp(-a)); }
 
-// acc[g] = sum_k h[b, k] w[g H + j, k] for the gates g = 0, 1, 2 of hidden unit j (h rows of length H).
-// hl and wl: local tiles of GRU_TB x GRU_TK and 3 x GRU_TJ x (GRU_TK + 1) floats.
+// acc[g] = sum_k h[b, k] w[g H + j, k] over k < K for the gates g = 0, 1, 2 of hidden unit j (h rows at stride ld,
+// w rows of length K). hl and wl: local tiles of GRU_TB x GRU_TK and 3 x GRU_TJ x (GRU_TK + 1) floats.
 #define GRU_WLD (GRU_TK + 1)
-void dlca_gru_matvec3(volatile __global const float *h, __global const float *w, uint B, uint H, __local float *hl,
-                      __local float *wl, float *acc) {
+void dlca_gru_matvec3(volatile __global const float *h, uint ld, __global const float *w, uint K, uint B, uint H,
+                      __local float *hl, __local float *wl, float *acc) {
   uint lj = (uint)get_local_id(0), lb = (uint)get_local_id(1), l = lb * GRU_TJ + lj;
   uint j0 = (uint)get_group_id(0) * GRU_TJ, b0 = (uint)get_group_id(1) * GRU_TB;
   acc[0] = acc[1] = acc[2] = 0.0f;
-  for (uint k0 = 0; k0 < H; k0 += GRU_TK) {
+  for (uint k0 = 0; k0 < K; k0 += GRU_TK) {
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint e = l; e < GRU_TB * GRU_TK; e += GRU_NL) {
       uint bb = e / GRU_TK, kk = e % GRU_TK;
-      hl[bb * GRU_TK + kk] = b0 + bb < B && k0 + kk < H ? h[(size_t)(b0 + bb) * H + k0 + kk] : 0.0f;
+      hl[bb * GRU_TK + kk] = b0 + bb < B && k0 + kk < K ? h[(size_t)(b0 + bb) * ld + k0 + kk] : 0.0f;
     }
     for (uint e = l; e < 3 * GRU_TJ * GRU_TK; e += GRU_NL) {
       uint g = e / (GRU_TJ * GRU_TK), jj = e / GRU_TK % GRU_TJ, kk = e % GRU_TK;
-      wl[(g * GRU_TJ + jj) * GRU_WLD + kk] = j0 + jj < H && k0 + kk < H ? w[(size_t)(g * H + j0 + jj) * H + k0 + kk] : 0.0f;
+      wl[(g * GRU_TJ + jj) * GRU_WLD + kk] =
+          j0 + jj < H && k0 + kk < K ? w[(size_t)(g * H + j0 + jj) * K + k0 + kk] : 0.0f;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint kk = 0; kk < GRU_TK; kk++) {
@@ -76,20 +85,24 @@ void dlca_gru_matvec3(volatile __global const float *h, __global const float *w,
 }
 
 // Step t of the forward: hs[m, t+1] and y[m, :, t] from hs[m, t] (h0 [M, B, H] at t = 0, copied to hs[m, 0]) and
-// gi; the gates kept where keep is set, h_n written at the last step where has_hn is set. Biases: has_bias (b_ih
+// the input's projection: gi, or where D > 0 (GRU_FUSED_T) x [B, T, D] of member m at m * x_m times w_ih [M, 3H, D]
+// here. The gates kept where keep is set, h_n written at the last step where has_hn is set. Biases: has_bias (b_ih
 // and b_hh [M, 3H]). The states are read volatile: under GRU_PERSIST other groups wrote them in this launch.
 void dlca_gru_step_at(__global const float *gi, uint gi_m, uint gi_row, __global const float *w_hh,
                       __global const float *b_ih, __global const float *b_hh, int has_bias, __global const float *h0,
                       __global float *hs, __global float *y, __global float *gates, int keep, __global float *h_n,
-                      int has_hn, uint t, uint B, uint T, uint H, __local float *hl, __local float *wl) {
+                      int has_hn, uint t, uint B, uint T, uint H, __global const float *x, uint x_m,
+                      __global const float *w_ih, uint D, __local float *hl, __local float *wl) {
   uint j = (uint)get_global_id(0), b = (uint)get_global_id(1), m = (uint)get_global_id(2);
   size_t BH = (size_t)B * H;
   volatile __global const float *h = t ? hs + ((size_t)m * (T + 1) + t) * BH : h0 + (size_t)m * BH;
-  float gh[3];
-  dlca_gru_matvec3(h, w_hh + (size_t)m * 3 * H * H, B, H, hl, wl, gh);
+  float gh[3], gx[3];
+  if (D) // uniform: every work-item takes it
+    dlca_gru_matvec3(x + (size_t)m * x_m + (size_t)t * D, T * D, w_ih + (size_t)m * 3 * H * D, D, B, H, hl, wl, gx);
+  dlca_gru_matvec3(h, H, w_hh + (size_t)m * 3 * H * H, H, B, H, hl, wl, gh);
   if (j >= H || b >= B) return;
-  __global const float *x = gi + (size_t)m * gi_m + ((size_t)b * T + t) * gi_row;
-  float ir = x[j], iz = x[H + j], in = x[2 * H + j];
+  __global const float *xr = gi + (size_t)m * gi_m + ((size_t)b * T + t) * gi_row;
+  float ir = D ? gx[0] : xr[j], iz = D ? gx[1] : xr[H + j], in = D ? gx[2] : xr[2 * H + j];
   if (has_bias) {
     __global const float *bi = b_ih + (size_t)m * 3 * H, *bh = b_hh + (size_t)m * 3 * H;
     ir += bi[j], iz += bi[H + j], in += bi[2 * H + j];
@@ -110,10 +123,11 @@ __kernel __attribute__((reqd_work_group_size(GRU_TJ, GRU_TB, 1)))
 void dlca_gru_step(__global const float *gi, uint gi_m, uint gi_row, __global const float *w_hh,
                    __global const float *b_ih, __global const float *b_hh, int has_bias, __global const float *h0,
                    __global float *hs, __global float *y, __global float *gates, int keep, __global float *h_n,
-                   int has_hn, uint t, uint B, uint T, uint H) {
+                   int has_hn, uint t, uint B, uint T, uint H, __global const float *x, uint x_m,
+                   __global const float *w_ih, uint D) {
   __local float hl[GRU_TB * GRU_TK], wl[3 * GRU_TJ * GRU_WLD];
   dlca_gru_step_at(gi, gi_m, gi_row, w_hh, b_ih, b_hh, has_bias, h0, hs, y, gates, keep, h_n, has_hn, t, B, T, H,
-                   hl, wl);
+                   x, x_m, w_ih, D, hl, wl);
 }
 
 // Waits until the groups of member m have arrived `target` times in all (sync[m]); sync[M] is set where a wait
@@ -146,7 +160,7 @@ void dlca_gru_persist(__global const float *gi, uint gi_m, uint gi_row, __global
   uint groups = (uint)(get_num_groups(0) * get_num_groups(1));
   for (uint t = 0; t < T; t++) {
     dlca_gru_step_at(gi, gi_m, gi_row, w_hh, b_ih, b_hh, has_bias, h0, hs, y, gates, keep, h_n, has_hn, t, B, T, H,
-                     hl, wl);
+                     gi, 0, w_hh, 0, hl, wl);
     if (t + 1 < T) dlca_gru_grid_wait(sync, m, M, base + (t + 1) * groups);
   }
 }
