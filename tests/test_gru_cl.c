@@ -197,6 +197,33 @@ START_TEST(test_gru_cl_fused) {
 }
 END_TEST
 
+/* GRU_SPLIT 1: the forward's steps as dlca_gru_step_split (k sliced over work-items), with and without the fused
+ * projection, at the default tiles and at odd ones (3 hidden units, 4 slices and 4 rows a group), against the twin
+ * and the same bits twice. */
+START_TEST(test_gru_cl_split) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("gru-cl-split");
+  dlca_context *ctx = tcl_context();
+  ck_assert_msg(dlca__tuning_override(ctx, "ops.cl", "GRU_SPLIT", 1) == DLCA_OK, "%s", dlca_last_error());
+  if (_i) {
+    ck_assert_int_eq(dlca__tuning_override(ctx, "ops.cl", "GRU_SJ", 3), DLCA_OK);
+    ck_assert_int_eq(dlca__tuning_override(ctx, "ops.cl", "GRU_SKS", 4), DLCA_OK);
+    ck_assert_int_eq(dlca__tuning_override(ctx, "ops.cl", "GRU_SB", 4), DLCA_OK);
+    ck_assert_int_eq(dlca__tuning_override(ctx, "ops.cl", "GRU_FUSED_T", 16), DLCA_OK);
+  }
+  size_t nc = sizeof random_cfgs / sizeof random_cfgs[0];
+  for (size_t i = 0; i < nc; i++) twin_check(ctx, &random_cfgs[i], 3000 + (uint64_t)i, _i ? " split odd" : " split");
+  dlca__gru_cfg wide = {2, 0, {3, 2, 50, 7}}, c = {2, 1, {9, 3, 11, 40}}; /* wide: D over H */
+  twin_check(ctx, &wide, 3100, _i ? " split odd" : " split");
+  size_t n = 2 * 9 * 3 * 40;
+  float *a = malloc(sizeof(float) * n), *b = malloc(sizeof(float) * n);
+  forward_bits(ctx, &c, 9, a), forward_bits(ctx, &c, 9, b);
+  ck_assert_msg(!memcmp(a, b, sizeof(float) * n), "the split forward differs run to run");
+  free(a), free(b);
+  dlca_context_free(ctx);
+}
+END_TEST
+
 /* The device rSVD against the twin on the same seed: S, and U, V column by column (the same signs). */
 START_TEST(test_rsvd_cl_twin) {
   if (!tcl_platform()) return;
@@ -310,6 +337,7 @@ TCase *tg_tcase_cl(void) {
   tcase_add_loop_test(tc, test_gru_cl_twin, 0, (int)(sizeof random_cfgs / sizeof random_cfgs[0]));
   tcase_add_test(tc, test_gru_cl_persist);
   tcase_add_test(tc, test_gru_cl_fused);
+  tcase_add_loop_test(tc, test_gru_cl_split, 0, 2);
   tcase_add_loop_test(tc, test_rsvd_cl_twin, 0, 2);
   tcase_add_test(tc, test_rsvd_cl_low_rank);
   tcase_add_test(tc, test_gru_cl_errors);

@@ -146,7 +146,10 @@ int dlca__gru_tuned(dlca_context *ctx, dlca__gru_tape *tp, dlca__gru_tuned_t *v)
       (rc = dlca__tunable(ctx, GRU_FILE, "GRU_TJ", &v->tj)) || (rc = dlca__tunable(ctx, GRU_FILE, "GRU_TB", &v->tb)) ||
       (rc = dlca__tunable(ctx, GRU_FILE, "GRU_WG", &v->wg)) ||
       (rc = dlca__tunable(ctx, GRU_FILE, "GRU_PERSIST", &v->persist)) ||
-      (rc = dlca__tunable(ctx, GRU_FILE, "GRU_FUSED_T", &v->fused_t)))
+      (rc = dlca__tunable(ctx, GRU_FILE, "GRU_FUSED_T", &v->fused_t)) ||
+      (rc = dlca__tunable(ctx, GRU_FILE, "GRU_SPLIT", &v->split)) ||
+      (rc = dlca__tunable(ctx, GRU_FILE, "GRU_SJ", &v->sj)) || (rc = dlca__tunable(ctx, GRU_FILE, "GRU_SB", &v->sb)) ||
+      (rc = dlca__tunable(ctx, GRU_FILE, "GRU_SKS", &v->sks)))
     return rc;
   if (tp) tp->tuned = *v, tp->sig = sig, tp->have_tuned = 1;
   return DLCA_OK;
@@ -259,7 +262,27 @@ static int fused(dlca_context *ctx, dlca__gru_tape *tp, const dlca__gru_cfg *c) 
   return !dlca__gru_tuned(ctx, tp, &v) && c->d.T <= (size_t)v.fused_t;
 }
 
-/* The T launches of dlca_gru_step (or one of dlca_gru_persist); x non-NULL: the projection fused into them. */
+/* GRU_SPLIT 1 where its local memory fits: *k (released) becomes dlca_gru_step_split, lws and gws its grid
+ * (GRU_SKS, GRU_SB) and (H / GRU_SJ GRU_SKS, B, M) rounded up, *wl the bytes of its staged rows; else all unchanged. */
+static int split(dlca_context *ctx, dlca__gru_tape *tp, const dlca__gru_cfg *c, int fuse, cl_kernel *k, size_t *lws,
+                 size_t *gws, size_t *wl) {
+  dlca__gru_tuned_t v;
+  int rc = dlca__gru_tuned(ctx, tp, &v);
+  if (rc || !v.split) return rc;
+  size_t K = fuse && c->d.D > c->d.H ? c->d.D : c->d.H, f = sizeof(float), sb = (size_t)v.sb, sks = (size_t)v.sks;
+  size_t need = 3 * (size_t)v.sj * K * f + sb * 6 * (size_t)v.sj * sks * f;
+  if (need > ctx->info.local_mem || sb * sks > ctx->info.max_work_group) return DLCA_OK;
+  cl_kernel s;
+  size_t l2[3];
+  if ((rc = dlca__gru_kernel(ctx, tp, "dlca_gru_step_split", 0, &s, l2))) return rc;
+  clReleaseKernel(*k), *k = s, *wl = 3 * (size_t)v.sj * K * f;
+  lws[0] = sks, lws[1] = sb, lws[2] = 1;
+  gws[0] = (c->d.H + (size_t)v.sj - 1) / (size_t)v.sj * sks, gws[1] = (c->d.B + sb - 1) / sb * sb, gws[2] = c->M;
+  return DLCA_OK;
+}
+
+/* The T launches of dlca_gru_step (or of dlca_gru_step_split, or one of dlca_gru_persist); x non-NULL: the
+ * projection fused into them. */
 static int steps(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w *w, dlca__gru_tape *tp,
                  const dlca_tensor *x, const dlca_tensor *h0, dlca_tensor *y, dlca_tensor *h_n, int keep) {
   cl_kernel k;
@@ -281,7 +304,11 @@ static int steps(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w
     clReleaseKernel(k);
     return persist_launch(ctx, c, tp, sizes, args, lws, gws);
   }
+  size_t wl = 0;
+  if ((rc = split(ctx, tp, c, x != NULL, &k, lws, gws, &wl))) return clReleaseKernel(k), rc;
   rc = dlca__gru_set_args(k, "dlca_gru_step", 22, sizes, args);
+  cl_int e0 = wl ? clSetKernelArg(k, 22, wl, NULL) : CL_SUCCESS;
+  if (!rc && e0 != CL_SUCCESS) rc = dlca__fail_cl(e0, "dlca_gru_step_split: argument 22: %s", dlca__cl_error_name(e0));
   for (t = 0; !rc && t < T; t++) {
     cl_int err = clSetKernelArg(k, 14, u, &t);
     rc = err != CL_SUCCESS ? dlca__fail_cl(err, "dlca_gru_step: argument 14: %s", dlca__cl_error_name(err))

@@ -4,13 +4,13 @@
 #define DLCA_OPS_CL_GRU_INT_H
 #include "ops/cl_gru.h"
 
-/* The kernels a tape keeps: step, persist, back_step, colsum. */
-#define DLCA__GRU_KERNELS 4
+/* The kernels a tape keeps: step, persist, back_step, colsum, step_split. */
+#define DLCA__GRU_KERNELS 5
 
 /* The program of ops.cl and gru.cl's tunables as built into it. */
 typedef struct dlca__gru_tuned_t {
   cl_program prog;
-  int tj, tb, wg, persist, fused_t;
+  int tj, tb, wg, persist, fused_t, split, sj, sb, sks;
 } dlca__gru_tuned_t;
 
 struct dlca__gru_tape {
