@@ -41,9 +41,9 @@
 #define GRU_FUSED_T 1
 #endif
 
-// 1: the forward's steps as dlca_gru_step_split (below) where its local memory fits: H / GRU_SJ x B / GRU_SB
-// groups of GRU_SKS x GRU_SB work-items, chains of H / GRU_SKS multiply-adds (dlca_gru_step: H / GRU_TJ x
-// B / GRU_TB groups, chains of H).
+// 1: the forward's steps as dlca_gru_step_split (below) where its local memory fits and GRU_SJ <= GRU_SKS:
+// H / GRU_SJ x B / GRU_SB groups of GRU_SKS x GRU_SB work-items, W and h staged once a step, chains of H / GRU_SKS
+// multiply-adds (dlca_gru_step: H / GRU_TJ x B / GRU_TB groups, H / GRU_TK tiles a step, chains of H).
 // @tunable GRU_SPLIT 0 1 | 0, 1
 #ifndef GRU_SPLIT
 #define GRU_SPLIT 0
@@ -105,8 +105,8 @@ void dlca_gru_matvec3(volatile __global const float *h, uint ld, __global const 
 }
 
 void dlca_gru_out(__global const float *gi, uint gi_m, uint gi_row, const float *gx, uint D, float *gh,
-                  __global const float *b_ih, __global const float *b_hh, int has_bias, volatile __global const float *h,
-                  __global float *hs, __global float *y, __global float *gates, int keep, __global float *h_n,
+                  __global const float *b_ih, __global const float *b_hh, int has_bias,
+                  volatile __global const float *h, __global float *hs, __global float *y, __global float *gates, int keep, __global float *h_n,
                   int has_hn, uint j, uint b, uint m, uint t, uint B, uint T, uint H);
 
 // Step t of the forward: hs[m, t+1] and y[m, :, t] from hs[m, t] (h0 [M, B, H] at t = 0, copied to hs[m, 0]) and
@@ -133,8 +133,8 @@ void dlca_gru_step_at(__global const float *gi, uint gi_m, uint gi_row, __global
 // The end of step t for hidden unit j of row b of member m: gx (D > 0) or gi's row, and gh = W_hh h (its 3 gates)
 // give the gates and the new state; writes as dlca_gru_step_at says.
 void dlca_gru_out(__global const float *gi, uint gi_m, uint gi_row, const float *gx, uint D, float *gh,
-                  __global const float *b_ih, __global const float *b_hh, int has_bias, volatile __global const float *h,
-                  __global float *hs, __global float *y, __global float *gates, int keep, __global float *h_n,
+                  __global const float *b_ih, __global const float *b_hh, int has_bias,
+                  volatile __global const float *h, __global float *hs, __global float *y, __global float *gates, int keep, __global float *h_n,
                   int has_hn, uint j, uint b, uint m, uint t, uint B, uint T, uint H) {
   size_t BH = (size_t)B * H;
   __global const float *xr = gi + (size_t)m * gi_m + ((size_t)b * T + t) * gi_row;
@@ -166,59 +166,60 @@ void dlca_gru_step(__global const float *gi, uint gi_m, uint gi_row, __global co
                    x, x_m, w_ih, D, hl, wl);
 }
 
-// acc[r] = sum over k = ks, ks + GRU_SKS, ... < K of wl[r K + k] v[k], for the 3 GRU_SJ rows r staged in wl.
-void dlca_gru_split_dot(__global const float *v, uint K, __local const float *wl, uint ks, float *acc) {
-  for (uint r = 0; r < 3 * GRU_SJ; r++) acc[r] = 0.0f;
-  for (uint k = ks; k < K; k += GRU_SKS) {
-    float hv = v[k];
-    for (uint r = 0; r < 3 * GRU_SJ; r++) acc[r] = fma(wl[r * K + k], hv, acc[r]);
-  }
-}
-
-// Stages the rows g H + j0 + jj (g < 3, jj < GRU_SJ; zero past H) of w [3H, K] into wl, then each work-item's
-// k-slice of them times row src (NULL where its row is past B) into part (its 3 GRU_SJ sums at slot).
-void dlca_gru_split_part(__global const float *w, uint K, uint H, uint j0, __global const float *src,
-                         __local float *wl, __local float *part, uint slot) {
-  uint ks = (uint)get_local_id(0), l = (uint)get_local_id(1) * GRU_SKS + ks;
+// Stages the rows g H + j0 + jj (g < 3, jj < GRU_SJ; zero past H) of w [3H, K] into wl and the group's rows of src
+// (rows < n at stride ld, zero after) into hl (row stride K + GRU_SKS, against bank conflicts); each work-item sums
+// its k-slice (every GRU_SKS-th k) into part, and work-item ks < GRU_SJ of a row adds up the slices of hidden unit
+// j0 + ks in slice order into out (3 gates).
+void dlca_gru_split_part(__global const float *w, uint K, uint H, uint j0, __global const float *src, uint ld, uint n,
+                         __local float *wl, __local float *part, float *out) {
+  uint ks = (uint)get_local_id(0), lb = (uint)get_local_id(1), l = lb * GRU_SKS + ks, KP = K + GRU_SKS;
+  __local float *hl = wl + 3 * GRU_SJ * K;
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint e = l; e < 3 * GRU_SJ * K; e += GRU_SKS * GRU_SB) {
     uint r = e / K, jj = r % GRU_SJ;
     wl[e] = j0 + jj < H ? w[(size_t)((r / GRU_SJ) * H + j0 + jj) * K + e % K] : 0.0f;
   }
+  for (uint e = l; e < GRU_SB * K; e += GRU_SKS * GRU_SB)
+    hl[e / K * KP + e % K] = e / K < n ? src[(size_t)(e / K) * ld + e % K] : 0.0f;
   barrier(CLK_LOCAL_MEM_FENCE);
   float acc[3 * GRU_SJ];
-  if (src) dlca_gru_split_dot(src, K, wl, ks, acc);
-  for (uint r = 0; r < 3 * GRU_SJ; r++) part[(slot * 3 * GRU_SJ + r) * GRU_SKS + ks] = src ? acc[r] : 0.0f;
+  for (uint r = 0; r < 3 * GRU_SJ; r++) acc[r] = 0.0f;
+  for (uint k = ks; k < K; k += GRU_SKS) {
+    float hv = hl[lb * KP + k];
+    for (uint r = 0; r < 3 * GRU_SJ; r++) acc[r] = fma(wl[r * K + k], hv, acc[r]);
+  }
+  for (uint r = 0; r < 3 * GRU_SJ; r++) part[(lb * 3 * GRU_SJ + r) * GRU_SKS + ks] = acc[r];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint g = 0; g < 3 && ks < GRU_SJ; g++) {
+    out[g] = 0.0f;
+    for (uint q = 0; q < GRU_SKS; q++) out[g] += part[(lb * 3 * GRU_SJ + g * GRU_SJ + ks) * GRU_SKS + q];
+  }
 }
 
-// GRU_SPLIT 1: step t as dlca_gru_step_at computes it, a work-group owning GRU_SJ hidden units (the 3 GRU_SJ rows of
-// W_hh, and of W_ih where D > 0, staged in wl: 3 GRU_SJ max(H, D) floats) for GRU_SB rows; its GRU_SKS work-items of
-// a row each sum every GRU_SKS-th k, then the sums are added in k-slice order (the same bits run to run).
+// GRU_SPLIT 1: step t as dlca_gru_step_at computes it, a work-group owning GRU_SJ <= GRU_SKS hidden units for
+// GRU_SB rows: the 3 GRU_SJ rows of W_hh (then of W_ih where D > 0) and the rows of h (of x) staged in wl,
+// (3 GRU_SJ + GRU_SB) max(H, D) + GRU_SB GRU_SKS floats; its GRU_SKS work-items of a row each sum every GRU_SKS-th
+// k, the sums added in slice order (the same bits run to run).
 __kernel __attribute__((reqd_work_group_size(GRU_SKS, GRU_SB, 1)))
 void dlca_gru_step_split(__global const float *gi, uint gi_m, uint gi_row, __global const float *w_hh,
                          __global const float *b_ih, __global const float *b_hh, int has_bias,
                          __global const float *h0, __global float *hs, __global float *y, __global float *gates,
                          int keep, __global float *h_n, int has_hn, uint t, uint B, uint T, uint H,
                          __global const float *x, uint x_m, __global const float *w_ih, uint D, __local float *wl) {
-  __local float part[GRU_SB * 2 * 3 * GRU_SJ * GRU_SKS];
-  uint ks = (uint)get_local_id(0), lb = (uint)get_local_id(1), m = (uint)get_global_id(2);
-  uint j0 = (uint)get_group_id(0) * GRU_SJ, b = (uint)get_group_id(1) * GRU_SB + lb;
+  __local float part[GRU_SB * 3 * GRU_SJ * GRU_SKS];
+  uint ks = (uint)get_local_id(0), m = (uint)get_global_id(2);
+  uint j0 = (uint)get_group_id(0) * GRU_SJ, b0 = (uint)get_group_id(1) * GRU_SB, b = b0 + (uint)get_local_id(1);
+  uint n = B - b0 < GRU_SB ? B - b0 : GRU_SB;
   size_t BH = (size_t)B * H;
   __global const float *h = t ? hs + ((size_t)m * (T + 1) + t) * BH : h0 + (size_t)m * BH;
-  __global const float *xs = x + (size_t)m * x_m + ((size_t)b * T + t) * D;
-  if (D) dlca_gru_split_part(w_ih + (size_t)m * 3 * H * D, D, H, j0, b < B ? xs : 0, wl, part, 2 * lb + 1);
-  dlca_gru_split_part(w_hh + (size_t)m * 3 * H * H, H, H, j0, b < B ? h + (size_t)b * H : 0, wl, part, 2 * lb);
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint jj = ks; jj < GRU_SJ && b < B && j0 + jj < H; jj += GRU_SKS) {
-    float gh[3] = {0.0f, 0.0f, 0.0f}, gx[3] = {0.0f, 0.0f, 0.0f};
-    for (uint g = 0; g < 3; g++)
-      for (uint q = 0; q < GRU_SKS; q++) {
-        gh[g] += part[((2 * lb) * 3 * GRU_SJ + g * GRU_SJ + jj) * GRU_SKS + q];
-        gx[g] += part[((2 * lb + 1) * 3 * GRU_SJ + g * GRU_SJ + jj) * GRU_SKS + q];
-      }
-    dlca_gru_out(gi, gi_m, gi_row, gx, D, gh, b_ih, b_hh, has_bias, h, hs, y, gates, keep, h_n, has_hn, j0 + jj, b, m,
+  float gx[3] = {0.0f, 0.0f, 0.0f}, gh[3] = {0.0f, 0.0f, 0.0f};
+  if (D) // uniform
+    dlca_gru_split_part(w_ih + (size_t)m * 3 * H * D, D, H, j0, x + (size_t)m * x_m + ((size_t)b0 * T + t) * D, T * D,
+                        n, wl, part, gx);
+  dlca_gru_split_part(w_hh + (size_t)m * 3 * H * H, H, H, j0, h + (size_t)b0 * H, H, n, wl, part, gh);
+  if (ks < GRU_SJ && b < B && j0 + ks < H)
+    dlca_gru_out(gi, gi_m, gi_row, gx, D, gh, b_ih, b_hh, has_bias, h, hs, y, gates, keep, h_n, has_hn, j0 + ks, b, m,
                  t, B, T, H);
-  }
 }
 
 // Waits until the groups of member m have arrived `target` times in all (sync[m]); sync[M] is set where a wait

@@ -262,20 +262,21 @@ static int fused(dlca_context *ctx, dlca__gru_tape *tp, const dlca__gru_cfg *c) 
   return !dlca__gru_tuned(ctx, tp, &v) && c->d.T <= (size_t)v.fused_t;
 }
 
-/* GRU_SPLIT 1 where its local memory fits: *k (released) becomes dlca_gru_step_split, lws and gws its grid
- * (GRU_SKS, GRU_SB) and (H / GRU_SJ GRU_SKS, B, M) rounded up, *wl the bytes of its staged rows; else all unchanged. */
+/* GRU_SPLIT 1 where its local memory fits and GRU_SJ <= GRU_SKS: *k (released) becomes dlca_gru_step_split, lws
+ * and gws its grid (GRU_SKS, GRU_SB) and (H / GRU_SJ GRU_SKS, B, M) rounded up, *wl the bytes of its staged rows;
+ * else all unchanged. */
 static int split(dlca_context *ctx, dlca__gru_tape *tp, const dlca__gru_cfg *c, int fuse, cl_kernel *k, size_t *lws,
                  size_t *gws, size_t *wl) {
   dlca__gru_tuned_t v;
   int rc = dlca__gru_tuned(ctx, tp, &v);
   if (rc || !v.split) return rc;
   size_t K = fuse && c->d.D > c->d.H ? c->d.D : c->d.H, f = sizeof(float), sb = (size_t)v.sb, sks = (size_t)v.sks;
-  size_t need = 3 * (size_t)v.sj * K * f + sb * 6 * (size_t)v.sj * sks * f;
-  if (need > ctx->info.local_mem || sb * sks > ctx->info.max_work_group) return DLCA_OK;
+  size_t dyn = (3 * (size_t)v.sj * K + sb * (K + sks)) * f, need = dyn + sb * 3 * (size_t)v.sj * sks * f;
+  if (need > ctx->info.local_mem || sb * sks > ctx->info.max_work_group || (size_t)v.sj > sks) return DLCA_OK;
   cl_kernel s;
   size_t l2[3];
   if ((rc = dlca__gru_kernel(ctx, tp, "dlca_gru_step_split", 0, &s, l2))) return rc;
-  clReleaseKernel(*k), *k = s, *wl = 3 * (size_t)v.sj * K * f;
+  clReleaseKernel(*k), *k = s, *wl = dyn;
   lws[0] = sks, lws[1] = sb, lws[2] = 1;
   gws[0] = (c->d.H + (size_t)v.sj - 1) / (size_t)v.sj * sks, gws[1] = (c->d.B + sb - 1) / sb * sb, gws[2] = c->M;
   return DLCA_OK;
