@@ -106,8 +106,8 @@ void dlca_gru_matvec3(volatile __global const float *h, uint ld, __global const 
 
 void dlca_gru_out(__global const float *gi, uint gi_m, uint gi_row, const float *gx, uint D, float *gh,
                   __global const float *b_ih, __global const float *b_hh, int has_bias,
-                  volatile __global const float *h, __global float *hs, __global float *y, __global float *gates, int keep, __global float *h_n,
-                  int has_hn, uint j, uint b, uint m, uint t, uint B, uint T, uint H);
+                  volatile __global const float *h, __global float *hs, __global float *y, __global float *gates,
+                  int keep, __global float *h_n, int has_hn, uint j, uint b, uint m, uint t, uint B, uint T, uint H);
 
 // Step t of the forward: hs[m, t+1] and y[m, :, t] from hs[m, t] (h0 [M, B, H] at t = 0, copied to hs[m, 0]) and
 // the input's projection: gi, or where D > 0 (GRU_FUSED_T) x [B, T, D] of member m at m * x_m times w_ih [M, 3H, D]
@@ -134,8 +134,8 @@ void dlca_gru_step_at(__global const float *gi, uint gi_m, uint gi_row, __global
 // give the gates and the new state; writes as dlca_gru_step_at says.
 void dlca_gru_out(__global const float *gi, uint gi_m, uint gi_row, const float *gx, uint D, float *gh,
                   __global const float *b_ih, __global const float *b_hh, int has_bias,
-                  volatile __global const float *h, __global float *hs, __global float *y, __global float *gates, int keep, __global float *h_n,
-                  int has_hn, uint j, uint b, uint m, uint t, uint B, uint T, uint H) {
+                  volatile __global const float *h, __global float *hs, __global float *y, __global float *gates,
+                  int keep, __global float *h_n, int has_hn, uint j, uint b, uint m, uint t, uint B, uint T, uint H) {
   size_t BH = (size_t)B * H;
   __global const float *xr = gi + (size_t)m * gi_m + ((size_t)b * T + t) * gi_row;
   float ir = D ? gx[0] : xr[j], iz = D ? gx[1] : xr[H + j], in = D ? gx[2] : xr[2 * H + j];
