@@ -310,10 +310,11 @@ static int steps(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w
   rc = dlca__gru_set_args(k, "dlca_gru_step", 22, sizes, args);
   cl_int e0 = wl ? clSetKernelArg(k, 22, wl, NULL) : CL_SUCCESS;
   if (!rc && e0 != CL_SUCCESS) rc = dlca__fail_cl(e0, "dlca_gru_step_split: argument 22: %s", dlca__cl_error_name(e0));
+  const char *name = wl ? "dlca_gru_step_split" : "dlca_gru_step";
   for (t = 0; !rc && t < T; t++) {
     cl_int err = clSetKernelArg(k, 14, u, &t);
-    rc = err != CL_SUCCESS ? dlca__fail_cl(err, "dlca_gru_step: argument 14: %s", dlca__cl_error_name(err))
-                           : dlca__launch(ctx, k, "dlca_gru_step", 3, gws, lws);
+    rc = err != CL_SUCCESS ? dlca__fail_cl(err, "%s: argument 14: %s", name, dlca__cl_error_name(err))
+                           : dlca__launch(ctx, k, name, 3, gws, lws);
   }
   clReleaseKernel(k);
   return rc;
