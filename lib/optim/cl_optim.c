@@ -22,8 +22,8 @@ static int has_fp64(dlca_context *ctx) {
 static int kernels(dlca_optim_cl *o) {
   cl_program prog;
   const char *opts = o->fp64 ? OPTIM_OPTIONS : OPTIM_OPTIONS " -DOPTIM_FLOAT_SUMS=1";
-  int v, rc = dlca__program_get(o->ctx, OPTIM_FILE, opts, &prog, NULL);
-  if (rc || (rc = dlca__tunable(o->ctx, OPTIM_FILE, "OPTIM_WG", &v))) return rc;
+  int v, rc = dlca__memo_program(o->ctx, OPTIM_FILE, opts, &prog);
+  if (rc || (rc = dlca__memo_tunable(o->ctx, OPTIM_FILE, "OPTIM_WG", &v))) return rc;
   if ((size_t)v > o->ctx->info.max_work_group)
     return dlca__fail(DLCA_ECONFIG, "%s: OPTIM_WG %d is over the device's largest work-group, %zu", OPTIM_FILE, v,
                       o->ctx->info.max_work_group);
