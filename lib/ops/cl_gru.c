@@ -1,6 +1,7 @@
 /* The GRU on the device (lib/ops/cl_gru.h): the input projection as one
  * GEMM, then kernels-cl/ops/gru.cl's dlca_gru_step once per step for every
- * member at once; the backward is dlca_gru_back_step once per step, then
+ * member at once (a forward of at most GRU_FUSED_T steps, a cell: no GEMM,
+ * the step kernel projects x too); the backward is dlca_gru_back_step once per step, then
  * GEMMs for dx and the weights and a column sum for the biases. A shared x is
  * one GEMM against the members' stacked W_ih ([M 3H, D]): its projection is
  * [B T, M 3H], and dx the sum over members falls out of one GEMM too. */
@@ -107,7 +108,12 @@ int dlca__gru_tuned(dlca_context *ctx, dlca__gru_tuned_t *v) {
       (rc = dlca__memo_tunable(ctx, GRU_FILE, "GRU_TJ", &v->tj)) ||
       (rc = dlca__memo_tunable(ctx, GRU_FILE, "GRU_TB", &v->tb)) ||
       (rc = dlca__memo_tunable(ctx, GRU_FILE, "GRU_WG", &v->wg)) ||
-      (rc = dlca__memo_tunable(ctx, GRU_FILE, "GRU_PERSIST", &v->persist)))
+      (rc = dlca__memo_tunable(ctx, GRU_FILE, "GRU_PERSIST", &v->persist)) ||
+      (rc = dlca__memo_tunable(ctx, GRU_FILE, "GRU_FUSED_T", &v->fused_t)) ||
+      (rc = dlca__memo_tunable(ctx, GRU_FILE, "GRU_SPLIT", &v->split)) ||
+      (rc = dlca__memo_tunable(ctx, GRU_FILE, "GRU_SJ", &v->sj)) ||
+      (rc = dlca__memo_tunable(ctx, GRU_FILE, "GRU_SB", &v->sb)) ||
+      (rc = dlca__memo_tunable(ctx, GRU_FILE, "GRU_SKS", &v->sks)))
     return rc;
   return DLCA_OK;
 }
@@ -213,31 +219,65 @@ static int persist_launch(dlca_context *ctx, const dlca__gru_cfg *c, dlca__gru_t
   return rc;
 }
 
-/* The T launches of dlca_gru_step (or one of dlca_gru_persist). */
+/* Whether the forward projects x inside the step kernel (T <= GRU_FUSED_T): no GEMM, one launch a step. */
+static int fused(dlca_context *ctx, const dlca__gru_cfg *c) {
+  dlca__gru_tuned_t v;
+  return !dlca__gru_tuned(ctx, &v) && c->d.T <= (size_t)v.fused_t;
+}
+
+/* GRU_SPLIT 1 where its local memory fits and GRU_SJ <= GRU_SKS: *k (handed back) becomes dlca_gru_step_split, lws
+ * and gws its grid (GRU_SKS, GRU_SB) and (H / GRU_SJ GRU_SKS, B, M) rounded up, *wl the bytes of its staged rows;
+ * else all unchanged. */
+static int split(dlca_context *ctx, const dlca__gru_cfg *c, int fuse, cl_kernel *k, size_t *lws, size_t *gws,
+                 size_t *wl) {
+  dlca__gru_tuned_t v;
+  int rc = dlca__gru_tuned(ctx, &v);
+  if (rc || !v.split) return rc;
+  size_t K = fuse && c->d.D > c->d.H ? c->d.D : c->d.H, f = sizeof(float), sb = (size_t)v.sb, sks = (size_t)v.sks;
+  size_t dyn = (3 * (size_t)v.sj * K + sb * (K + sks)) * f, need = dyn + sb * 3 * (size_t)v.sj * sks * f;
+  if (need > ctx->info.local_mem || sb * sks > ctx->info.max_work_group || (size_t)v.sj > sks) return DLCA_OK;
+  cl_kernel s;
+  size_t l2[3];
+  if ((rc = dlca__gru_kernel(ctx, "dlca_gru_step_split", 0, &s, l2))) return rc;
+  dlca__memo_kernel_put(ctx, *k), *k = s, *wl = dyn;
+  lws[0] = sks, lws[1] = sb, lws[2] = 1;
+  gws[0] = (c->d.H + (size_t)v.sj - 1) / (size_t)v.sj * sks, gws[1] = (c->d.B + sb - 1) / sb * sb, gws[2] = c->M;
+  return DLCA_OK;
+}
+
+/* The T launches of dlca_gru_step (or of dlca_gru_step_split, or one of dlca_gru_persist); x non-NULL: the
+ * projection fused into them. */
 static int steps(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w *w, dlca__gru_tape *tp,
-                 const dlca_tensor *h0, dlca_tensor *y, dlca_tensor *h_n, int keep) {
+                 const dlca_tensor *x, const dlca_tensor *h0, dlca_tensor *y, dlca_tensor *h_n, int keep) {
   cl_kernel k;
   size_t lws[3], gws[3];
   int rc = dlca__gru_kernel(ctx, "dlca_gru_step", 0, &k, lws);
   if (rc) return rc;
   dlca__gru_step_grid(c, lws, gws);
   cl_uint gm, grow, t = 0, B = (cl_uint)c->d.B, T = (cl_uint)c->d.T, H = (cl_uint)c->d.H;
+  cl_uint D = x ? (cl_uint)c->d.D : 0, xm = c->x_shared ? 0 : (cl_uint)(c->d.B * c->d.T * c->d.D);
   dlca__gru_gi_strides(c, &gm, &grow);
   cl_int hb = w->b_ih != NULL, kp = keep, hh = h_n != NULL;
   cl_mem bi = hb ? w->b_ih->buf : w->w_hh->buf, bh = hb ? w->b_hh->buf : w->w_hh->buf, hn = hh ? h_n->buf : y->buf;
+  cl_mem xb = x ? x->buf : tp->gi;
   size_t m = sizeof(cl_mem), u = sizeof(cl_uint), i = sizeof(cl_int);
-  size_t sizes[] = {m, u, u, m, m, m, i, m, m, m, m, i, m, i, u, u, u, u};
-  const void *args[] = {&tp->gi, &gm,        &grow, &w->w_hh->buf, &bi, &bh, &hb, &h0->buf, &tp->hs,
-                        &y->buf, &tp->gates, &kp,   &hn,           &hh, &t,  &B,  &T,       &H};
-  if (persist(ctx, c, lws, gws)) {
+  size_t sizes[] = {m, u, u, m, m, m, i, m, m, m, m, i, m, i, u, u, u, u, m, u, m, u};
+  const void *args[] = {&tp->gi, &gm, &grow, &w->w_hh->buf, &bi, &bh, &hb, &h0->buf, &tp->hs, &y->buf,       &tp->gates,
+                        &kp,     &hn, &hh,   &t,            &B,  &T,  &H,  &xb,      &xm,     &w->w_ih->buf, &D};
+  if (!x && persist(ctx, c, lws, gws)) {
     dlca__memo_kernel_put(ctx, k);
     return persist_launch(ctx, c, tp, sizes, args, lws, gws);
   }
-  rc = dlca__gru_set_args(k, "dlca_gru_step", 18, sizes, args);
+  size_t wl = 0;
+  if ((rc = split(ctx, c, x != NULL, &k, lws, gws, &wl))) return dlca__memo_kernel_put(ctx, k), rc;
+  rc = dlca__gru_set_args(k, "dlca_gru_step", 22, sizes, args);
+  cl_int e0 = wl ? clSetKernelArg(k, 22, wl, NULL) : CL_SUCCESS;
+  if (!rc && e0 != CL_SUCCESS) rc = dlca__fail_cl(e0, "dlca_gru_step_split: argument 22: %s", dlca__cl_error_name(e0));
+  const char *name = wl ? "dlca_gru_step_split" : "dlca_gru_step";
   for (t = 0; !rc && t < T; t++) {
     cl_int err = clSetKernelArg(k, 14, u, &t);
-    rc = err != CL_SUCCESS ? dlca__fail_cl(err, "dlca_gru_step: argument 14: %s", dlca__cl_error_name(err))
-                           : dlca__launch(ctx, k, "dlca_gru_step", 3, gws, lws);
+    rc = err != CL_SUCCESS ? dlca__fail_cl(err, "%s: argument 14: %s", name, dlca__cl_error_name(err))
+                           : dlca__launch(ctx, k, name, 3, gws, lws);
   }
   dlca__memo_kernel_put(ctx, k);
   return rc;
@@ -258,7 +298,9 @@ int dlca__ops_cl_gru_forward(dlca_context *ctx, const dlca__gru_cfg *c, const dl
     return dlca__fail(DLCA_EINVAL, "%s: the tape was made for another configuration", fn);
   dlca__gru_tape *tp = tape;
   if (!tp && (rc = dlca__gru_tape_new(ctx, c, &tp))) return rc;
-  if (!(rc = project(ctx, c, x, w->w_ih, tp->gi))) rc = steps(ctx, c, w, tp, h0, y, h_n, tape != NULL);
+  int fuse = fused(ctx, c);
+  if (fuse || !(rc = project(ctx, c, x, w->w_ih, tp->gi)))
+    rc = steps(ctx, c, w, tp, fuse ? x : NULL, h0, y, h_n, tape != NULL);
   if (tape) tape->kept = !rc;
   if (!tape) dlca__gru_tape_free(tp); /* OpenCL keeps the buffers until the queued work is done */
   return rc;

@@ -7,7 +7,7 @@
 /* The program of ops.cl and gru.cl's tunables as built into it. */
 typedef struct dlca__gru_tuned_t {
   cl_program prog;
-  int tj, tb, wg, persist;
+  int tj, tb, wg, persist, fused_t, split, sj, sb, sks;
 } dlca__gru_tuned_t;
 
 struct dlca__gru_tape {
