@@ -10,6 +10,7 @@
 #include <string.h>
 #include "dlca_cl.h"
 #include "cl_util.h"
+#include "cl/runtime.h"
 
 #define POP_M 3
 #define POP_EPOCHS 6
@@ -146,6 +147,49 @@ START_TEST(test_population_replaces) {
 }
 END_TEST
 
+/* shared_program (the perception wires from the wires buffer) gives the
+ * compiled-in wires' losses and logits bit for bit: _i 0 KERNELS 1 (PoCL's
+ * own), 1 KERNELS 0, 2 KERNELS 0 with the perception stacks' backward in a
+ * launch of its own (PERC_SPLIT_CELLS 1). Checkerboard, async, 3 epochs. */
+START_TEST(test_shared_program_parity) {
+  if (!tcl_platform()) return;
+  dlca_preset p;
+  dlca_train_config cfg;
+  dlca_loop_options o;
+  tiny(&p, &cfg, &o);
+  cfg.async = 1, cfg.fire_rate = 0.5f;
+  dlca_model *m;
+  ck_assert_int_eq(dlca_model_new(&p.shape, 21, &m), DLCA_OK);
+  float *y;
+  ck_assert_int_eq(dlca_preset_target(&p, p.shape.channels, NULL, &y), DLCA_OK);
+  const size_t n = dlca_model_n_params(m);
+  float *lg[2] = {malloc(sizeof(float) * n), malloc(sizeof(float) * n)};
+  double loss[2][3];
+  for (int shared = 0; shared < 2; shared++) {
+    dlca_context *ctx = tcl_context();
+    tcl_step_kernels(ctx, _i == 0, 0, 0);
+    if (_i == 2) ck_assert(dlca__tuning_override(ctx, "trainer.cl", "PERC_SPLIT_CELLS", 1) == DLCA_OK);
+    cfg.shared_program = shared;
+    dlca_trainer *t;
+    ck_assert_int_eq(dlca_trainer_new(ctx, m, &cfg, &t), DLCA_OK);
+    ck_assert_int_eq(dlca_trainer_set_target(t, y, 0), DLCA_OK);
+    for (int e = 0; e < 3; e++) {
+      ck_assert_int_eq(dlca_trainer_step(t), DLCA_OK);
+      ck_assert_int_eq(dlca_trainer_loss(t, &loss[shared][e]), DLCA_OK);
+    }
+    ck_assert_int_eq(dlca_trainer_get_params(t, lg[shared]), DLCA_OK);
+    dlca_trainer_free(t);
+    dlca_context_free(ctx);
+  }
+  for (int e = 0; e < 3; e++)
+    ck_assert_msg(loss[0][e] == loss[1][e], "case %d, epoch %d: compiled-in %.9g, shared %.9g", _i, e + 1,
+                  loss[0][e], loss[1][e]);
+  ck_assert_msg(memcmp(lg[0], lg[1], sizeof(float) * n) == 0, "case %d: the logits differ", _i);
+  free(lg[0]), free(lg[1]), free(y);
+  dlca_model_free(m);
+}
+END_TEST
+
 /* The estimate is M times one model's; a population over the device's
  * memory is refused, naming the most that fit. */
 START_TEST(test_population_memory) {
@@ -184,6 +228,7 @@ Suite *suite_population(void) {
   tcase_add_test(tc, test_population_parity_cl);
   tcase_add_test(tc, test_population_replaces);
   tcase_add_test(tc, test_population_memory);
+  tcase_add_loop_test(tc, test_shared_program_parity, 0, 3);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -183,7 +183,7 @@ static int setup(pop_run *p) {
   dlca_model_shape shape;
   dlca_model_get_shape(r->model, &shape);
   dlca_population_options po = {M, NULL, 1, 0, r->opt.max_models > 0 ? r->opt.max_models : 10L * M,
-                                 (float)r->opt.iwp_init};
+                                 (float)r->opt.iwp_init, r->opt.compiled_wires};
   p->curves = calloc((size_t)M, sizeof *p->curves);
   p->was = calloc((size_t)M, sizeof *p->was);
   p->hard = calloc((size_t)M, sizeof *p->hard);

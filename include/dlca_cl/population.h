@@ -29,6 +29,8 @@ typedef struct dlca_population_options {
   uint64_t next_seed;    /* the fresh seeds: next_seed, next_seed + 1, ...; 0: one past the largest first seed */
   long max_models;       /* with replace: models started in all at most (0: no limit) */
   float iwp_init;        /* > 0: dlca_model_init_pass_through(model, iwp_init) on each fresh model */
+  int compiled_wires;    /* 1: cfg->shared_program as given (0: a program build per seed, the fastest
+                          * steps); 0: shared_program set, one build for every seed */
 } dlca_population_options;
 
 /* Where model j stands. */
@@ -61,7 +63,8 @@ DLCA_API DLCA_WUR int dlca_population_max_models(dlca_context *ctx, const dlca_p
 /* A population of po->n_models fresh models of the preset (shape: the
  * preset's with its parametrisation; NULL: the preset's) on ctx (NULL: the
  * CPU reference), each trained by a dlca_loop with cfg and o, its seed as
- * cfg->seed and o->seed. target as dlca_loop_new's. DLCA_EDEVMEM, before
+ * cfg->seed and o->seed, cfg->shared_program set unless po->compiled_wires
+ * (one program for every seed; the same losses). target as dlca_loop_new's. DLCA_EDEVMEM, before
  * anything is allocated, where the population does not fit the device; the
  * message names the most models that would. */
 DLCA_API DLCA_WUR int dlca_population_new(dlca_context *ctx, const dlca_preset *p, const dlca_model_shape *shape,

@@ -108,6 +108,7 @@ int dlca_population_new(dlca_context *ctx, const dlca_preset *p, const dlca_mode
   dlca_population *P = calloc(1, sizeof *P);
   if (!P) return dlca__fail(DLCA_ENOMEM, "dlca_population_new: out of memory");
   P->ctx = ctx, P->preset = *p, P->cfg = *cfg, P->lo = *o, P->po = *po, P->M = po->n_models, P->winner = -1;
+  if (!po->compiled_wires) P->cfg.shared_program = 1; /* one program for every seed (dlca_train_config) */
   P->po.seeds = NULL;
   int rc = copy_in(P, shape, target);
   if (!rc) rc = check_fit(P);
