@@ -168,7 +168,8 @@ static int plan_steps(const dlca_trainer *t, cl_shape *s, const cl_tuned *u, siz
   const dlca_context *ctx = t->ctx;
   int rc;
   if (s->kernels == 2 && t->cfg.shared_program)
-    return dlca__fail(DLCA_ECONFIG, "KERNELS 2 (trainer_tile.cl) compiles the perception wires in: not with shared_program");
+    return dlca__fail(DLCA_ECONFIG,
+                      "KERNELS 2 (trainer_tile.cl) compiles the perception wires in: not with shared_program");
   /* shared_program: the tile forward compiles the wires in, the GPU-shaped one reads them */
   if (s->kernels == 0 && u->tile_cells > 0 && cells_of(t) >= (size_t)u->tile_cells && !t->cfg.shared_program) {
     int fits = 0;
