@@ -12,6 +12,7 @@
 #include "dlca_cl/parity.h"  /* device-versus-reference checks */
 #include "dlca_cl/bits.h"    /* the hard circuit on packed bits */
 #include "dlca_cl/recipe.h"  /* targets, recommended recipes, the training loop */
+#include "dlca_cl/population.h" /* M models of a preset side by side on one device */
 #include "dlca_cl/optim.h"   /* optimizers, gradient clipping, lr schedules */
 #include "dlca_cl/tensor.h"  /* device tensors of the compute layer */
 #include "dlca_cl/ops.h"     /* the ops on them, forward and backward, and the tape */

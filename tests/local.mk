@@ -14,7 +14,7 @@ tests_main_SOURCES += tests/test_model.c
 tests_main_SOURCES += tests/test_loader.c
 tests_main_SOURCES += tests/test_gradcheck.c
 tests_main_SOURCES += tests/test_device.c
-tests_main_SOURCES += tests/test_cache.c
+tests_main_SOURCES += tests/test_cache.c tests/test_memo.c
 tests_main_SOURCES += tests/test_bank_order.c
 tests_main_SOURCES += tests/test_tuning.c
 tests_main_SOURCES += tests/test_mutations.c
@@ -40,13 +40,14 @@ AM_TESTS_ENVIRONMENT = DLCA_TESTDATA='$(abs_top_srcdir)/../shared/testdata/refer
 TEST_EXTENSIONS = .sh
 SH_LOG_COMPILER = $(SHELL)
 TESTS += tests/dlca-train.sh
+TESTS += tests/dlca-train-population.sh
 # An outside program built with pkg-config against a DESTDIR install (issue 30).
 TESTS += tests/outside-program.sh
 EXTRA_DIST += tests/outside-program.sh tests/outside/checkerboard.c
 # dlca-train when a write fails or an input lies (issue 35).
 TESTS += tests/dlca-train-disk.sh
 EXTRA_DIST += tests/dlca-train-disk.sh
-EXTRA_DIST += tests/dlca-train.sh tests/shell-lib.sh tests/lsan.supp
+EXTRA_DIST += tests/dlca-train.sh tests/dlca-train-population.sh tests/shell-lib.sh tests/lsan.supp
 # dlca-train under an address-space limit (issue 35): DLCA_EDEVMEM, not an abort.
 TESTS += tests/dlca-memory.sh
 EXTRA_DIST += tests/dlca-memory.sh
@@ -67,6 +68,7 @@ tests_main_SOURCES += tests/test_bits.c
 tests_main_SOURCES += tests/test_export.c
 tests_main_SOURCES += tests/test_jobs.c
 tests_main_SOURCES += tests/test_recipe.c
+tests_main_SOURCES += tests/test_population.c
 # Smoke test of bench/dlca-recipes on the CPU reference.
 TESTS += tests/dlca-recipes.sh
 EXTRA_DIST += tests/dlca-recipes.sh

@@ -18,6 +18,7 @@
   X(export) \
   X(jobs) \
   X(recipe) \
+  X(population) \
   X(mutations) \
   X(files) \
   X(ops) \

@@ -1,10 +1,13 @@
 /* GEMM through CLBlast and the dense kernels on the OpenCL device (PoCL in
  * CI) against the CPU twin (lib/ops/ref_blas.c) on fresh random inputs, at
  * 1e-4 + 1e-4 |want|; the errors CLBlast's statuses become. */
+#include <fcntl.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "blas_util.h"
 #include "cl_util.h"
@@ -124,10 +127,70 @@ START_TEST(test_blas_cl_gemm_errors) {
   g.batch = 1, g.lda = 3;
   EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "CLBlastSgemm(m 4, n 4, k 4, A lda 3");
   g.lda = 4, g.m = 20;
-  EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "CLBlastInsufficientMemoryA");
+  EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "A needs 80 floats (offset 0, 1 batches 0 apart, 20 rows");
   g.m = 4, g.batch = 2, g.stride_c = 8;
   EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "the batches would overlap");
   EXPECT(dlca__ops_cl_gemm(ctx, NULL, m, m, m), DLCA_EINVAL, "NULL");
+  clReleaseMemObject(m);
+  dlca_context_free(ctx);
+}
+END_TEST
+
+/* Each argument CLBlast would refuse is refused before CLBlast is called (m is 64 floats). */
+static void refused_cases(dlca_context *ctx, cl_mem m) {
+  const dlca__gemm ok = {0, 0, 4, 4, 4, 1.0f, 0.0f, 4, 4, 4, 0, 0, 0, 1, 0, 0, 0};
+  dlca__gemm g = ok;
+  g.trans_b = 1, g.ldb = 3;
+  EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "B^T ldb 3");
+  g = ok, g.ldc = 3;
+  EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "C's 4");
+  g = ok, g.off_b = 49;
+  EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "B needs 65 floats (offset 49");
+  g = ok, g.off_c = 60;
+  EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "C needs 76 floats (offset 60");
+  g = ok, g.k = 0, g.off_c = 60; /* the k = 0 kernel writes C too */
+  EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "C needs 76 floats");
+  g = ok, g.batch = 3, g.stride_a = 25, g.stride_c = 16; /* A's last batch: 50 + 16 */
+  EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "A needs 66 floats (offset 0, 3 batches 25 apart");
+  g = ok, g.batch = 5, g.stride_c = 16;
+  EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "C needs 80 floats (offset 0, 5 batches 16 apart");
+  g = ok, g.trans_a = 1, g.m = 12, g.lda = 20; /* A^T: stored as k rows of m; C (48 floats) fits */
+  EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "A needs 72 floats (offset 0, 1 batches 0 apart, 4 rows of 12");
+  g = ok, g.lda = (size_t)1 << 31;
+  EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "lda 2147483648 is over 2^31 - 1");
+  g = ok, g.off_a = (size_t)1 << 40;
+  EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "off_a 1099511627776 is over");
+  g = ok, g.batch = 2, g.stride_c = 16, g.stride_b = SIZE_MAX / 2;
+  EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "stride_b");
+  EXPECT(dlca__ops_cl_gemm(ctx, &ok, NULL, m, m), DLCA_EINVAL, "A is no buffer (NULL)");
+  EXPECT(dlca__ops_cl_gemm(ctx, &ok, m, NULL, m), DLCA_EINVAL, "B is no buffer (NULL)");
+  EXPECT(dlca__ops_cl_gemm(ctx, &ok, m, m, NULL), DLCA_EINVAL, "C is no buffer (NULL)");
+  g = ok, g.batch = 3, g.stride_a = 20, g.stride_b = 20, g.stride_c = 20; /* the last batch ends at 56 */
+  ck_assert_msg(dlca__ops_cl_gemm(ctx, &g, m, m, m) == DLCA_OK, "%s", dlca_last_error());
+  ck_assert_msg(dlca__ops_cl_gemm(ctx, &ok, m, m, m) == DLCA_OK, "%s", dlca_last_error());
+}
+
+/* With stderr captured: every refusal, and a good GEMM, print nothing (the library never prints). */
+START_TEST(test_blas_cl_gemm_refused) {
+  if (!tcl_platform()) return;
+  const char *dir = tcl_fresh_env("blas-cl-gemm-refused");
+  dlca_context *ctx = tcl_context();
+  cl_mem m;
+  ck_assert_int_eq(dlca__buffer(ctx, sizeof(float) * 64, "m", &m), DLCA_OK);
+  char path[1200];
+  snprintf(path, sizeof path, "%s/stderr.txt", dir);
+  fflush(stderr);
+  int saved = dup(2), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ck_assert(saved >= 0 && fd >= 0);
+  dup2(fd, 2), close(fd);
+  refused_cases(ctx, m);
+  ck_assert_int_eq(dlca__finish(ctx, "gemm"), DLCA_OK);
+  fflush(stderr);
+  dup2(saved, 2), close(saved);
+  size_t n = 0;
+  char *text = tu_read(path, &n);
+  ck_assert_msg(n == 0, "printed on stderr: %s", text);
+  free(text);
   clReleaseMemObject(m);
   dlca_context_free(ctx);
 }
@@ -137,4 +200,5 @@ void tb_add_cl_gemm(TCase *tc) {
   tcase_add_test(tc, test_blas_cl_gemm_random);
   tcase_add_test(tc, test_blas_cl_gemm_edges);
   tcase_add_test(tc, test_blas_cl_gemm_errors);
+  tcase_add_test(tc, test_blas_cl_gemm_refused);
 }

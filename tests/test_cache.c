@@ -638,6 +638,8 @@ START_TEST(test_ptx_caps) {
 }
 END_TEST
 
+void tm_add_memo(TCase *tc); /* tests/test_memo.c */
+
 Suite *suite_cache(void) {
   Suite *s = suite_create("cache");
   TCase *tc = tcase_create("cache");
@@ -659,6 +661,7 @@ Suite *suite_cache(void) {
   tcase_add_test(tc, test_unwritable_cache);
   tcase_add_test(tc, test_threads);
   tcase_add_test(tc, test_ptx_caps);
+  tm_add_memo(tc);
   suite_add_tcase(s, tc);
   return s;
 }

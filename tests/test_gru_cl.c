@@ -161,6 +161,69 @@ START_TEST(test_gru_cl_persist) {
 }
 END_TEST
 
+/* y of one forward of cfg on random inputs (seed), downloaded into out (M B T H floats). */
+static void forward_bits(dlca_context *ctx, const dlca__gru_cfg *cfg, uint64_t seed, float *out) {
+  gcase g = {*cfg, {0}, {0}, {0}};
+  gcase_make(&g, seed);
+  dlca_tensor *t[6], *ty = vec(ctx, g.n[DY], NULL);
+  for (int i = 0; i < 6; i++) t[i] = vec(ctx, g.n[i], g.f[i]);
+  dlca__gru_cl_w cw = {t[WI], t[WH], t[BI], t[BH]};
+  ck_assert_msg(dlca__ops_cl_gru_forward(ctx, &g.c, &cw, t[X], t[H0], ty, NULL, NULL) == DLCA_OK, "%s",
+                dlca_last_error());
+  ck_assert_int_eq(dlca_tensor_download(ty, out, g.n[DY]), DLCA_OK);
+  for (int i = 0; i < 6; i++) dlca_tensor_free(t[i]);
+  dlca_tensor_free(ty);
+  gcase_free(&g);
+}
+
+/* GRU_FUSED_T: the input projection inside the step kernel (a cell by default; here sequences and ensembles of
+ * either layout too), and 0: a cell through the GEMM; both against the twin, the fused forward the same bits
+ * twice. */
+START_TEST(test_gru_cl_fused) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("gru-cl-fused");
+  dlca_context *ctx = tcl_context();
+  ck_assert_msg(dlca__tuning_override(ctx, "ops.cl", "GRU_FUSED_T", 16) == DLCA_OK, "%s", dlca_last_error());
+  for (int i = 0; i < 3; i++) twin_check(ctx, &random_cfgs[i], 2000 + (uint64_t)i, " fused");
+  dlca__gru_cfg c = {3, 0, {5, 4, 11, 37}};
+  size_t n = 3 * 5 * 4 * 37;
+  float *a = malloc(sizeof(float) * n), *b = malloc(sizeof(float) * n);
+  forward_bits(ctx, &c, 7, a), forward_bits(ctx, &c, 7, b);
+  ck_assert_msg(!memcmp(a, b, sizeof(float) * n), "the fused forward differs run to run");
+  free(a), free(b);
+  ck_assert_msg(dlca__tuning_override(ctx, "ops.cl", "GRU_FUSED_T", 0) == DLCA_OK, "%s", dlca_last_error());
+  twin_check(ctx, &random_cfgs[3], 2003, " gemm cell");
+  dlca_context_free(ctx);
+}
+END_TEST
+
+/* GRU_SPLIT 1: the forward's steps as dlca_gru_step_split (k sliced over work-items), with and without the fused
+ * projection, at the default tiles and at odd ones (3 hidden units, 4 slices and 4 rows a group), against the twin
+ * and the same bits twice. */
+START_TEST(test_gru_cl_split) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("gru-cl-split");
+  dlca_context *ctx = tcl_context();
+  ck_assert_msg(dlca__tuning_override(ctx, "ops.cl", "GRU_SPLIT", 1) == DLCA_OK, "%s", dlca_last_error());
+  if (_i) {
+    ck_assert_int_eq(dlca__tuning_override(ctx, "ops.cl", "GRU_SJ", 3), DLCA_OK);
+    ck_assert_int_eq(dlca__tuning_override(ctx, "ops.cl", "GRU_SKS", 4), DLCA_OK);
+    ck_assert_int_eq(dlca__tuning_override(ctx, "ops.cl", "GRU_SB", 4), DLCA_OK);
+    ck_assert_int_eq(dlca__tuning_override(ctx, "ops.cl", "GRU_FUSED_T", 16), DLCA_OK);
+  }
+  size_t nc = sizeof random_cfgs / sizeof random_cfgs[0];
+  for (size_t i = 0; i < nc; i++) twin_check(ctx, &random_cfgs[i], 3000 + (uint64_t)i, _i ? " split odd" : " split");
+  dlca__gru_cfg wide = {2, 0, {3, 2, 50, 7}}, c = {2, 1, {9, 3, 11, 40}}; /* wide: D over H */
+  twin_check(ctx, &wide, 3100, _i ? " split odd" : " split");
+  size_t n = 2 * 9 * 3 * 40;
+  float *a = malloc(sizeof(float) * n), *b = malloc(sizeof(float) * n);
+  forward_bits(ctx, &c, 9, a), forward_bits(ctx, &c, 9, b);
+  ck_assert_msg(!memcmp(a, b, sizeof(float) * n), "the split forward differs run to run");
+  free(a), free(b);
+  dlca_context_free(ctx);
+}
+END_TEST
+
 /* The device rSVD against the twin on the same seed: S, and U, V column by column (the same signs). */
 START_TEST(test_rsvd_cl_twin) {
   if (!tcl_platform()) return;
@@ -273,6 +336,8 @@ TCase *tg_tcase_cl(void) {
   tcase_add_loop_test(tc, test_gru_cl_vectors, 0, 3);
   tcase_add_loop_test(tc, test_gru_cl_twin, 0, (int)(sizeof random_cfgs / sizeof random_cfgs[0]));
   tcase_add_test(tc, test_gru_cl_persist);
+  tcase_add_test(tc, test_gru_cl_fused);
+  tcase_add_loop_test(tc, test_gru_cl_split, 0, 2);
   tcase_add_loop_test(tc, test_rsvd_cl_twin, 0, 2);
   tcase_add_test(tc, test_rsvd_cl_low_rank);
   tcase_add_test(tc, test_gru_cl_errors);

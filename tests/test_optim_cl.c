@@ -29,6 +29,7 @@ static const struct {
     {DLCA_OPTIM_ADAM, {"amsgrad", "weight_decay", "lr"}, {1, 0.1, 0.01}},
     {DLCA_OPTIM_ADAMW, {"lr", "beta1", "beta2"}, {0.05, 0.3, 0.99}},
     {DLCA_OPTIM_ADAMW, {"amsgrad", "weight_decay", "eps"}, {1, 0.2, 1e-6}},
+    {DLCA_OPTIM_ADAM, {"eps", "lr", NULL}, {0, 0.01, 0}}, /* eps 0: a group steps by blocks, not flat */
     {DLCA_OPTIM_RMSPROP, {"lr", NULL, NULL}, {0.01, 0, 0}},
     {DLCA_OPTIM_RMSPROP, {"centered", "momentum", "weight_decay"}, {1, 0.9, 0.01}},
     {DLCA_OPTIM_RMSPROP, {"momentum", "alpha", NULL}, {0.5, 0.9, 0}},
@@ -46,9 +47,10 @@ static dlca_optim_config case_config(int i) {
   return c;
 }
 
-/* The tensors of a run: the first, or all NT (11: more than a chunk of 8; one empty; blocks of 2048 split). */
+/* The tensors of a run: the first, or all NT (11: more than a chunk of 8; one empty; blocks of 2048 split;
+ * the first not a multiple of 4, so that the flat step has a tail). */
 enum { NT = 11, STEPS = 6 };
-static const size_t sizes[NT] = {5000, 300, 1, 2048, 7, 0, 33, 129, 4, 2049, 64};
+static const size_t sizes[NT] = {5003, 300, 1, 2048, 7, 0, 33, 129, 4, 2049, 64};
 
 typedef struct run {
   size_t n, total, off[NT];
@@ -372,6 +374,46 @@ START_TEST(test_optim_cl_group) {
 }
 END_TEST
 
+/* A group stepped flat (params and grads groups of one layout) keeps the
+ * gaps between its members at zero, whatever the optimizer. */
+START_TEST(test_optim_cl_gaps) {
+  if (!tcl_platform()) return;
+  tcl_fresh_env("optim-cl-gaps");
+  dlca_context *ctx = tcl_context();
+  dlca_optim_config c = case_config(_i);
+  run r;
+  run_init(&r, NT, 9);
+  dlca_tensor *p[NT], *g[NT];
+  dlca_tensor_group *gp, *gg;
+  tensors_new(ctx, NT, 1, p, &gp), tensors_new(ctx, NT, 1, g, &gg);
+  upload(&r, p, r.p);
+  dlca_optim_cl *o;
+  ck_assert_msg(dlca_optim_cl_new(ctx, &c, NT, p, &o) == DLCA_OK, "%s", dlca_last_error());
+  ck_assert(o->tiled);
+  device_steps(o, &r, p, g, 0, 3);
+  cl_mem parent;
+  size_t bytes, at[NT];
+  ck_assert_int_eq(clGetMemObjectInfo(p[0]->buf, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL),
+                   CL_SUCCESS);
+  ck_assert_int_eq(clGetMemObjectInfo(parent, CL_MEM_SIZE, sizeof bytes, &bytes, NULL), CL_SUCCESS);
+  for (size_t i = 0; i < NT; i++)
+    ck_assert_int_eq(clGetMemObjectInfo(p[i]->buf, CL_MEM_OFFSET, sizeof at[i], &at[i], NULL), CL_SUCCESS);
+  float *all = malloc(bytes);
+  ck_assert_int_eq(dlca__download(ctx, parent, 0, bytes, all, "group"), DLCA_OK);
+  size_t gaps = 0, e = 0;
+  for (size_t i = 0; i < NT; i++) {
+    for (; e < at[i] / 4; e++, gaps++)
+      ck_assert_msg(all[e] == 0.0f, "%s: gap float %zu is %g", dlca_optim_kind_name(c.kind), e, all[e]);
+    e = at[i] / 4 + sizes[i];
+  }
+  ck_assert_uint_gt(gaps, 0);
+  free(all), free(r.p), free(r.g);
+  dlca_optim_cl_free(o);
+  tensors_free(NT, p, gp), tensors_free(NT, g, gg);
+  dlca_context_free(ctx);
+}
+END_TEST
+
 /* A device without doubles sums the norm in Kahan float: within 1e-6 of the
  * twin's double norm, the clipped gradients within an ulp or two. */
 START_TEST(test_optim_cl_float_sums) {
@@ -457,6 +499,7 @@ Suite *suite_optim_cl(void) {
   tcase_add_loop_test(tc, test_optim_cl_float_sums, 0, 2);
   tcase_add_loop_test(tc, test_optim_cl_twin, 0, 4 * N_CASES);
   tcase_add_loop_test(tc, test_optim_cl_resume, 0, N_CASES);
+  tcase_add_loop_test(tc, test_optim_cl_gaps, 0, N_CASES);
   suite_add_tcase(s, tc);
   return s;
 }

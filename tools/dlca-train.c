@@ -318,8 +318,9 @@ static void apply_overrides(run *r) {
      * (o is r->opt: the gate first, while o->evolve still says whether --evolve was given) */
     if (!o->evolve_max_wrong_given && o->evolve < 0) r->opt.evolve_max_wrong = q->evolve_max_wrong;
     if (o->evolve < 0) r->opt.evolve = q->evolve, r->lo.search_needs_training |= (q->evolve > 0) << 1;
-    /* the recipe's --abandon is for chains: a single run always trains to its end */
-    if (!o->n_abandon && o->restarts > 0 && q->abandon && train_parse_abandon(q->abandon, &r->opt))
+    /* the recipe's --abandon is for chains and populations: a single run always trains to its end */
+    const int chain = o->restarts > 0 || o->population > 0;
+    if (!o->n_abandon && chain && q->abandon && train_parse_abandon(q->abandon, &r->opt))
       r->opt.n_abandon = 0; /* the table is checked by tests; never reached */
   }
   if (r->opt.repair < 0) r->opt.repair = 0;
@@ -400,9 +401,10 @@ int train_run_main(run *r) {
     return CLI_USAGE;
   }
   /* Cheap input checks first, so a typo never waits for a kernel build. */
-  if ((rc = apply_optimizer(r)) || (rc = check_schedule(r)) || (rc = setup_target(r)) || (rc = setup_device(r)) ||
-      (rc = setup_loop(r)))
+  if ((rc = apply_optimizer(r)) || (rc = check_schedule(r)) || (rc = setup_target(r)) || (rc = setup_device(r)))
     return rc;
+  if (r->opt.population > 0) return train_population(r);
+  if ((rc = setup_loop(r))) return rc;
   uint64_t at = dlca_trainer_epoch(r->t);
   if (r->opt.log) {
     char err[512];

@@ -156,6 +156,18 @@ static const char help_text[] =
     "                         summaries, the files and the run found are those of\n"
     "                         the chain run one by one (default 1; set\n"
     "                         OMP_NUM_THREADS to share the cores among them)\n"
+    "    --population M       train M models side by side on the device, seeds\n"
+    "                         seed .. seed + M - 1, each exactly the run of its\n"
+    "                         seed; stop at the first whose circuit is right on\n"
+    "                         every fresh grid (--eval-fresh, 100 batches if not\n"
+    "                         given), replacing a model that ends wrong or is\n"
+    "                         abandoned (--abandon, the recipe's) with the next\n"
+    "                         fresh seed; --save and --log hold the winner's\n"
+    "    --max-models N       --population: at most N models in all (default 10 M)\n"
+    "    --compiled-wires     --population: build a program per seed with its\n"
+    "                         perception wires compiled in (faster steps, a\n"
+    "                         build per seed); by default all seeds share\n"
+    "                         one program that reads them from a buffer\n"
     "    --abandon E:W[,...]  stop a run at its first evaluation from epoch E on\n"
     "                         when its lowest hard loss so far is above W (up to 8\n"
     "                         pairs, epochs rising): with --restarts, the chain goes\n"
@@ -333,6 +345,9 @@ static const opt_spec specs[] = {
     {"repair", K_LONG, O(repair), 0, 100, 0, 0, 0, -1},
     {"restart-from", K_LONG, O(restart_from), 0, 100000, 0, 0, 0, -1},
     {"jobs", K_LONG, O(jobs), 1, 256, 0, 0, 0, -1},
+    {"population", K_LONG, O(population), 1, 65536L, 0, 0, 0, -1},
+    {"max-models", K_LONG, O(max_models), 1, 100000000L, 0, 0, 0, -1},
+    {"compiled-wires", K_FLAG, O(compiled_wires), 0, 0, 0, 0, 0, -1},
     {"abandon", K_OTHER, 0, 0, 0, 0, F_TRAINS, -1, -1},
     {"evolve", K_LONG, O(evolve), 0, 1000000000L, 0, 0, 0, -1},
     {"evolve-lineages", K_LONG, O(evolve_lineages), 1, 65536L, 0, 0, 0, -1},
@@ -558,6 +573,13 @@ static int check_combinations(train_options *o, const opt_spec *cooldown_only, c
   if (o->jobs > 1 && o->restarts == 0)
     return usage("--jobs: runs the runs of a chain of --restarts side by side, which is not given");
   if (o->restarts > 0 && o->eval_fresh == 0) o->eval_fresh = 100; /* what decides a restart */
+  if (o->population > 0 && (o->restarts > 0 || o->jobs > 1 || o->resume || o->model || o->checkpoint ||
+                             o->eval_scale > 0))
+    return usage("--population: trains fresh models side by side; not with --restarts, --jobs, --resume, --model, "
+                 "--checkpoint or --eval-scale");
+  if ((o->max_models > 0 || o->compiled_wires) && o->population == 0)
+    return usage("--%s: only with --population", o->max_models > 0 ? "max-models" : "compiled-wires");
+  if (o->population > 0 && o->eval_fresh == 0) o->eval_fresh = 100; /* what decides the winner */
   if (o->backend_ref && o->device) return usage("--device: chooses an OpenCL device, but --backend is ref");
   return 0;
 }

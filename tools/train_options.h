@@ -46,6 +46,9 @@ typedef struct train_options {
   long evolve_changes;           /* at most this many gates changed per offspring (default 3) */
   long restart_from;             /* --restarts: the first run's k (seed + 1000 k); 0: the seed itself */
   long jobs;                     /* --restarts: runs of the chain at once, in child processes (1) */
+  long population;               /* --population M: M models side by side on one device; 0: one run */
+  long max_models;               /* --population: models started in all at most; 0: 10 M */
+  int compiled_wires;            /* --population: a program build per seed, the wires compiled in */
   /* --abandon E:W[,E:W...]: at the first evaluation at or after epoch E,
    * stop the run if its lowest hard loss so far is above W */
   int n_abandon;                 /* checkpoints given; 0: never abandon */

@@ -71,6 +71,8 @@ void train_print_summary(const run *r, const outcome *w);
 /* One run of the chain: sets up, trains, finishes; run_free() after. */
 int train_run_main(run *r);
 void train_run_free(run *r);
+/* --population M (train_population.c), after train_run_main's set-up. */
+int train_population(run *r);
 /* The chain of --restarts, one by one or with --jobs. */
 int train_chain(run *r);
 

@@ -56,6 +56,12 @@ typedef struct dlca_train_config {
    * into checkpoints. */
   int use_suite;
   dlca_optim_config suite;
+  /* 1: the device kernels read the perception wires from the wires buffer
+   * instead of compiling them in, so that every seed of a shape shares one
+   * program (a population builds once). The same losses bit for bit; the
+   * stacks leave registers (slower steps on GPUs) and the tile kernels
+   * (KERNELS 2, TILE_CELLS) are not used. The CPU reference ignores it. */
+  int shared_program;
 } dlca_train_config;
 
 /* The paper's protocol for a preset (batch, steps, lr, start, loss channels). */

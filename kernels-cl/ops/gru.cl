@@ -1,6 +1,7 @@
 // The GRU's recurrent part, float32 (issue 33; twin lib/ops/ref_gru.c, gate
 // order r, z, n). The input projection of all T steps is one GEMM before
-// these (lib/ops/cl_gru.c); here is one launch per step for an ensemble of M
+// these (lib/ops/cl_gru.c), or inside the step kernel for a forward of at
+// most GRU_FUSED_T steps; here is one launch per step for an ensemble of M
 // GRUs (grid axis 2), each work-group GRU_TJ hidden units x GRU_TB batch rows
 // of one member, its W_hh rows and h columns staged through local memory in
 // tiles of GRU_TK. Layouts (floats): gi/dgi row (b, t) of member m at
@@ -33,6 +34,33 @@
 #define GRU_PERSIST 0
 #endif
 
+// The forward of at most GRU_FUSED_T steps (a cell: 1) projects its input inside the step kernel (x W_ih^T beside
+// h W_hh^T, no GEMM): one launch a step. A longer sequence pays 1 + D / H times the step's multiply-adds for it.
+// @tunable GRU_FUSED_T 1 0 2 10 | 0..65536
+#ifndef GRU_FUSED_T
+#define GRU_FUSED_T 1
+#endif
+
+// 1: the forward's steps as dlca_gru_step_split (below) where its local memory fits and GRU_SJ <= GRU_SKS:
+// H / GRU_SJ x B / GRU_SB groups of GRU_SKS x GRU_SB work-items, W and h staged once a step, chains of H / GRU_SKS
+// multiply-adds (dlca_gru_step: H / GRU_TJ x B / GRU_TB groups, H / GRU_TK tiles a step, chains of H).
+// @tunable GRU_SPLIT 0 1 | 0, 1
+#ifndef GRU_SPLIT
+#define GRU_SPLIT 0
+#endif
+// @tunable GRU_SJ 2 1 4 8 | 1..64
+#ifndef GRU_SJ
+#define GRU_SJ 2
+#endif
+// @tunable GRU_SB 32 8 16 64 | 1..256 pow2
+#ifndef GRU_SB
+#define GRU_SB 32
+#endif
+// @tunable GRU_SKS 8 4 16 32 | 1..256 pow2
+#ifndef GRU_SKS
+#define GRU_SKS 8
+#endif
+
 #define GRU_NL (GRU_TJ * GRU_TB)
 
 // A fence ordering this work-item's global writes before its later ones for every group of the device: OpenCL
@@ -47,23 +75,24 @@
 
 float dlca_gru_sigm(float a) { return 1.0f / (1.0f + exp(-a)); }
 
-// acc[g] = sum_k h[b, k] w[g H + j, k] for the gates g = 0, 1, 2 of hidden unit j (h rows of length H).
-// hl and wl: local tiles of GRU_TB x GRU_TK and 3 x GRU_TJ x (GRU_TK + 1) floats.
+// acc[g] = sum_k h[b, k] w[g H + j, k] over k < K for the gates g = 0, 1, 2 of hidden unit j (h rows at stride ld,
+// w rows of length K). hl and wl: local tiles of GRU_TB x GRU_TK and 3 x GRU_TJ x (GRU_TK + 1) floats.
 #define GRU_WLD (GRU_TK + 1)
-void dlca_gru_matvec3(volatile __global const float *h, __global const float *w, uint B, uint H, __local float *hl,
-                      __local float *wl, float *acc) {
+void dlca_gru_matvec3(volatile __global const float *h, uint ld, __global const float *w, uint K, uint B, uint H,
+                      __local float *hl, __local float *wl, float *acc) {
   uint lj = (uint)get_local_id(0), lb = (uint)get_local_id(1), l = lb * GRU_TJ + lj;
   uint j0 = (uint)get_group_id(0) * GRU_TJ, b0 = (uint)get_group_id(1) * GRU_TB;
   acc[0] = acc[1] = acc[2] = 0.0f;
-  for (uint k0 = 0; k0 < H; k0 += GRU_TK) {
+  for (uint k0 = 0; k0 < K; k0 += GRU_TK) {
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint e = l; e < GRU_TB * GRU_TK; e += GRU_NL) {
       uint bb = e / GRU_TK, kk = e % GRU_TK;
-      hl[bb * GRU_TK + kk] = b0 + bb < B && k0 + kk < H ? h[(size_t)(b0 + bb) * H + k0 + kk] : 0.0f;
+      hl[bb * GRU_TK + kk] = b0 + bb < B && k0 + kk < K ? h[(size_t)(b0 + bb) * ld + k0 + kk] : 0.0f;
     }
     for (uint e = l; e < 3 * GRU_TJ * GRU_TK; e += GRU_NL) {
       uint g = e / (GRU_TJ * GRU_TK), jj = e / GRU_TK % GRU_TJ, kk = e % GRU_TK;
-      wl[(g * GRU_TJ + jj) * GRU_WLD + kk] = j0 + jj < H && k0 + kk < H ? w[(size_t)(g * H + j0 + jj) * H + k0 + kk] : 0.0f;
+      wl[(g * GRU_TJ + jj) * GRU_WLD + kk] =
+          j0 + jj < H && k0 + kk < K ? w[(size_t)(g * H + j0 + jj) * K + k0 + kk] : 0.0f;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint kk = 0; kk < GRU_TK; kk++) {
@@ -75,21 +104,41 @@ void dlca_gru_matvec3(volatile __global const float *h, __global const float *w,
   }
 }
 
+void dlca_gru_out(__global const float *gi, uint gi_m, uint gi_row, const float *gx, uint D, float *gh,
+                  __global const float *b_ih, __global const float *b_hh, int has_bias,
+                  volatile __global const float *h, __global float *hs, __global float *y, __global float *gates,
+                  int keep, __global float *h_n, int has_hn, uint j, uint b, uint m, uint t, uint B, uint T, uint H);
+
 // Step t of the forward: hs[m, t+1] and y[m, :, t] from hs[m, t] (h0 [M, B, H] at t = 0, copied to hs[m, 0]) and
-// gi; the gates kept where keep is set, h_n written at the last step where has_hn is set. Biases: has_bias (b_ih
+// the input's projection: gi, or where D > 0 (GRU_FUSED_T) x [B, T, D] of member m at m * x_m times w_ih [M, 3H, D]
+// here. The gates kept where keep is set, h_n written at the last step where has_hn is set. Biases: has_bias (b_ih
 // and b_hh [M, 3H]). The states are read volatile: under GRU_PERSIST other groups wrote them in this launch.
 void dlca_gru_step_at(__global const float *gi, uint gi_m, uint gi_row, __global const float *w_hh,
                       __global const float *b_ih, __global const float *b_hh, int has_bias, __global const float *h0,
                       __global float *hs, __global float *y, __global float *gates, int keep, __global float *h_n,
-                      int has_hn, uint t, uint B, uint T, uint H, __local float *hl, __local float *wl) {
+                      int has_hn, uint t, uint B, uint T, uint H, __global const float *x, uint x_m,
+                      __global const float *w_ih, uint D, __local float *hl, __local float *wl) {
   uint j = (uint)get_global_id(0), b = (uint)get_global_id(1), m = (uint)get_global_id(2);
   size_t BH = (size_t)B * H;
   volatile __global const float *h = t ? hs + ((size_t)m * (T + 1) + t) * BH : h0 + (size_t)m * BH;
-  float gh[3];
-  dlca_gru_matvec3(h, w_hh + (size_t)m * 3 * H * H, B, H, hl, wl, gh);
+  float gh[3], gx[3];
+  if (D) // uniform: every work-item takes it
+    dlca_gru_matvec3(x + (size_t)m * x_m + (size_t)t * D, T * D, w_ih + (size_t)m * 3 * H * D, D, B, H, hl, wl, gx);
+  dlca_gru_matvec3(h, H, w_hh + (size_t)m * 3 * H * H, H, B, H, hl, wl, gh);
   if (j >= H || b >= B) return;
-  __global const float *x = gi + (size_t)m * gi_m + ((size_t)b * T + t) * gi_row;
-  float ir = x[j], iz = x[H + j], in = x[2 * H + j];
+  dlca_gru_out(gi, gi_m, gi_row, gx, D, gh, b_ih, b_hh, has_bias, h, hs, y, gates, keep, h_n, has_hn, j, b, m, t, B, T,
+               H);
+}
+
+// The end of step t for hidden unit j of row b of member m: gx (D > 0) or gi's row, and gh = W_hh h (its 3 gates)
+// give the gates and the new state; writes as dlca_gru_step_at says.
+void dlca_gru_out(__global const float *gi, uint gi_m, uint gi_row, const float *gx, uint D, float *gh,
+                  __global const float *b_ih, __global const float *b_hh, int has_bias,
+                  volatile __global const float *h, __global float *hs, __global float *y, __global float *gates,
+                  int keep, __global float *h_n, int has_hn, uint j, uint b, uint m, uint t, uint B, uint T, uint H) {
+  size_t BH = (size_t)B * H;
+  __global const float *xr = gi + (size_t)m * gi_m + ((size_t)b * T + t) * gi_row;
+  float ir = D ? gx[0] : xr[j], iz = D ? gx[1] : xr[H + j], in = D ? gx[2] : xr[2 * H + j];
   if (has_bias) {
     __global const float *bi = b_ih + (size_t)m * 3 * H, *bh = b_hh + (size_t)m * 3 * H;
     ir += bi[j], iz += bi[H + j], in += bi[2 * H + j];
@@ -110,10 +159,67 @@ __kernel __attribute__((reqd_work_group_size(GRU_TJ, GRU_TB, 1)))
 void dlca_gru_step(__global const float *gi, uint gi_m, uint gi_row, __global const float *w_hh,
                    __global const float *b_ih, __global const float *b_hh, int has_bias, __global const float *h0,
                    __global float *hs, __global float *y, __global float *gates, int keep, __global float *h_n,
-                   int has_hn, uint t, uint B, uint T, uint H) {
+                   int has_hn, uint t, uint B, uint T, uint H, __global const float *x, uint x_m,
+                   __global const float *w_ih, uint D) {
   __local float hl[GRU_TB * GRU_TK], wl[3 * GRU_TJ * GRU_WLD];
   dlca_gru_step_at(gi, gi_m, gi_row, w_hh, b_ih, b_hh, has_bias, h0, hs, y, gates, keep, h_n, has_hn, t, B, T, H,
-                   hl, wl);
+                   x, x_m, w_ih, D, hl, wl);
+}
+
+// Stages the rows g H + j0 + jj (g < 3, jj < GRU_SJ; zero past H) of w [3H, K] into wl and the group's rows of src
+// (rows < n at stride ld, zero after) into hl (row stride K + GRU_SKS, against bank conflicts); each work-item sums
+// its k-slice (every GRU_SKS-th k) into part, and work-item ks < GRU_SJ of a row adds up the slices of hidden unit
+// j0 + ks in slice order into out (3 gates).
+void dlca_gru_split_part(__global const float *w, uint K, uint H, uint j0, __global const float *src, uint ld, uint n,
+                         __local float *wl, __local float *part, float *out) {
+  uint ks = (uint)get_local_id(0), lb = (uint)get_local_id(1), l = lb * GRU_SKS + ks, KP = K + GRU_SKS;
+  __local float *hl = wl + 3 * GRU_SJ * K;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint e = l; e < 3 * GRU_SJ * K; e += GRU_SKS * GRU_SB) {
+    uint r = e / K, jj = r % GRU_SJ;
+    wl[e] = j0 + jj < H ? w[(size_t)((r / GRU_SJ) * H + j0 + jj) * K + e % K] : 0.0f;
+  }
+  for (uint e = l; e < GRU_SB * K; e += GRU_SKS * GRU_SB)
+    hl[e / K * KP + e % K] = e / K < n ? src[(size_t)(e / K) * ld + e % K] : 0.0f;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  float acc[3 * GRU_SJ];
+  for (uint r = 0; r < 3 * GRU_SJ; r++) acc[r] = 0.0f;
+  for (uint k = ks; k < K; k += GRU_SKS) {
+    float hv = hl[lb * KP + k];
+    for (uint r = 0; r < 3 * GRU_SJ; r++) acc[r] = fma(wl[r * K + k], hv, acc[r]);
+  }
+  for (uint r = 0; r < 3 * GRU_SJ; r++) part[(lb * 3 * GRU_SJ + r) * GRU_SKS + ks] = acc[r];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint g = 0; g < 3 && ks < GRU_SJ; g++) {
+    out[g] = 0.0f;
+    for (uint q = 0; q < GRU_SKS; q++) out[g] += part[(lb * 3 * GRU_SJ + g * GRU_SJ + ks) * GRU_SKS + q];
+  }
+}
+
+// GRU_SPLIT 1: step t as dlca_gru_step_at computes it, a work-group owning GRU_SJ <= GRU_SKS hidden units for
+// GRU_SB rows: the 3 GRU_SJ rows of W_hh (then of W_ih where D > 0) and the rows of h (of x) staged in wl,
+// (3 GRU_SJ + GRU_SB) max(H, D) + GRU_SB GRU_SKS floats; its GRU_SKS work-items of a row each sum every GRU_SKS-th
+// k, the sums added in slice order (the same bits run to run).
+__kernel __attribute__((reqd_work_group_size(GRU_SKS, GRU_SB, 1)))
+void dlca_gru_step_split(__global const float *gi, uint gi_m, uint gi_row, __global const float *w_hh,
+                         __global const float *b_ih, __global const float *b_hh, int has_bias,
+                         __global const float *h0, __global float *hs, __global float *y, __global float *gates,
+                         int keep, __global float *h_n, int has_hn, uint t, uint B, uint T, uint H,
+                         __global const float *x, uint x_m, __global const float *w_ih, uint D, __local float *wl) {
+  __local float part[GRU_SB * 3 * GRU_SJ * GRU_SKS];
+  uint ks = (uint)get_local_id(0), m = (uint)get_global_id(2);
+  uint j0 = (uint)get_group_id(0) * GRU_SJ, b0 = (uint)get_group_id(1) * GRU_SB, b = b0 + (uint)get_local_id(1);
+  uint n = B - b0 < GRU_SB ? B - b0 : GRU_SB;
+  size_t BH = (size_t)B * H;
+  __global const float *h = t ? hs + ((size_t)m * (T + 1) + t) * BH : h0 + (size_t)m * BH;
+  float gx[3] = {0.0f, 0.0f, 0.0f}, gh[3] = {0.0f, 0.0f, 0.0f};
+  if (D) // uniform
+    dlca_gru_split_part(w_ih + (size_t)m * 3 * H * D, D, H, j0, x + (size_t)m * x_m + ((size_t)b0 * T + t) * D, T * D,
+                        n, wl, part, gx);
+  dlca_gru_split_part(w_hh + (size_t)m * 3 * H * H, H, H, j0, h + (size_t)b0 * H, H, n, wl, part, gh);
+  if (ks < GRU_SJ && b < B && j0 + ks < H)
+    dlca_gru_out(gi, gi_m, gi_row, gx, D, gh, b_ih, b_hh, has_bias, h, hs, y, gates, keep, h_n, has_hn, j0 + ks, b, m,
+                 t, B, T, H);
 }
 
 // Waits until the groups of member m have arrived `target` times in all (sync[m]); sync[M] is set where a wait
@@ -146,7 +252,7 @@ void dlca_gru_persist(__global const float *gi, uint gi_m, uint gi_row, __global
   uint groups = (uint)(get_num_groups(0) * get_num_groups(1));
   for (uint t = 0; t < T; t++) {
     dlca_gru_step_at(gi, gi_m, gi_row, w_hh, b_ih, b_hh, has_bias, h0, hs, y, gates, keep, h_n, has_hn, t, B, T, H,
-                     hl, wl);
+                     gi, 0, w_hh, 0, hl, wl);
     if (t + 1 < T) dlca_gru_grid_wait(sync, m, M, base + (t + 1) * groups);
   }
 }

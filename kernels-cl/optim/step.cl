@@ -65,3 +65,87 @@ dlca_optim_adagrad(OPTIM_PAIRS, __global float *st, __global const optim_block *
   OPTIM_BLOCK_START;
   for (uint i = get_local_id(0); i < n; i += OPTIM_WG) p[i] = optim_adagrad(p[i], g[i], s + i, ss, k, wd_on);
 }
+
+/* The flat step (lib/optim/cl_step.c): n elements of one buffer pair from
+ * element `base`, whose state is st[0 .. n) of each slot (ss a multiple of
+ * 4): one tensor, or a whole group whose params and grads share a layout
+ * (the gaps are zero and the rules keep them zero). Work-item i updates
+ * elements 4i .. 4i + 3 in float4 loads and stores, the last one the tail
+ * element by element. Every index into the rules' private slots is a
+ * constant, so that they stay in registers. */
+#define OPTIM_FLAT_ARGS                                                                                  \
+  __global float *p, __global const float *g, __global float *st, ulong ss, ulong base, ulong n,       \
+      optim_scalars k
+
+inline float4 optim_flat_in(__global const float *s, int on) {
+  return on ? *(__global const float4 *)s : (float4)(0.0f);
+}
+
+inline void optim_flat_out(__global float *s, float4 v, int on) {
+  if (on) *(__global float4 *)s = v;
+}
+
+/* Lane L (x, y, z or w) of the four elements through RULE(p, g, r). */
+#define OPTIM_FLAT_LANE(L, RULE)                                                                         \
+  do {                                                                                                  \
+    float r[3] = {s0.L, s1.L, s2.L};                                                                    \
+    pv.L = RULE(pv.L, gv.L, r);                                                                         \
+    s0.L = r[0], s1.L = r[1], s2.L = r[2];                                                              \
+  } while (0)
+
+/* RULE(p, g, r): the rule on one element's values, its slots in r; SLOTS:
+ * the three flags of the slots it uses (rules.cl's OPTIM_*_SLOTS); GRULE(p,
+ * g, s): the rule on the global state at s (the tail). */
+#define OPTIM_FLAT_BODY(SLOTS, RULE, GRULE)                                                              \
+  const ulong i = 4 * (ulong)get_global_id(0);                                                          \
+  const int on[3] = {SLOTS};                                                                            \
+  if (i + 4 <= n) {                                                                                     \
+    __global float *pp = p + base + i, *s = st + i;                                                     \
+    float4 pv = *(__global float4 *)pp, gv = *(__global const float4 *)(g + base + i);                  \
+    float4 s0 = optim_flat_in(s, on[0]), s1 = optim_flat_in(s + ss, on[1]),                             \
+           s2 = optim_flat_in(s + 2 * ss, on[2]);                                                       \
+    OPTIM_FLAT_LANE(x, RULE);                                                                           \
+    OPTIM_FLAT_LANE(y, RULE);                                                                           \
+    OPTIM_FLAT_LANE(z, RULE);                                                                           \
+    OPTIM_FLAT_LANE(w, RULE);                                                                           \
+    *(__global float4 *)pp = pv;                                                                        \
+    optim_flat_out(s, s0, on[0]), optim_flat_out(s + ss, s1, on[1]), optim_flat_out(s + 2 * ss, s2, on[2]); \
+  } else {                                                                                              \
+    for (ulong e = i; e < n; e++) p[base + e] = GRULE(p[base + e], g[base + e], st + e);                \
+  }
+
+__kernel __attribute__((reqd_work_group_size(OPTIM_WG, 1, 1))) void
+dlca_optim_sgd_flat(OPTIM_FLAT_ARGS, int momentum_on, int nesterov, int wd_on) {
+#define RULE(p, g, r) optim_sgd_p(p, g, r, k, momentum_on, nesterov, wd_on)
+#define GRULE(p, g, s) optim_sgd(p, g, s, ss, k, momentum_on, nesterov, wd_on)
+  OPTIM_FLAT_BODY(OPTIM_SGD_SLOTS(momentum_on), RULE, GRULE)
+#undef RULE
+#undef GRULE
+}
+
+__kernel __attribute__((reqd_work_group_size(OPTIM_WG, 1, 1))) void
+dlca_optim_adam_flat(OPTIM_FLAT_ARGS, int decoupled, int l2, int amsgrad) {
+#define RULE(p, g, r) optim_adam_p(p, g, r, k, decoupled, l2, amsgrad)
+#define GRULE(p, g, s) optim_adam(p, g, s, ss, k, decoupled, l2, amsgrad)
+  OPTIM_FLAT_BODY(OPTIM_ADAM_SLOTS(amsgrad), RULE, GRULE)
+#undef RULE
+#undef GRULE
+}
+
+__kernel __attribute__((reqd_work_group_size(OPTIM_WG, 1, 1))) void
+dlca_optim_rmsprop_flat(OPTIM_FLAT_ARGS, int wd_on, int centered, int momentum_on) {
+#define RULE(p, g, r) optim_rmsprop_p(p, g, r, k, wd_on, centered, momentum_on)
+#define GRULE(p, g, s) optim_rmsprop(p, g, s, ss, k, wd_on, centered, momentum_on)
+  OPTIM_FLAT_BODY(OPTIM_RMSPROP_SLOTS(centered, momentum_on), RULE, GRULE)
+#undef RULE
+#undef GRULE
+}
+
+__kernel __attribute__((reqd_work_group_size(OPTIM_WG, 1, 1))) void
+dlca_optim_adagrad_flat(OPTIM_FLAT_ARGS, int wd_on) {
+#define RULE(p, g, r) optim_adagrad_p(p, g, r, k, wd_on)
+#define GRULE(p, g, s) optim_adagrad(p, g, s, ss, k, wd_on)
+  OPTIM_FLAT_BODY(OPTIM_ADAGRAD_SLOTS, RULE, GRULE)
+#undef RULE
+#undef GRULE
+}

@@ -477,7 +477,7 @@ BWD_PHASE void bwd_split_dU(__local const float *dact, int base, int cells, __gl
  * patch gradients of the unit's cells to dP_cur. */
 BWD_PHASE void bwd_perc_stacks(__local const float4 *pcoef, __local const float4 *pdcoef, __local const float *patch,
                                __local const float *dact, __local float *act, float (*accP)[PG1 * 4], int base,
-                               int cells, __global float *dP_cur) {
+                               int cells, __global float *dP_cur PW_DECL) {
   const int tid = get_local_id(0);
 DLCA_UNROLL
   for (int ps = 0; ps < PAIR_SLOTS; ps++) {
@@ -485,7 +485,7 @@ DLCA_UNROLL
     if (p < C * K)
       for (int j = 0; j < CPW; j++)
         perceive_backward(pcoef, pdcoef, patch + j * 9 * C, dact + j * 2 * DW, p / K, p % K,
-                          accP[PACC == 1 ? 0 : ps], act + j * BACT + p * 9);
+                          accP[PACC == 1 ? 0 : ps], act + j * BACT + p * 9 PW_PASS(pwires));
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   for (int ji = tid; ji < CPW * 9 * C; ji += WG) {
@@ -633,7 +633,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
 #if PSPLIT
     bwd_split_dU(dact, base, cells, dU);
 #else
-    bwd_perc_stacks(pcoef, pdcoef, patch, dact, act, accP, base, cells, dP_cur);
+    bwd_perc_stacks(pcoef, pdcoef, patch, dact, act, accP, base, cells, dP_cur PW_PASS(wires));
 #endif
 #endif
 #if PERSIST

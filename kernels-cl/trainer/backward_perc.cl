@@ -23,7 +23,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward_perc
     __global const float *states, ulong grid, int t, __global const float *dU, __global float *dP0,
     __global float *dP1, __global const float4 *coef, __global const float4 *dcoef, __global float *partial, int B,
     int H, int W, __local float *cols, __local float *patch, __local float *din, __local float *dout,
-    __local float4 *pcoef, __local float4 *pdcoef_st) {
+    __local float4 *pcoef, __local float4 *pdcoef_st PW_DECL) {
   const int tid = get_local_id(0), grp = get_group_id(0), nwg = get_num_groups(0), cells = B * H * W;
   __local const float4 *pdcoef = stage_perc_coefs(coef, dcoef, pcoef, pdcoef_st);
   float accP[PACC][PG1 * 4];
@@ -57,7 +57,7 @@ DLCA_UNROLL
       if (p < C * K)
         for (int j = 0; j < CPWP; j++)
           perceive_backward(pcoef, pdcoef, patch + j * 9 * C, din + j * UIN, p / K, p % K,
-                            accP[PACC == 1 ? 0 : ps], cols + (j * C * K + p) * 9);
+                            accP[PACC == 1 ? 0 : ps], cols + (j * C * K + p) * 9 PW_PASS(pwires));
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int ji = tid; ji < CPWP * 9 * C; ji += WG) {

@@ -287,7 +287,8 @@ inline int tail_gate(int lane, int *g, int *go, int *wo) {
 #define FPF_SLOTS 2
 #define FSLOTS_ALL ((GMAX + WG - 1) / WG)
 #define FSLOTS (FSLOTS_ALL < FPF_SLOTS ? FSLOTS_ALL : FPF_SLOTS)
-__constant int PXA[PG1] = {P_XA}, PXB[PG1] = {P_XB}, PCO[PG1] = {P_CO}, PCG[PG1] = {P_CG}, PBQ[PG1] = {P_BQ};
+#include "trainer/pwires.cl"
+__constant int PCO[PG1] = {P_CO}, PCG[PG1] = {P_CG}, PBQ[PG1] = {P_BQ};
 
 /* The perception coefficients staged in local memory gate-major: stack gate
  * q of kernel k at dst[q K + k] (in global memory, layer-major, kernel, then
@@ -349,11 +350,11 @@ inline void load_patch(__global const float *grid, int cell, int H, int W, __loc
 
 /* One perception stack (kernel k on channel c) in private memory; x[PTOT].
  * Every loop bound and wire is a compile-time constant: x stays in registers. */
-inline void perceive_forward(__local const float4 *coef, __local const float *patch, int c, int k, float *x) {
+inline void perceive_forward(__local const float4 *coef, __local const float *patch, int c, int k, float *x PW_DECL) {
 DLCA_UNROLL
   for (int f = 0; f < 9; f++) x[f] = patch[f * C + c];
 DLCA_UNROLL
-  for (int q = 0; q < PG1; q++) x[9 + q] = gate_eval(coef[q * K + k], x[PXA[q]], x[PXB[q]]);
+  for (int q = 0; q < PG1; q++) x[9 + q] = gate_eval(coef[q * K + k], x[PXA_(q)], x[PXB_(q)]);
 }
 
 /* One perception stack's backward, kernel k on channel c of one cell:
@@ -362,16 +363,16 @@ DLCA_UNROLL
  * C + c S K + s K + k), add its gate sums to A[q * 4 + 0..3], and leave
  * dL/dpatch of channel c in out[0..8]. */
 inline void perceive_backward(__local const float4 *pcoef, __local const float4 *pdcoef, __local const float *patch,
-                              __local const float *din, int c, int k, float *A, __local float *out) {
+                              __local const float *din, int c, int k, float *A, __local float *out PW_DECL) {
   float x[PTOT], dx[PTOT];
-  perceive_forward(pcoef, patch, c, k, x);
+  perceive_forward(pcoef, patch, c, k, x PW_PASS(pwires));
 DLCA_UNROLL
   for (int i = 0; i < PTOT; i++) dx[i] = 0.0f;
 DLCA_UNROLL
   for (int s = 0; s < S; s++) dx[PTOT - S + s] = din[C + c * S * K + s * K + k];
 DLCA_UNROLL
   for (int r = 0; r < PG1; r++) {
-    const int q = PBQ[r], ia = PXA[q], ib = PXB[q];
+    const int q = PBQ[r], ia = PXA_(q), ib = PXB_(q);
     float d = dx[9 + q], a = x[ia], bb = x[ib];
     float4 cf = pdcoef[q * K + k];
     A[q * 4 + 0] += d, A[q * 4 + 1] += d * a, A[q * 4 + 2] += d * bb, A[q * 4 + 3] += d * a * bb;

@@ -78,7 +78,7 @@ inline void update_backward(__global const float4 *dcoef, __global const int *wi
  * input's gradient (dact row 0), into dpatch[9 C]: the centre's own
  * channels first, then each kernel's stack in order. */
 inline void perceive_backward(__global const float4 *coef, __global const float4 *dcoef, __global floatV *s,
-                              __global floatA *acc) {
+                              __global floatA *acc PW_DECL) {
   __global const floatV *duin = s + SCR_DACT, *patch = s + SCR_PATCH;
   __global floatV *dpatch = s + SCR_DPATCH;
 #if PPRIV
@@ -90,7 +90,7 @@ inline void perceive_backward(__global const float4 *coef, __global const float4
   for (int c = 0; c < C; c++) dpatch[4 * C + c] = duin[c];
   for (int c = 0; c < C; c++)
     for (int k = 0; k < K; k++) {
-      perceive(coef, patch, c, k, x);
+      perceive(coef, patch, c, k, x PW_PASS(pwires));
 PUNROLL
       for (int i = 0; i < PTOT - S; i++) dx[i] = (floatV)(0.0f);
 PUNROLL
@@ -99,7 +99,7 @@ PUNROLL
       for (int r = 0; r < PG1; r++) {
         const int q = PBQ[r];
         const floatV d = dx[9 + q];
-        const int ia = PXA[q], ib = PXB[q];
+        const int ia = PXA_(q), ib = PXB_(q);
         const floatV a = x[ia], b = x[ib];
         const float4 cf = dcoef[PCO[q] + k * PCG[q]];
         add_sums(acc + (k * PG1 + q) * 4, d, a, b);
@@ -141,7 +141,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void dlca_backward_cpu(
     load_patch(state_t, base, cells, H, W, (__global float *)(s + SCR_PATCH));
     cell_forward(coef, wires, s);
     update_backward(dcoef, wires, s, acc);
-    perceive_backward(coef, dcoef, s, acc);
+    perceive_backward(coef, dcoef, s, acc PW_PASS(wires));
     for (int j = 0; j < VEC && base + j < cells; j++)
       for (int i = 0; i < 9 * C; i++) dP_cur[(size_t)(base + j) * 9 * C + i] = dpatch[i * VEC + j];
   }

@@ -41,7 +41,8 @@ __constant int LOSS[NLOSS] = {LOSS_CH};
 /* one perception stack as a flat list of gates (host: build.c, perception_options): gate q reads
  * x[P_XA[q]], x[P_XB[q]], writes x[9 + q], coefficient P_CO[q] + k P_CG[q];
  * P_BQ is the backward order */
-__constant int PXA[PG1] = {P_XA}, PXB[PG1] = {P_XB}, PCO[PG1] = {P_CO}, PCG[PG1] = {P_CG}, PBQ[PG1] = {P_BQ};
+#include "trainer/pwires.cl"
+__constant int PCO[PG1] = {P_CO}, PCG[PG1] = {P_CG}, PBQ[PG1] = {P_BQ};
 
 /* The gate sums in `partial`, as dlca_adamw reads them: perception
  * [K][PG1][4] (summed over channels), then update [NGU][4]. */
@@ -119,9 +120,9 @@ inline void load_patch(__global const float *grid, int base, int cells, int H, i
 }
 
 /* Perception stack (channel c, kernel k) of the patch into x[PTOT]. */
-inline void perceive(__global const float4 *coef, __global const floatV *patch, int c, int k, XSPACE floatV *x) {
+inline void perceive(__global const float4 *coef, __global const floatV *patch, int c, int k, XSPACE floatV *x PW_DECL) {
 PUNROLL
   for (int f = 0; f < 9; f++) x[f] = patch[f * C + c];
 PUNROLL
-  for (int q = 0; q < PG1; q++) x[9 + q] = gate_v(coef[PCO[q] + k * PCG[q]], x[PXA[q]], x[PXB[q]]);
+  for (int q = 0; q < PG1; q++) x[9 + q] = gate_v(coef[PCO[q] + k * PCG[q]], x[PXA_(q)], x[PXB_(q)]);
 }

@@ -14,7 +14,7 @@ inline void cell_forward(__global const float4 *coef, __global const int *wires,
   for (int c = 0; c < C; c++) act[c] = patch[4 * C + c];
   for (int c = 0; c < C; c++)
     for (int k = 0; k < K; k++) {
-      perceive(coef, patch, c, k, x);
+      perceive(coef, patch, c, k, x PW_PASS(wires));
       /* doc/semantics.md section 3.2: output s of kernel k on channel c at C + c*(S*K) + s*K + k */
 PUNROLL
       for (int o = 0; o < S; o++) act[C + c * S * K + o * K + k] = x[PTOT - S + o];

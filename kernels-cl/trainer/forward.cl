@@ -37,7 +37,7 @@ inline void cell_forward(__global const float4 *coef, __local const float4 *pcoe
     int c = p / K, k = p - c * K;
     for (int j = 0; j < ncell; j++) {
       float x[PTOT];
-      perceive_forward(pcoef, patch + j * pstride, c, k, x);
+      perceive_forward(pcoef, patch + j * pstride, c, k, x PW_PASS(wires));
       /* doc/semantics.md section 3.2: output s of kernel k on channel c at C + c*(S*K) + s*K + k */
       for (int s = 0; s < S; s++) act[j * astride + C + c * S * K + s * K + k] = x[PTOT - S + s];
     }

@@ -38,11 +38,13 @@ int dlca__clblast_section(json_t *section, const char *path, const char *where, 
  * CLBlastOverrideParameters (single precision). Every entry's section is
  * checked; a bad one fails as dlca__tuning_init does: DLCA_ETUNING for the
  * table named by DLCA_CL_TUNING and for the shipped table, a context warning
- * (and no user section) for the cache directory's. Called when a context
+ * (and no user section) for the cache directory's. A kernel whose work-group
+ * is over the device's largest is skipped with a context warning (CLBlast
+ * would fail, and print, every call of it). Called when a context
  * opens; the overrides are CLBlast's, per device and process-wide: the last
  * context opened on a device decides. */
 int dlca__clblast_apply(dlca_context *ctx);
-/* Frees ctx's cache of dense.cl's program and tuned values (lib/ops/cl_blas_cache.c); dlca_context_free
+/* Frees ctx's CLBlast scratch and its size memo (lib/ops/cl_blas_cache.c); dlca_context_free
  * calls it. */
 void dlca__blas_cache_free(dlca_context *ctx);
 #endif

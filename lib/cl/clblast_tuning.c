@@ -132,9 +132,36 @@ static int table_section(const dlca_context *ctx, const dlca__tuning_table *t, d
   return rc;
 }
 
-/* CLBlastOverrideParameters for each kernel of the section. */
+/* The parameters whose product is a kernel's work-group, as CLBlast 1.5 launches it. */
+static const struct {
+  const char *kernel, *x, *y;
+} groups[] = {{"Xgemm", "MDIMC", "NDIMC"},       {"XgemmDirect", "MDIMCD", "NDIMCD"}, {"Copy", "COPY_DIMX", "COPY_DIMY"},
+              {"Pad", "PAD_DIMX", "PAD_DIMY"}, {"Transpose", "TRA_DIM", "TRA_DIM"},  {"Padtranspose", "PADTRA_TILE", "PADTRA_TILE"}};
+
+static size_t value_of(const dlca__clblast_kernel *k, const char *param) {
+  for (size_t p = 0; p < k->n; p++)
+    if (!strcmp(k->param[p], param)) return k->value[p];
+  return 0;
+}
+
+/* 1 where k's work-group is over the device's largest, with a warning: CLBlast would fail each call of it
+ * and print the failure on stderr (the library never prints), so it keeps its own values for k. */
+static int too_wide(dlca_context *ctx, const char *path, const dlca__clblast_kernel *k) {
+  for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
+    if (strcmp(groups[g].kernel, k->name)) continue;
+    size_t x = value_of(k, groups[g].x), y = value_of(k, groups[g].y);
+    if ((double)x * (double)y <= (double)ctx->info.max_work_group) return 0;
+    dlca__warn(ctx, "%s: clblast.%s ignored: %s %zu x %s %zu is over the largest work-group of %s, %zu", path, k->name,
+               groups[g].x, x, groups[g].y, y, ctx->info.name, ctx->info.max_work_group);
+    return 1;
+  }
+  return 0;
+}
+
+/* CLBlastOverrideParameters for each kernel of the section that fits the device. */
 static int override(dlca_context *ctx, const char *path, const dlca__clblast_kernel *ks, size_t n) {
   for (size_t i = 0; i < n; i++) {
+    if (too_wide(ctx, path, &ks[i])) continue;
     const char *names[24];
     for (size_t p = 0; p < ks[i].n; p++) names[p] = ks[i].param[p];
     CLBlastStatusCode s = CLBlastOverrideParameters(ctx->device, ks[i].name, CLBlastPrecisionSingle, ks[i].n, names,

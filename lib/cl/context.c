@@ -103,8 +103,8 @@ void dlca_context_free(dlca_context *ctx) {
   if (!ctx) return;
   if (ctx->queue) clFinish(ctx->queue);
   dlca__blas_cache_free(ctx);
-  dlca__ops_cache_free(ctx);
   dlca__rsvd_scratch_free(ctx);
+  dlca__memo_free(ctx);
   for (size_t i = 0; i < ctx->n_programs; i++) {
     clReleaseProgram(ctx->programs[i].prog);
     free(ctx->programs[i].options);

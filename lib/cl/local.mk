@@ -1,5 +1,5 @@
 libdlca_cl_internal_la_SOURCES += lib/cl/runtime.h lib/cl/errors.c lib/cl/device.c \
-	lib/cl/context.c lib/cl/loader.c lib/cl/cache.c lib/cl/tuning.c lib/cl/program.c lib/cl/ptx.c \
+	lib/cl/context.c lib/cl/loader.c lib/cl/cache.c lib/cl/tuning.c lib/cl/program.c lib/cl/memo.c lib/cl/ptx.c \
 	lib/cl/launch.c lib/cl/profile.c
 # The shipped tuning table, at $(pkgdatadir)/tuning/default.json as in the
 # source tree, so that lib/cl/tuning.c looks in the same relative place in both.

@@ -204,14 +204,15 @@ struct dlca_context {
   int have_shipped, have_user;
   dlca__tuning_param *overrides;
   size_t n_overrides;
+  unsigned overrides_gen; /* bumped on every change of the overrides: the memo's entries go stale */
+
+  /* the launchers' memo of programs, tuned values and kernels (memo.c) */
+  struct dlca__memo *memo;
 
   char *warnings;
 
-  /* dense.cl's program and tuned values for the ops' hot path, freed with
-   * the context (lib/ops/cl_blas_cache.c) */
+  /* CLBlast's GEMM scratch and its size memo (lib/ops/cl_blas_cache.c) */
   struct dlca__blas_cache *blas_cache;
-  /* ops.cl's program and tuned values for every op launcher (lib/ops/cl_ops_cache.c) */
-  struct dlca__ops_cache *ops_cache;
   /* the rSVD's buffers and kernels, kept between calls (lib/ops/rsvd_cl.c) */
   struct dlca__rsvd_cl *rsvd_scratch;
 
@@ -221,8 +222,6 @@ struct dlca_context {
   dlca_kernel_profile *profile;
   size_t n_profile;
 };
-/* Frees ctx's ops_cache (lib/ops/cl_ops_cache.c); dlca_context_free calls it. */
-void dlca__ops_cache_free(dlca_context *ctx);
 /* Frees ctx's rsvd_scratch (lib/ops/rsvd_cl.c); dlca_context_free calls it. */
 void dlca__rsvd_scratch_free(dlca_context *ctx);
 
@@ -241,6 +240,23 @@ int dlca__program_get(dlca_context *ctx, const char *file, const char *options, 
                       dlca_build_info *info);
 /* A kernel of prog; the caller releases it. DLCA_ECL naming the kernel. */
 int dlca__kernel_create(dlca_context *ctx, cl_program prog, const char *name, cl_kernel *out);
+
+/* ---- the launchers' memo (memo.c) ---- */
+
+/* dlca__program_get and dlca__tunable, remembered per context while the
+ * tuner's overrides stay the same (a file edited on disk is seen by the next
+ * context): a launcher's lookup without reading its file. Thread-safe. */
+int dlca__memo_program(dlca_context *ctx, const char *file, const char *options, cl_program *out);
+int dlca__memo_tunable(dlca_context *ctx, const char *file, const char *param, int *value);
+/* Kernel `name` of prog (a program of ctx) from the context's pool, else
+ * created: the caller's alone (no other thread sets its arguments) until
+ * dlca__memo_kernel_put hands it back. clReleaseKernel instead is safe, but
+ * keeps its pool slot taken. */
+int dlca__memo_kernel(dlca_context *ctx, cl_program prog, const char *name, cl_kernel *out);
+/* Hands k back to its pool (or releases it where it is none of the pool's). */
+void dlca__memo_kernel_put(dlca_context *ctx, cl_kernel k);
+/* dlca_context_free's: releases the kernels of the pools. */
+void dlca__memo_free(dlca_context *ctx);
 
 /* ---- register caps in PTX (ptx.c) ---- */
 

@@ -442,6 +442,7 @@ int dlca__tuning_override(dlca_context *ctx, const char *file, const char *param
     snprintf(o[i].name, sizeof o[i].name, "%s", param);
   }
   ctx->overrides[i].value = value;
+  ctx->overrides_gen++;
   pthread_mutex_unlock(&ctx->lock);
   return DLCA_OK;
 }
@@ -452,5 +453,6 @@ void dlca__tuning_clear_overrides(dlca_context *ctx) {
   free(ctx->overrides);
   ctx->overrides = NULL;
   ctx->n_overrides = 0;
+  ctx->overrides_gen++;
   pthread_mutex_unlock(&ctx->lock);
 }

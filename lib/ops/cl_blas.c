@@ -28,6 +28,52 @@ static int check(const dlca__gemm *g, const char *what) {
   return DLCA_OK;
 }
 
+/* The largest size, leading dimension, offset or stride CLBlast's kernels take (they index with int). */
+#define GEMM_INT_MAX ((size_t)0x7fffffff)
+
+/* DLCA_EINVAL unless every size, leading dimension, offset and stride fits CLBlast's int. */
+static int check_ints(const dlca__gemm *g, const char *what) {
+  const size_t v[] = {g->m,     g->n,     g->k,     g->lda,      g->ldb,      g->ldc,      g->off_a,
+                      g->off_b, g->off_c, g->batch, g->stride_a, g->stride_b, g->stride_c};
+  static const char *const name[] = {"m",     "n",     "k",     "lda",      "ldb",      "ldc",     "off_a",
+                                     "off_b", "off_c", "batch", "stride_a", "stride_b", "stride_c"};
+  for (int i = 0; i < 13; i++)
+    if (v[i] > GEMM_INT_MAX)
+      return dlca__fail(DLCA_EINVAL, "%s: %s %zu is over 2^31 - 1, the largest CLBlast's kernels index", what,
+                        name[i], v[i]);
+  return DLCA_OK;
+}
+
+/* DLCA_EINVAL unless matrix `which` (0 A, 1 B, 2 C) of every batch lies within buffer m: the offset, the last
+ * batch's stride and the last stored row's last element, in floats (counted in double: no size_t wraps). */
+static int check_buffer(const dlca__gemm *g, int which, cl_mem m, const char *what) {
+  static const char *const name[] = {"A", "B", "C"};
+  if (!m) return dlca__fail(DLCA_EINVAL, "%s: %s is no buffer (NULL)", what, name[which]);
+  size_t bytes = 0;
+  cl_int err = clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof bytes, &bytes, NULL);
+  if (err != CL_SUCCESS)
+    return dlca__fail_cl(err, "%s: %s is not a buffer (%s)", what, name[which], dlca__cl_error_name(err));
+  size_t rows = which == 0 ? (g->trans_a ? g->k : g->m) : which == 1 ? (g->trans_b ? g->n : g->k) : g->m;
+  size_t cols = which == 0 ? (g->trans_a ? g->m : g->k) : which == 1 ? (g->trans_b ? g->k : g->n) : g->n;
+  size_t ld = which == 0 ? g->lda : which == 1 ? g->ldb : g->ldc;
+  size_t off = which == 0 ? g->off_a : which == 1 ? g->off_b : g->off_c;
+  size_t stride = which == 0 ? g->stride_a : which == 1 ? g->stride_b : g->stride_c;
+  double need = (double)off + (double)(g->batch - 1) * (double)stride + (double)(rows - 1) * (double)ld + (double)cols;
+  if (need <= (double)(bytes / sizeof(float))) return DLCA_OK;
+  return dlca__fail(DLCA_EINVAL,
+                    "%s: %s needs %.0f floats (offset %zu, %zu batches %zu apart, %zu rows of %zu at ld %zu), its "
+                    "buffer holds %zu",
+                    what, name[which], need, off, g->batch, stride, rows, cols, ld, bytes / sizeof(float));
+}
+
+/* The buffers' sizes against what CLBlast would check (CLBlast prints to stderr on some failures; the
+ * library never prints): A and B where k > 0, C always (the k = 0 kernel writes it too). */
+static int check_call(const dlca__gemm *g, cl_mem a, cl_mem b, cl_mem c, const char *what) {
+  int rc = g->k ? check_buffer(g, 0, a, what) : DLCA_OK;
+  if (!rc && g->k) rc = check_buffer(g, 1, b, what);
+  return rc ? rc : check_buffer(g, 2, c, what);
+}
+
 /* C = beta C where k is 0 (CLBlast refuses k = 0): dense.cl's dlca_ops_gemm_scale. */
 static int scale_c(dlca_context *ctx, const dlca__gemm *g, cl_mem c) {
   cl_kernel k;
@@ -106,10 +152,12 @@ int dlca__ops_cl_gemm(dlca_context *ctx, const dlca__gemm *g, cl_mem a, cl_mem b
   if (!ctx || !g) return dlca__fail(DLCA_EINVAL, "dlca__ops_cl_gemm: no context or descriptor (NULL)");
   char what[256];
   describe(g, what, sizeof what);
-  int rc = check(g, what);
+  int rc = check_ints(g, what);
+  if (!rc) rc = check(g, what);
   if (rc || !g->m || !g->n) return rc;
-  if (g->m * g->n * g->batch >= ((size_t)1 << 32))
+  if ((double)g->m * (double)g->n * (double)g->batch >= 4294967296.0)
     return dlca__fail(DLCA_EINVAL, "%s: over 2^32 results", what);
+  if ((rc = check_call(g, a, b, c, what))) return rc;
   if (!g->k) return scale_c(ctx, g, c);
   dlca__gemm cm = column_major(g);
   cl_mem tmp = NULL;

@@ -10,7 +10,9 @@
 /* C[i] = alpha op(A[i]) op(B[i]) + beta C[i] for i < batch (struct dlca__gemm, lib/ops/ref_blas.h).
  * Through CLBlast (CLBlastSgemm / CLBlastSgemmStridedBatched) on ctx's queue; enqueues only.
  * DLCA_EINVAL for a leading dimension under its matrix's row length, a
- * batch of 0, a buffer too small (CLBlast's check); DLCA_EDEVMEM where
+ * batch of 0, a size, ld, offset or stride over 2^31 - 1, a NULL buffer or
+ * one too small for a matrix of any batch: all checked here, so that
+ * CLBlast (which prints some failures to stderr) gets none of them; DLCA_EDEVMEM where
  * CLBlast cannot allocate its scratch; DLCA_EBUILD or DLCA_ECL for its
  * other failures. Each message names the routine and the sizes. m or n of
  * 0 is nothing to do; k of 0 scales C by beta (a kernel of dense.cl). */
@@ -27,7 +29,7 @@ int dlca__ops_cl_dense_backward(dlca_context *ctx, dlca__act act, const dlca_ten
                                 dlca_tensor *dw, dlca_tensor *db);
 
 /* Kernel `name` of dense.cl (NULL: none, only the values), with the DENSE_WG and DENSE_FUSED_MAX that
- * its program was built with, from a per-context cache (lib/ops/cl_blas_cache.c). */
+ * its program was built with, from the context's memo (lib/cl/memo.c). */
 int dlca__dense_kernel(dlca_context *ctx, const char *name, cl_kernel *k, size_t *wg, int *fused_max);
 
 /* CLBlast's GEMM scratch, kept per context (lib/ops/cl_blas_cache.c): the size CLBlast asked for a

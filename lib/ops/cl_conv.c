@@ -112,8 +112,7 @@ static int run(dlca_context *ctx, const char *tunable, const char *name, size_t 
 /* col = im2col(x): CONV_COLS (the tunable, as built) columns per work-item. */
 static int im2col(dlca_context *ctx, const conv_plan *pl, const dlca_tensor *x, cl_mem col) {
   int cols;
-  cl_program prog;
-  int rc = dlca__ops_cl_program(ctx, "ops.cl", "CONV_COLS", &prog, &cols); /* cached per context */
+  int rc = dlca__memo_tunable(ctx, "ops.cl", "CONV_COLS", &cols);
   if (rc) return rc;
   cl_uint off = 0;
   size_t m = sizeof(cl_mem), u4 = sizeof(cl_uint4), sizes[] = {m, m, sizeof off, u4, u4, sizeof(cl_int4)};

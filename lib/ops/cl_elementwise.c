@@ -9,31 +9,32 @@
  * tuning table keys its values by its stem, "ops". */
 #define EW_FILE "ops.cl"
 
-/* The kernel `name` of elementwise.cl and the work-group size it was built with. */
+/* The kernel `name` of ops.cl (from the context's pool) and the work-group size it was built with, both
+ * from the context's memo (lib/cl/memo.c): no file is read on the hot path. */
 int dlca__ops_cl_kernel(dlca_context *ctx, const char *tunable, const char *name, cl_kernel *k, size_t *wg) {
   cl_program prog;
-  int v, rc = dlca__ops_cl_program(ctx, EW_FILE, tunable, &prog, &v);
-  if (rc) return rc;
+  int v, rc = dlca__memo_program(ctx, EW_FILE, NULL, &prog);
+  if (rc || (rc = dlca__memo_tunable(ctx, EW_FILE, tunable, &v))) return rc;
   if ((size_t)v > ctx->info.max_work_group)
     return dlca__fail(DLCA_ECONFIG, "%s: %s %d is over the device's largest work-group, %zu", EW_FILE, tunable, v,
                       ctx->info.max_work_group);
   *wg = (size_t)v;
-  return dlca__kernel_create(ctx, prog, name, k);
+  return dlca__memo_kernel(ctx, prog, name, k);
 }
 
-/* Sets the arguments (n of them, sizes and pointers), launches over n_items and releases k. */
+/* Sets the arguments (n of them, sizes and pointers), launches over n_items and hands k back to its pool. */
 int dlca__ops_cl_launch(dlca_context *ctx, cl_kernel k, const char *name, size_t wg, size_t n_items, int nargs,
                         const size_t *sizes, const void *const *args) {
   for (int i = 0; i < nargs; i++) {
     cl_int err = clSetKernelArg(k, (cl_uint)i, sizes[i], args[i]);
     if (err != CL_SUCCESS) {
-      clReleaseKernel(k);
+      dlca__memo_kernel_put(ctx, k);
       return dlca__fail_cl(err, "%s: argument %d: %s", name, i, dlca__cl_error_name(err));
     }
   }
   size_t gws = (n_items + wg - 1) / wg * wg;
   int rc = n_items ? dlca__launch(ctx, k, name, 1, &gws, &wg) : DLCA_OK;
-  clReleaseKernel(k);
+  dlca__memo_kernel_put(ctx, k);
   return rc;
 }
 

@@ -19,14 +19,10 @@ int dlca__ops_cl_binary(dlca_context *ctx, dlca__binary_fn fn, const dlca_tensor
 int dlca__ops_cl_binary_backward(dlca_context *ctx, dlca__binary_fn fn, const dlca_tensor *a, const dlca_tensor *b,
                                  const dlca_tensor *dy, dlca_tensor *da, dlca_tensor *db);
 
-/* Shared by the launchers of kernels-cl/ops.cl. The kernel `name` and the
+/* Shared by the launchers of kernels-cl/ops.cl. The kernel `name` (from the context's pool) and the
  * work-group size its program was built with (the tunable's value). */
 int dlca__ops_cl_kernel(dlca_context *ctx, const char *tunable, const char *name, cl_kernel *k, size_t *wg);
-/* file's program and its tunable's value, from a per-context cache
- * (lib/ops/cl_ops_cache.c); tunable must be a string that outlives ctx (a
- * literal). */
-int dlca__ops_cl_program(dlca_context *ctx, const char *file, const char *tunable, cl_program *prog, int *value);
-/* Sets nargs arguments, launches over n_items (rounded up to wg) and releases k. */
+/* Sets nargs arguments, launches over n_items (rounded up to wg) and hands k back to its pool. */
 int dlca__ops_cl_launch(dlca_context *ctx, cl_kernel k, const char *name, size_t wg, size_t n_items, int nargs,
                         const size_t *sizes, const void *const *args);
 /* DLCA_EINVAL unless b has a's shape, naming fn and what. */

@@ -1,12 +1,12 @@
 /* The GRU on the device (lib/ops/cl_gru.h): the input projection as one
  * GEMM, then kernels-cl/ops/gru.cl's dlca_gru_step once per step for every
- * member at once; the backward is dlca_gru_back_step once per step, then
+ * member at once (a forward of at most GRU_FUSED_T steps, a cell: no GEMM,
+ * the step kernel projects x too); the backward is dlca_gru_back_step once per step, then
  * GEMMs for dx and the weights and a column sum for the biases. A shared x is
  * one GEMM against the members' stacked W_ih ([M 3H, D]): its projection is
  * [B T, M 3H], and dx the sum over members falls out of one GEMM too. */
 #include "ops/cl_gru_int.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,8 +35,6 @@ int dlca__gru_cfg_check(const dlca__gru_cfg *c, const char *fn) {
 
 void dlca__gru_tape_free(dlca__gru_tape *t) {
   if (!t) return;
-  for (int i = 0; i < DLCA__GRU_KERNELS; i++)
-    if (t->kern[i]) clReleaseKernel(t->kern[i]);
   cl_mem *b[] = {&t->gi, &t->hs, &t->gates, &t->dgh, &t->dhd, &t->sync};
   for (int i = 0; i < 6; i++)
     if (*b[i]) clReleaseMemObject(*b[i]);
@@ -103,57 +101,27 @@ int dlca__gru_weights_check(dlca_context *ctx, const dlca__gru_cfg *c, const dlc
   return DLCA_OK;
 }
 
-/* The kernel `name` of prog, from tp's cache where it holds one of this program (a tunable override builds
- * another), else created (and kept there); retained for the caller either way. clCreateKernel costs
- * microseconds of host time a call, a cell stepped from the host pays it every step. */
-static int cached_kernel(dlca_context *ctx, dlca__gru_tape *tp, cl_program prog, const char *name, cl_kernel *k) {
-  if (!tp) return dlca__kernel_create(ctx, prog, name, k);
-  if (tp->prog != prog) {
-    for (int i = 0; i < DLCA__GRU_KERNELS; i++)
-      if (tp->kern[i]) clReleaseKernel(tp->kern[i]), tp->kern[i] = NULL, tp->kname[i] = NULL;
-    tp->prog = prog;
-  }
-  int i = 0;
-  while (i < DLCA__GRU_KERNELS && tp->kname[i] && strcmp(tp->kname[i], name)) i++;
-  if (i < DLCA__GRU_KERNELS && tp->kname[i]) return clRetainKernel(*k = tp->kern[i]), DLCA_OK;
-  int rc = dlca__kernel_create(ctx, prog, name, k);
-  if (!rc && i < DLCA__GRU_KERNELS) clRetainKernel(tp->kern[i] = *k), tp->kname[i] = name;
-  return rc;
-}
-
-/* FNV-1a over the context's tuning overrides: the tape's cached program and values are good while it holds. */
-static uint64_t overrides_sig(dlca_context *ctx) {
-  pthread_mutex_lock(&ctx->lock);
-  uint64_t h = 1469598103934665603ULL ^ ctx->n_overrides;
-  for (size_t i = 0; i < ctx->n_overrides; i++) {
-    const dlca__tuning_param *p = &ctx->overrides[i];
-    for (const char *c = p->stem; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
-    for (const char *c = p->name; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
-    h = (h ^ (uint32_t)p->value) * 1099511628211ULL;
-  }
-  pthread_mutex_unlock(&ctx->lock);
-  return h;
-}
-
-/* The program and gru.cl's tunables into v, from tp where it has them for the current overrides
- * (dlca__program_get and dlca__tunable read and resolve ops.cl from disk on every call). */
-int dlca__gru_tuned(dlca_context *ctx, dlca__gru_tape *tp, dlca__gru_tuned_t *v) {
-  uint64_t sig = tp ? overrides_sig(ctx) : 0;
-  if (tp && tp->have_tuned && tp->sig == sig) return *v = tp->tuned, DLCA_OK;
+/* The program and gru.cl's tunables into v, from the context's memo (lib/cl/memo.c). */
+int dlca__gru_tuned(dlca_context *ctx, dlca__gru_tuned_t *v) {
   int rc;
-  if ((rc = dlca__program_get(ctx, GRU_FILE, NULL, &v->prog, NULL)) ||
-      (rc = dlca__tunable(ctx, GRU_FILE, "GRU_TJ", &v->tj)) || (rc = dlca__tunable(ctx, GRU_FILE, "GRU_TB", &v->tb)) ||
-      (rc = dlca__tunable(ctx, GRU_FILE, "GRU_WG", &v->wg)) ||
-      (rc = dlca__tunable(ctx, GRU_FILE, "GRU_PERSIST", &v->persist)))
+  if ((rc = dlca__memo_program(ctx, GRU_FILE, NULL, &v->prog)) ||
+      (rc = dlca__memo_tunable(ctx, GRU_FILE, "GRU_TJ", &v->tj)) ||
+      (rc = dlca__memo_tunable(ctx, GRU_FILE, "GRU_TB", &v->tb)) ||
+      (rc = dlca__memo_tunable(ctx, GRU_FILE, "GRU_WG", &v->wg)) ||
+      (rc = dlca__memo_tunable(ctx, GRU_FILE, "GRU_PERSIST", &v->persist)) ||
+      (rc = dlca__memo_tunable(ctx, GRU_FILE, "GRU_FUSED_T", &v->fused_t)) ||
+      (rc = dlca__memo_tunable(ctx, GRU_FILE, "GRU_SPLIT", &v->split)) ||
+      (rc = dlca__memo_tunable(ctx, GRU_FILE, "GRU_SJ", &v->sj)) ||
+      (rc = dlca__memo_tunable(ctx, GRU_FILE, "GRU_SB", &v->sb)) ||
+      (rc = dlca__memo_tunable(ctx, GRU_FILE, "GRU_SKS", &v->sks)))
     return rc;
-  if (tp) tp->tuned = *v, tp->sig = sig, tp->have_tuned = 1;
   return DLCA_OK;
 }
 
 /* The kernel `name` of gru.cl and its work-group (GRU_TJ, GRU_TB, 1), or (GRU_WG) where flat. */
-int dlca__gru_kernel(dlca_context *ctx, dlca__gru_tape *tp, const char *name, int flat, cl_kernel *k, size_t *lws) {
+int dlca__gru_kernel(dlca_context *ctx, const char *name, int flat, cl_kernel *k, size_t *lws) {
   dlca__gru_tuned_t v;
-  int rc = dlca__gru_tuned(ctx, tp, &v);
+  int rc = dlca__gru_tuned(ctx, &v);
   if (rc) return rc;
   size_t n = flat ? (size_t)v.wg : (size_t)v.tj * (size_t)v.tb;
   if (n > ctx->info.max_work_group)
@@ -161,7 +129,7 @@ int dlca__gru_kernel(dlca_context *ctx, dlca__gru_tape *tp, const char *name, in
                       "%s: GRU_TJ %d x GRU_TB %d (or GRU_WG %d) is over the device's largest work-group, %zu", GRU_FILE,
                       v.tj, v.tb, v.wg, ctx->info.max_work_group);
   lws[0] = flat ? (size_t)v.wg : (size_t)v.tj, lws[1] = flat ? 1 : (size_t)v.tb, lws[2] = 1;
-  return cached_kernel(ctx, tp, v.prog, name, k);
+  return dlca__memo_kernel(ctx, v.prog, name, k);
 }
 
 int dlca__gru_set_args(cl_kernel k, const char *name, int nargs, const size_t *sizes, const void *const *args) {
@@ -172,17 +140,17 @@ int dlca__gru_set_args(cl_kernel k, const char *name, int nargs, const size_t *s
   return DLCA_OK;
 }
 
-/* A flat kernel over n items, released after. */
-int dlca__gru_flat_launch(dlca_context *ctx, dlca__gru_tape *tp, const char *name, size_t n, int nargs,
+/* A flat kernel over n items, handed back to its pool after. */
+int dlca__gru_flat_launch(dlca_context *ctx, const char *name, size_t n, int nargs,
                           const size_t *sizes, const void *const *args) {
   cl_kernel k;
   size_t lws[3];
-  int rc = dlca__gru_kernel(ctx, tp, name, 1, &k, lws);
+  int rc = dlca__gru_kernel(ctx, name, 1, &k, lws);
   if (rc) return rc;
   rc = dlca__gru_set_args(k, name, nargs, sizes, args);
   size_t gws = (n + lws[0] - 1) / lws[0] * lws[0];
   if (!rc && n) rc = dlca__launch(ctx, k, name, 1, &gws, lws);
-  clReleaseKernel(k);
+  dlca__memo_kernel_put(ctx, k);
   return rc;
 }
 
@@ -222,10 +190,10 @@ static int project(dlca_context *ctx, const dlca__gru_cfg *c, const dlca_tensor 
 
 /* Whether the steps run as one dlca_gru_persist launch: GRU_PERSIST 1, a GPU, more than one step, and at most two
  * groups a compute unit, so that every group is resident at once (the barrier's premise). */
-static int persist(dlca_context *ctx, dlca__gru_tape *tp, const dlca__gru_cfg *c, const size_t *lws,
+static int persist(dlca_context *ctx, const dlca__gru_cfg *c, const size_t *lws,
                    const size_t *gws) {
   dlca__gru_tuned_t v;
-  if (dlca__gru_tuned(ctx, tp, &v) || !v.persist || c->d.T < 2 || ctx->info.type != DLCA_DEVICE_GPU) return 0;
+  if (dlca__gru_tuned(ctx, &v) || !v.persist || c->d.T < 2 || ctx->info.type != DLCA_DEVICE_GPU) return 0;
   size_t groups = gws[0] / lws[0] * (gws[1] / lws[1]) * gws[2];
   return groups <= 2 * (size_t)ctx->info.compute_units;
 }
@@ -237,7 +205,7 @@ static int persist_launch(dlca_context *ctx, const dlca__gru_cfg *c, dlca__gru_t
   int rc = tp->arrivals + (uint64_t)T * groups >= ((uint64_t)1 << 32) ? sync_reset(tp) : DLCA_OK;
   cl_kernel k;
   size_t l2[3];
-  if (rc || (rc = dlca__gru_kernel(ctx, tp, "dlca_gru_persist", 0, &k, l2))) return rc;
+  if (rc || (rc = dlca__gru_kernel(ctx, "dlca_gru_persist", 0, &k, l2))) return rc;
   cl_uint base = (cl_uint)tp->arrivals;
   size_t sz[19];
   const void *a[19];
@@ -246,38 +214,72 @@ static int persist_launch(dlca_context *ctx, const dlca__gru_cfg *c, dlca__gru_t
   for (int i = 16; i < 19; i++) sz[i] = sizes[i - 1], a[i] = args[i - 1];
   if (!(rc = dlca__gru_set_args(k, "dlca_gru_persist", 19, sz, a)))
     rc = dlca__launch(ctx, k, "dlca_gru_persist", 3, gws, lws);
-  clReleaseKernel(k);
+  dlca__memo_kernel_put(ctx, k);
   if (!rc) tp->arrivals += (uint64_t)(T - 1) * groups;
   return rc;
 }
 
-/* The T launches of dlca_gru_step (or one of dlca_gru_persist). */
+/* Whether the forward projects x inside the step kernel (T <= GRU_FUSED_T): no GEMM, one launch a step. */
+static int fused(dlca_context *ctx, const dlca__gru_cfg *c) {
+  dlca__gru_tuned_t v;
+  return !dlca__gru_tuned(ctx, &v) && c->d.T <= (size_t)v.fused_t;
+}
+
+/* GRU_SPLIT 1 where its local memory fits and GRU_SJ <= GRU_SKS: *k (handed back) becomes dlca_gru_step_split, lws
+ * and gws its grid (GRU_SKS, GRU_SB) and (H / GRU_SJ GRU_SKS, B, M) rounded up, *wl the bytes of its staged rows;
+ * else all unchanged. */
+static int split(dlca_context *ctx, const dlca__gru_cfg *c, int fuse, cl_kernel *k, size_t *lws, size_t *gws,
+                 size_t *wl) {
+  dlca__gru_tuned_t v;
+  int rc = dlca__gru_tuned(ctx, &v);
+  if (rc || !v.split) return rc;
+  size_t K = fuse && c->d.D > c->d.H ? c->d.D : c->d.H, f = sizeof(float), sb = (size_t)v.sb, sks = (size_t)v.sks;
+  size_t dyn = (3 * (size_t)v.sj * K + sb * (K + sks)) * f, need = dyn + sb * 3 * (size_t)v.sj * sks * f;
+  if (need > ctx->info.local_mem || sb * sks > ctx->info.max_work_group || (size_t)v.sj > sks) return DLCA_OK;
+  cl_kernel s;
+  size_t l2[3];
+  if ((rc = dlca__gru_kernel(ctx, "dlca_gru_step_split", 0, &s, l2))) return rc;
+  dlca__memo_kernel_put(ctx, *k), *k = s, *wl = dyn;
+  lws[0] = sks, lws[1] = sb, lws[2] = 1;
+  gws[0] = (c->d.H + (size_t)v.sj - 1) / (size_t)v.sj * sks, gws[1] = (c->d.B + sb - 1) / sb * sb, gws[2] = c->M;
+  return DLCA_OK;
+}
+
+/* The T launches of dlca_gru_step (or of dlca_gru_step_split, or one of dlca_gru_persist); x non-NULL: the
+ * projection fused into them. */
 static int steps(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w *w, dlca__gru_tape *tp,
-                 const dlca_tensor *h0, dlca_tensor *y, dlca_tensor *h_n, int keep) {
+                 const dlca_tensor *x, const dlca_tensor *h0, dlca_tensor *y, dlca_tensor *h_n, int keep) {
   cl_kernel k;
   size_t lws[3], gws[3];
-  int rc = dlca__gru_kernel(ctx, tp, "dlca_gru_step", 0, &k, lws);
+  int rc = dlca__gru_kernel(ctx, "dlca_gru_step", 0, &k, lws);
   if (rc) return rc;
   dlca__gru_step_grid(c, lws, gws);
   cl_uint gm, grow, t = 0, B = (cl_uint)c->d.B, T = (cl_uint)c->d.T, H = (cl_uint)c->d.H;
+  cl_uint D = x ? (cl_uint)c->d.D : 0, xm = c->x_shared ? 0 : (cl_uint)(c->d.B * c->d.T * c->d.D);
   dlca__gru_gi_strides(c, &gm, &grow);
   cl_int hb = w->b_ih != NULL, kp = keep, hh = h_n != NULL;
   cl_mem bi = hb ? w->b_ih->buf : w->w_hh->buf, bh = hb ? w->b_hh->buf : w->w_hh->buf, hn = hh ? h_n->buf : y->buf;
+  cl_mem xb = x ? x->buf : tp->gi;
   size_t m = sizeof(cl_mem), u = sizeof(cl_uint), i = sizeof(cl_int);
-  size_t sizes[] = {m, u, u, m, m, m, i, m, m, m, m, i, m, i, u, u, u, u};
-  const void *args[] = {&tp->gi, &gm,        &grow, &w->w_hh->buf, &bi, &bh, &hb, &h0->buf, &tp->hs,
-                        &y->buf, &tp->gates, &kp,   &hn,           &hh, &t,  &B,  &T,       &H};
-  if (persist(ctx, tp, c, lws, gws)) {
-    clReleaseKernel(k);
+  size_t sizes[] = {m, u, u, m, m, m, i, m, m, m, m, i, m, i, u, u, u, u, m, u, m, u};
+  const void *args[] = {&tp->gi, &gm, &grow, &w->w_hh->buf, &bi, &bh, &hb, &h0->buf, &tp->hs, &y->buf,       &tp->gates,
+                        &kp,     &hn, &hh,   &t,            &B,  &T,  &H,  &xb,      &xm,     &w->w_ih->buf, &D};
+  if (!x && persist(ctx, c, lws, gws)) {
+    dlca__memo_kernel_put(ctx, k);
     return persist_launch(ctx, c, tp, sizes, args, lws, gws);
   }
-  rc = dlca__gru_set_args(k, "dlca_gru_step", 18, sizes, args);
+  size_t wl = 0;
+  if ((rc = split(ctx, c, x != NULL, &k, lws, gws, &wl))) return dlca__memo_kernel_put(ctx, k), rc;
+  rc = dlca__gru_set_args(k, "dlca_gru_step", 22, sizes, args);
+  cl_int e0 = wl ? clSetKernelArg(k, 22, wl, NULL) : CL_SUCCESS;
+  if (!rc && e0 != CL_SUCCESS) rc = dlca__fail_cl(e0, "dlca_gru_step_split: argument 22: %s", dlca__cl_error_name(e0));
+  const char *name = wl ? "dlca_gru_step_split" : "dlca_gru_step";
   for (t = 0; !rc && t < T; t++) {
     cl_int err = clSetKernelArg(k, 14, u, &t);
-    rc = err != CL_SUCCESS ? dlca__fail_cl(err, "dlca_gru_step: argument 14: %s", dlca__cl_error_name(err))
-                           : dlca__launch(ctx, k, "dlca_gru_step", 3, gws, lws);
+    rc = err != CL_SUCCESS ? dlca__fail_cl(err, "%s: argument 14: %s", name, dlca__cl_error_name(err))
+                           : dlca__launch(ctx, k, name, 3, gws, lws);
   }
-  clReleaseKernel(k);
+  dlca__memo_kernel_put(ctx, k);
   return rc;
 }
 
@@ -296,7 +298,9 @@ int dlca__ops_cl_gru_forward(dlca_context *ctx, const dlca__gru_cfg *c, const dl
     return dlca__fail(DLCA_EINVAL, "%s: the tape was made for another configuration", fn);
   dlca__gru_tape *tp = tape;
   if (!tp && (rc = dlca__gru_tape_new(ctx, c, &tp))) return rc;
-  if (!(rc = project(ctx, c, x, w->w_ih, tp->gi))) rc = steps(ctx, c, w, tp, h0, y, h_n, tape != NULL);
+  int fuse = fused(ctx, c);
+  if (fuse || !(rc = project(ctx, c, x, w->w_ih, tp->gi)))
+    rc = steps(ctx, c, w, tp, fuse ? x : NULL, h0, y, h_n, tape != NULL);
   if (tape) tape->kept = !rc;
   if (!tape) dlca__gru_tape_free(tp); /* OpenCL keeps the buffers until the queued work is done */
   return rc;

@@ -14,7 +14,7 @@ static int back_steps(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru
                       const dlca_tensor *dy, const dlca_tensor *dh_n, const dlca_tensor *dh0) {
   cl_kernel k;
   size_t lws[3], gws[3];
-  int rc = dlca__gru_kernel(ctx, tp, "dlca_gru_back_step", 0, &k, lws);
+  int rc = dlca__gru_kernel(ctx, "dlca_gru_back_step", 0, &k, lws);
   if (rc) return rc;
   dlca__gru_step_grid(c, lws, gws);
   cl_uint gm, grow, t = 0, B = (cl_uint)c->d.B, T = (cl_uint)c->d.T, H = (cl_uint)c->d.H;
@@ -32,7 +32,7 @@ static int back_steps(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru
     rc = err != CL_SUCCESS ? dlca__fail_cl(err, "dlca_gru_back_step: argument 13: %s", dlca__cl_error_name(err))
                            : dlca__launch(ctx, k, "dlca_gru_back_step", 3, gws, lws);
   }
-  clReleaseKernel(k);
+  dlca__memo_kernel_put(ctx, k);
   return rc;
 }
 
@@ -102,11 +102,11 @@ static int grad_b(dlca_context *ctx, const dlca__gru_cfg *c, dlca__gru_tape *tp,
   int rc = DLCA_OK;
   if (dw->b_ih) {
     const void *args[] = {&tp->gi, &rows, &cols, &grow, &gm, &dw->b_ih->buf, &n};
-    rc = dlca__gru_flat_launch(ctx, tp, "dlca_gru_colsum", n, 7, sizes, args);
+    rc = dlca__gru_flat_launch(ctx, "dlca_gru_colsum", n, 7, sizes, args);
   }
   if (!rc && dw->b_hh) {
     const void *args[] = {&tp->dgh, &rows, &cols, &cols, &hm, &dw->b_hh->buf, &n};
-    rc = dlca__gru_flat_launch(ctx, tp, "dlca_gru_colsum", n, 7, sizes, args);
+    rc = dlca__gru_flat_launch(ctx, "dlca_gru_colsum", n, 7, sizes, args);
   }
   return rc;
 }

@@ -4,13 +4,10 @@
 #define DLCA_OPS_CL_GRU_INT_H
 #include "ops/cl_gru.h"
 
-/* The kernels a tape keeps: step, persist, back_step, colsum. */
-#define DLCA__GRU_KERNELS 4
-
 /* The program of ops.cl and gru.cl's tunables as built into it. */
 typedef struct dlca__gru_tuned_t {
   cl_program prog;
-  int tj, tb, wg, persist;
+  int tj, tb, wg, persist, fused_t, split, sj, sb, sks;
 } dlca__gru_tuned_t;
 
 struct dlca__gru_tape {
@@ -24,12 +21,6 @@ struct dlca__gru_tape {
   cl_mem sync;             /* GRU_PERSIST's barrier counters: M + 1 uints (the last: a wait gave up) */
   uint64_t arrivals;       /* what sync[m] counts so far */
   int kept;                /* a forward wrote the gates */
-  dlca__gru_tuned_t tuned; /* valid where have_tuned, for the overrides of signature sig */
-  uint64_t sig;
-  int have_tuned;
-  cl_program prog; /* the program of the cached kernels */
-  cl_kernel kern[DLCA__GRU_KERNELS];
-  const char *kname[DLCA__GRU_KERNELS]; /* their names (string literals) */
 };
 
 /* 1 for the shared-input layout (x_shared or M = 1): one GEMM against the stacked W_ih. */
@@ -39,13 +30,13 @@ int dlca__gru_weights_check(dlca_context *ctx, const dlca__gru_cfg *c, const dlc
 /* DLCA_EINVAL unless t (of ctx) holds n elements, naming fn and what. */
 int dlca__gru_count(dlca_context *ctx, const dlca_tensor *t, size_t n, const char *fn, const char *what);
 /* The kernel `name` of gru.cl and its work-group: (GRU_TJ, GRU_TB, 1), or (GRU_WG, 1, 1) where flat. */
-/* The program and tunables, cached in tp (may be NULL) while the context's overrides stay the same. */
-int dlca__gru_tuned(dlca_context *ctx, dlca__gru_tape *tp, dlca__gru_tuned_t *v);
-/* tp (may be NULL) caches the kernel; *k is the caller's to release either way. */
-int dlca__gru_kernel(dlca_context *ctx, dlca__gru_tape *tp, const char *name, int flat, cl_kernel *k, size_t *lws);
+/* The program and tunables, from the context's memo (lib/cl/memo.c). */
+int dlca__gru_tuned(dlca_context *ctx, dlca__gru_tuned_t *v);
+/* The kernel from the context's pool: hand it back with dlca__memo_kernel_put. */
+int dlca__gru_kernel(dlca_context *ctx, const char *name, int flat, cl_kernel *k, size_t *lws);
 int dlca__gru_set_args(cl_kernel k, const char *name, int nargs, const size_t *sizes, const void *const *args);
 /* A flat kernel over n items, released after. */
-int dlca__gru_flat_launch(dlca_context *ctx, dlca__gru_tape *tp, const char *name, size_t n, int nargs,
+int dlca__gru_flat_launch(dlca_context *ctx, const char *name, size_t n, int nargs,
                           const size_t *sizes, const void *const *args);
 /* The step kernels' grid: hidden units x batch rows x members. */
 void dlca__gru_step_grid(const dlca__gru_cfg *c, const size_t *lws, size_t *gws);

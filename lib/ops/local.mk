@@ -7,7 +7,7 @@ libdlca_cl_internal_la_SOURCES += lib/ops/ref_case.h lib/ops/ref_case.c lib/ops/
 	lib/ops/ref_run_move.c
 # Device tensors (include/dlca_cl/tensor.h) and the launchers of kernels-cl/ops/.
 libdlca_cl_internal_la_SOURCES += lib/ops/tensor.h lib/ops/tensor.c lib/ops/cl_elementwise.h lib/ops/cl_elementwise.c \
-	lib/ops/cl_reduce.c lib/ops/cl_movement.c lib/ops/cl_loss.c lib/ops/cl_ops_cache.c
+	lib/ops/cl_reduce.c lib/ops/cl_movement.c lib/ops/cl_loss.c
 # GRU and randomized SVD (issue 33): the CPU twins and their vector runners.
 libdlca_cl_internal_la_SOURCES += lib/ops/ref_gru.h lib/ops/ref_gru.c lib/ops/ref_gru_ens.c lib/ops/ref_gru_case.c \
 	lib/ops/ref_rsvd.c lib/ops/rsvd_case.h lib/ops/rsvd_case.c lib/ops/ref_norm.c

@@ -130,9 +130,8 @@ static int shapes(dlca_context *ctx, const dlca__rsvd *p, const dlca_tensor *a, 
 /* The device path where the kernels can hold l and q, and RSVD_DEV (a tunable of ops.cl, 1 by default) is on;
  * s->own where RSVD_GEMM is on too. */
 static int use_dev(dlca__rsvd_cl *s, const dlca__rsvd *p, int *dev) {
-  cl_program prog;
-  int on, own, rc = dlca__ops_cl_program(s->ctx, "ops.cl", "RSVD_DEV", &prog, &on);
-  if (!rc) rc = dlca__ops_cl_program(s->ctx, "ops.cl", "RSVD_GEMM", &prog, &own);
+  int on, own, rc = dlca__memo_tunable(s->ctx, "ops.cl", "RSVD_DEV", &on);
+  if (!rc) rc = dlca__memo_tunable(s->ctx, "ops.cl", "RSVD_GEMM", &own);
   size_t rows = s->m > s->n ? s->m : s->n; /* the kernels count rows x l in 32 bits */
   *dev = !rc && s->l <= DLCA__RSVD_LMAX && rows * DLCA__RSVD_LMAX * 8 < ((size_t)1 << 32) &&
          s->ctx->info.max_work_group >= 256 && s->ctx->info.local_mem >= 40000;

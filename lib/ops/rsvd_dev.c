@@ -28,8 +28,8 @@ void dlca__rsvd_kernels_free(dlca__rsvd_cl *s) {
 
 int dlca__rsvd_kernels(dlca__rsvd_cl *s) {
   cl_program prog;
-  int v, rc = dlca__ops_cl_program(s->ctx, "ops.cl", "RSVD_WG", &prog, &v);
-  if (rc) return rc;
+  int v, rc = dlca__memo_program(s->ctx, "ops.cl", NULL, &prog);
+  if (rc || (rc = dlca__memo_tunable(s->ctx, "ops.cl", "RSVD_WG", &v))) return rc;
   if ((size_t)v > s->ctx->info.max_work_group)
     return dlca__fail(DLCA_ECONFIG, "ops.cl: RSVD_WG %d is over the device's largest work-group, %zu", v,
                       s->ctx->info.max_work_group);

@@ -41,6 +41,17 @@ struct dlca_optim_cl {
   cl_mem group_parent; /* their buffer */
   size_t *group_off;   /* each member's offset there, in floats */
   cl_kernel k_step, k_sumsq, k_norm, k_scale, k_clamp;
+  cl_kernel k_flat; /* the step over one flat range (step.cl's dlca_optim_*_flat) */
+  /* The device state's layout: slot stride ss (a multiple of 4), tensor i
+   * from dev_off[i]; a tiled group keeps its gaps there too, so that one
+   * flat launch steps the whole group. Save and load map it to the twin's. */
+  size_t ss, *dev_off;
+  int tiled;        /* the params are a group in dlca_tensor_group_new's layout */
+  size_t flat_span; /* a tiled group's elements, first member to last, gaps included */
+  cl_mem flat_p, flat_g; /* k_flat's buffers, base and count as last set */
+  size_t flat_base, flat_n;
+  dlca__optim_scalars flat_k; /* k_flat's scalars as last set (SGD's stay the same after step 1) */
+  int flat_k_set;
   /* dlca__optim_cl_grouped's caches, of the params and of the grads */
   cl_mem *cache_p, *cache_g;
   double last_max_norm; /* of the last clip_grad_norm: < 0 none yet */
@@ -75,8 +86,9 @@ int dlca__optim_cl_walk(dlca_optim_cl *o, cl_kernel k, const char *name, const d
                         cl_uint first_arg);
 /* The kernels' arguments that stay for the optimizer's life (its buffers, flags). */
 int dlca__optim_cl_fixed_args(dlca_optim_cl *o);
-/* The step kernel of an optimizer kind. */
+/* The step kernel of an optimizer kind, and its flat form. */
 const char *dlca__optim_cl_step_name(int kind);
+const char *dlca__optim_cl_flat_name(int kind);
 /* The kernel's argument i; DLCA_ECL naming the kernel. */
 int dlca__optim_cl_arg(cl_kernel k, const char *name, cl_uint i, size_t size, const void *v);
 #endif

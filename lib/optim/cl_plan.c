@@ -3,18 +3,20 @@
  * relative to each tensor) and the group plan (one launch, blocks at the
  * members' offsets in the group's buffer), and the membership test that
  * picks one a call. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "optim/cl_internal.h"
 
 /* Blocks of tensor i at pair `slot`, its elements from `off` in the pair's buffer. */
-static size_t add_blocks(const dlca_optimizer *h, size_t i, size_t slot, size_t off, dlca__optim_block *t) {
+static size_t add_blocks(const dlca_optim_cl *o, size_t i, size_t slot, size_t off, dlca__optim_block *t) {
+  const dlca_optimizer *h = o->host;
   size_t nb = 0;
   for (size_t at = 0; at < h->sizes[i]; at += DLCA__OPTIM_BLOCK, nb++) {
     size_t c = h->sizes[i] - at;
     if (t) {
-      t[nb].slot = slot, t[nb].off = off + at, t[nb].soff = h->offsets[i] + at;
+      t[nb].slot = slot, t[nb].off = off + at, t[nb].soff = o->dev_off[i] + at;
       t[nb].count = c < DLCA__OPTIM_BLOCK ? c : DLCA__OPTIM_BLOCK;
     }
   }
@@ -30,12 +32,11 @@ static int plan_alloc(dlca__optim_plan *p, size_t launches) {
 
 /* The plain plan's blocks into t (NULL: counts them) from table index at. */
 static size_t plain(dlca_optim_cl *o, dlca__optim_block *t, size_t at) {
-  const dlca_optimizer *h = o->host;
   size_t nb = at, j = 0;
   for (size_t t0 = 0; t0 < o->n; t0 += DLCA__OPTIM_CHUNK) {
     size_t before = nb;
     for (size_t c = 0; c < DLCA__OPTIM_CHUNK && t0 + c < o->n; c++)
-      nb += add_blocks(h, t0 + c, c, 0, t ? t + nb : NULL);
+      nb += add_blocks(o, t0 + c, c, 0, t ? t + nb : NULL);
     if (t && nb > before) o->plain.first[j] = before, o->plain.tensor0[j] = t0, j++;
   }
   if (t) o->plain.n_launches = j, o->plain.first[j] = nb;
@@ -44,7 +45,7 @@ static size_t plain(dlca_optim_cl *o, dlca__optim_block *t, size_t at) {
 
 static size_t grouped(dlca_optim_cl *o, dlca__optim_block *t, size_t at) {
   size_t nb = at;
-  for (size_t i = 0; i < o->n; i++) nb += add_blocks(o->host, i, 0, o->group_off[i], t ? t + nb : NULL);
+  for (size_t i = 0; i < o->n; i++) nb += add_blocks(o, i, 0, o->group_off[i], t ? t + nb : NULL);
   if (t) o->group.n_launches = 1, o->group.first[0] = at, o->group.first[1] = nb;
   return nb - at;
 }
@@ -71,10 +72,44 @@ static int params_group(dlca_optim_cl *o, dlca_tensor *const *params) {
   return 1;
 }
 
+/* Whether the group lies as dlca_tensor_group_new lays it out: members in
+ * order, each at the first aligned offset after the one before. No other
+ * buffer can begin in such a gap (sub-buffers begin aligned), so a flat
+ * step over first..last touches only the members and the gaps. */
+static int tiled(const dlca_optim_cl *o) {
+  cl_uint bits = 0;
+  if (!o->has_group || o->group_off[0] % 4 ||
+      clGetDeviceInfo(o->ctx->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL) != CL_SUCCESS ||
+      bits < 32)
+    return 0;
+  size_t a = bits / 32; /* in floats */
+  for (size_t i = 0; i + 1 < o->n; i++) {
+    size_t len = o->host->sizes[i] ? o->host->sizes[i] : 1;
+    if (o->group_off[i + 1] != (o->group_off[i] + len + a - 1) / a * a) return 0;
+  }
+  return 1;
+}
+
+/* The device state's layout (cl_internal.h): a tiled group's, gaps and
+ * all, else the twin's; the slot stride rounded up to 64 floats. */
+static int layout(dlca_optim_cl *o) {
+  const dlca_optimizer *h = o->host;
+  if (!(o->dev_off = calloc(o->n, sizeof *o->dev_off)))
+    return dlca__fail(DLCA_ENOMEM, "device optimizer: out of host memory");
+  o->tiled = tiled(o);
+  for (size_t i = 0; i < o->n; i++) o->dev_off[i] = o->tiled ? o->group_off[i] - o->group_off[0] : h->offsets[i];
+  o->flat_span = o->tiled ? o->dev_off[o->n - 1] + h->sizes[o->n - 1] : h->total;
+  o->ss = (o->flat_span + 63) / 64 * 64;
+  o->flat_n = o->flat_base = SIZE_MAX;
+  return DLCA_OK;
+}
+
 int dlca__optim_cl_plans(dlca_optim_cl *o, dlca_tensor *const *params) {
   o->has_group = params_group(o, params);
+  int rc = layout(o);
+  if (rc) return rc;
   size_t np = plain(o, NULL, 0), ng = o->has_group ? grouped(o, NULL, np) : 0;
-  int rc = plan_alloc(&o->plain, (o->n + DLCA__OPTIM_CHUNK - 1) / DLCA__OPTIM_CHUNK);
+  rc = plan_alloc(&o->plain, (o->n + DLCA__OPTIM_CHUNK - 1) / DLCA__OPTIM_CHUNK);
   if (!rc) rc = plan_alloc(&o->group, 1);
   dlca__optim_block *t = rc ? NULL : calloc(np + ng + 1, sizeof *t);
   if (!rc && !t) rc = dlca__fail(DLCA_ENOMEM, "device optimizer: out of host memory");
@@ -91,7 +126,7 @@ int dlca__optim_cl_plans(dlca_optim_cl *o, dlca_tensor *const *params) {
 
 void dlca__optim_cl_plans_free(dlca_optim_cl *o) {
   free(o->plain.first), free(o->plain.tensor0), free(o->group.first), free(o->group.tensor0);
-  free(o->group_off);
+  free(o->group_off), free(o->dev_off);
   if (o->table) clReleaseMemObject(o->table);
   if (o->partial) clReleaseMemObject(o->partial);
 }

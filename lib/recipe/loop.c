@@ -284,13 +284,16 @@ static int begin(dlca_loop *r) {
   return DLCA_OK;
 }
 
-int dlca_loop_epoch(dlca_loop *r) {
+/* The first half of an epoch: the gol boards, the schedule's lr and the
+ * step, enqueued without a blocking read (a population launches all its
+ * models' steps before it reads any loss). */
+int dlca__loop_launch(dlca_loop *r) {
   int rc = begin(r);
   if (rc) return rc;
   dlca_loop_result *w = &r->res;
-  const uint64_t total = (uint64_t)r->opt.epochs;
-  uint64_t e = w->epoch;
+  const uint64_t e = w->epoch;
   w->evaluated = 0;
+  r->launched = 0;
   if (w->done) return DLCA_OK;
   if (r->gol_eval) { /* gol: epoch e trains on its own slice of the shuffled boards */
     dlca_gol_batch(r->gol_order, e, r->cfg.batch, r->gol_x, r->gol_y);
@@ -302,6 +305,19 @@ int dlca_loop_epoch(dlca_loop *r) {
   if (w->scheduled && ((rc = schedule_lr(r, e, &lr)) || (rc = dlca_trainer_set_lr(r->t, lr))))
     return dlca__loop_fail(rc, "lr of epoch %llu", (unsigned long long)e + 1);
   if ((rc = dlca_trainer_step(r->t))) return dlca__loop_fail(rc, "epoch %llu", (unsigned long long)e + 1);
+  r->launched = 1;
+  return DLCA_OK;
+}
+
+/* The second half: the loss, the cooldown and, where due, the hard
+ * evaluation with keep-best, early stop and abandoning. */
+int dlca__loop_collect(dlca_loop *r) {
+  dlca_loop_result *w = &r->res;
+  const uint64_t total = (uint64_t)r->opt.epochs;
+  uint64_t e = w->epoch;
+  int rc;
+  if (!r->launched) return DLCA_OK;
+  r->launched = 0;
   if ((rc = dlca_trainer_loss(r->t, &w->soft)))
     return dlca__loop_fail(rc, "loss of epoch %llu", (unsigned long long)e + 1);
   w->epoch = e = dlca_trainer_epoch(r->t);
@@ -321,6 +337,11 @@ int dlca_loop_epoch(dlca_loop *r) {
   if ((e % (uint64_t)r->opt.eval_every == 0 || e == total) && (rc = evaluate_now(r, e))) return rc;
   w->done = e >= total || w->stopped_early || w->abandoned;
   return DLCA_OK;
+}
+
+int dlca_loop_epoch(dlca_loop *r) {
+  int rc = dlca__loop_launch(r);
+  return rc ? rc : dlca__loop_collect(r);
 }
 
 int dlca_loop_finish(dlca_loop *r) {

@@ -28,6 +28,7 @@ struct dlca_loop {
   double last_hard;       /* the previous evaluation's hard loss (NAN before one) */
   long zero_streak;       /* evaluations in a row with hard loss 0 */
   int abandon_next;       /* the abandon point to test next */
+  int launched;           /* dlca__loop_launch enqueued a step that dlca__loop_collect has not read */
 };
 
 /* Wraps the last error in "what: ...", keeping the inner message. */
@@ -37,5 +38,9 @@ int dlca__loop_fail(int status, const char *fmt, ...) DLCA_PRINTF(2, 3);
 int dlca__loop_lr_chain_fill(dlca_loop_options *o, double lr);
 /* Scores the hard circuit of the trainer (gol: all 512 boards on the twin). */
 int dlca__loop_evaluate(dlca_loop *r, dlca_eval *ev);
+/* dlca_loop_epoch in two halves: the step enqueued, then its loss read and
+ * judged (a population launches every model before it reads any). */
+int dlca__loop_launch(dlca_loop *r);
+int dlca__loop_collect(dlca_loop *r);
 
 #endif

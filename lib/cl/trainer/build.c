@@ -76,26 +76,34 @@ static void layer_options(const dlca_trainer *t, const cl_shape *s, char *opts) 
  * then the same stack flattened: gate q of the stack (layer by layer) writes
  * x[9 + q] from x[P_XA[q]] and x[P_XB[q]] with coefficient
  * P_CO[q] + k P_CG[q] of kernel k; P_BQ lists the gates in backward order
- * (last layer first, gates ascending). One loop of constant trip count. */
-static void perception_options(const dlca_model *m, const cl_shape *s, char *opts) {
+ * (last layer first, gates ascending). One loop of constant trip count.
+ * shared_program: the wires are read from the wires buffer instead
+ * (kernels-cl/trainer/pwires.cl: P_XO, P_WO, P_GN, which hold no seed). */
+static void perception_options(const dlca_trainer *t, const cl_shape *s, char *opts) {
+  const dlca_model *m = t->model;
+  const int shared = t->cfg.shared_program;
   int pw[2 * 1024], n = 0;
-  for (int l = 0; l < m->n_perceive && n + 2 * m->perceive[l].n_gates <= 2 * 1024; l++) {
+  for (int l = 0; l < m->n_perceive && n + 2 * m->perceive[l].n_gates <= 2 * 1024 && !shared; l++) {
     memcpy(pw + n, m->perceive[l].wa, sizeof(int) * m->perceive[l].n_gates), n += m->perceive[l].n_gates;
     memcpy(pw + n, m->perceive[l].wb, sizeof(int) * m->perceive[l].n_gates), n += m->perceive[l].n_gates;
   }
-  append_list(opts, OPTS, "P_WIRES", pw, n);
-  int xa[1024], xb[1024], co[1024], cg[1024], bq[1024], q = 0, xo = 0;
+  if (!shared) append_list(opts, OPTS, "P_WIRES", pw, n);
+  int xa[1024], xb[1024], co[1024], cg[1024], bq[1024], q = 0, xo = 0, wo = 0;
   for (int l = 0; l < m->n_perceive && q + m->perceive[l].n_gates <= 1024; l++) {
     const dlca_layer *L = &m->perceive[l];
-    for (int g = 0; g < L->n_gates; g++, q++)
-      xa[q] = xo + L->wa[g], xb[q] = xo + L->wb[g], co[q] = s->K * (q - g) + g, cg[q] = L->n_gates;
-    xo += L->n_in;
+    for (int g = 0; g < L->n_gates; g++, q++) {
+      xa[q] = shared ? xo : xo + L->wa[g], xb[q] = shared ? wo + g : xo + L->wb[g];
+      co[q] = s->K * (q - g) + g, cg[q] = L->n_gates;
+    }
+    xo += L->n_in, wo += 2 * L->n_gates;
   }
   for (int l = m->n_perceive - 1, r = 0, q0 = q; l >= 0; l--) {
     q0 -= m->perceive[l].n_gates;
     for (int g = 0; g < m->perceive[l].n_gates; g++) bq[r++] = q0 + g;
   }
-  append_list(opts, OPTS, "P_XA", xa, q), append_list(opts, OPTS, "P_XB", xb, q);
+  if (shared) strncat(opts, " -DP_WIRES_ARG=1", OPTS - strlen(opts) - 1);
+  append_list(opts, OPTS, shared ? "P_XO" : "P_XA", xa, q), append_list(opts, OPTS, shared ? "P_WO" : "P_XB", xb, q);
+  if (shared) append_list(opts, OPTS, "P_GN", cg, q);
   append_list(opts, OPTS, "P_CO", co, q), append_list(opts, OPTS, "P_CG", cg, q);
   append_list(opts, OPTS, "P_BQ", bq, q);
 }
@@ -108,7 +116,7 @@ int dlca__clt_build(dlca_trainer *t, cl_state *st, cl_program *prog, cl_program 
   if (!opts) return dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory");
   shape_options(t, s, opts);
   layer_options(t, s, opts);
-  perception_options(t->model, s, opts);
+  perception_options(t, s, opts);
   optim_options(t, opts);
   int rc = strlen(opts) + 1 >= OPTS
                ? dlca__fail(DLCA_ECONFIG, "the model is too large for the device trainer's build options")

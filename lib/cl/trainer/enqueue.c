@@ -162,6 +162,7 @@ static int enqueue_backward(dlca_trainer *t, int step) {
   ARG(&b, fcoef), ARG(&b, st->coef), ARG(&b, st->partial), ARG(&b, B), ARG(&b, H), ARG(&b, W);
   LOCAL(&b, cpwp * (size_t)s->C * (size_t)s->K * 9), LOCAL(&b, cpwp * 9 * (size_t)s->C), LOCAL(&b, cpwp * (size_t)s->uin);
   LOCAL(&b, (size_t)s->wg), LOCAL(&b, 4 * (size_t)s->NGP), LOCAL(&b, st->coef_st ? 4 * (size_t)s->NGP : 4);
+  if (t->cfg.shared_program) ARG(&b, st->wires); /* pwires.cl's P_WIRES_ARG */
   rc = arg_done(&b, "dlca_backward_perc");
   gws = (size_t)s->nwg_perc * lws;
   return rc ? rc : dlca__launch(t->ctx, st->k_perc, "backward_perc", 1, &gws, &lws);

@@ -167,7 +167,11 @@ static void plan_perc_unit(const dlca_trainer *t, cl_shape *s, const cl_tuned *u
 static int plan_steps(const dlca_trainer *t, cl_shape *s, const cl_tuned *u, size_t local) {
   const dlca_context *ctx = t->ctx;
   int rc;
-  if (s->kernels == 0 && u->tile_cells > 0 && cells_of(t) >= (size_t)u->tile_cells) {
+  if (s->kernels == 2 && t->cfg.shared_program)
+    return dlca__fail(DLCA_ECONFIG,
+                      "KERNELS 2 (trainer_tile.cl) compiles the perception wires in: not with shared_program");
+  /* shared_program: the tile forward compiles the wires in, the GPU-shaped one reads them */
+  if (s->kernels == 0 && u->tile_cells > 0 && cells_of(t) >= (size_t)u->tile_cells && !t->cfg.shared_program) {
     int fits = 0;
     if ((rc = tile_configure(ctx, s, u, 0, &fits))) return rc;
     s->fwd_tile = fits;

@@ -1,0 +1,100 @@
+/* A population: M independent models of one preset trained side by side on
+ * one device, each its own run of the library's training loop
+ * (dlca_cl/recipe.h) with its own seed (wiring, start grids, fire masks,
+ * Gumbel draws, fresh grids), optimizer state and schedule. One
+ * dlca_population_step enqueues every model's epoch before it reads any
+ * loss. Model j gives exactly the losses and the circuit of a single run
+ * of its seed (dlca_loop with the same configuration and options).
+ * The population stops at the first model whose circuit is right (the
+ * check on fresh grids, o->eval_fresh; the hard loss 0 without it), and
+ * replaces a model that ended wrong or was abandoned (o's abandon points)
+ * with a fresh seed. */
+#ifndef DLCA_CL_POPULATION_H
+#define DLCA_CL_POPULATION_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "dlca_cl/recipe.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct dlca_population dlca_population;
+
+typedef struct dlca_population_options {
+  int n_models;          /* M >= 1: models training at once */
+  const uint64_t *seeds; /* M first seeds, or NULL: cfg->seed + j */
+  int replace;           /* a model that ended wrong, abandoned or diverged restarts with a fresh seed */
+  uint64_t next_seed;    /* the fresh seeds: next_seed, next_seed + 1, ...; 0: one past the largest first seed */
+  long max_models;       /* with replace: models started in all at most (0: no limit) */
+  float iwp_init;        /* > 0: dlca_model_init_pass_through(model, iwp_init) on each fresh model */
+  int compiled_wires;    /* 1: cfg->shared_program as given (0: a program build per seed, the fastest
+                          * steps); 0: shared_program set, one build for every seed */
+} dlca_population_options;
+
+/* Where model j stands. */
+typedef enum dlca_population_state {
+  DLCA_POP_TRAINING, /* still training */
+  DLCA_POP_RIGHT,    /* done, and its circuit is right: the winner if the first */
+  DLCA_POP_WRONG,    /* done, its circuit wrong (or it diverged); replaced at the next step with replace */
+  DLCA_POP_ABANDONED /* abandoned at an abandon point; replaced at the next step with replace */
+} dlca_population_state;
+
+typedef struct dlca_population_stats {
+  int winner;               /* the slot of the first right model, or -1 */
+  uint64_t winner_seed, winner_epoch;
+  long models;              /* models started (first ones and replacements) */
+  long finished, abandoned; /* models done (right or wrong), models abandoned */
+  uint64_t epochs;          /* epochs trained, summed over every model started */
+  uint64_t steps;           /* dlca_population_step calls that trained */
+  int training;             /* models still training */
+} dlca_population_stats;
+
+/* The bytes on the device of a population of n_models models of this
+ * preset, shape and configuration (gol: each with its 512-board twin). */
+DLCA_API DLCA_WUR int dlca_population_estimate_memory(const dlca_preset *p, const dlca_model_shape *shape,
+                                                      const dlca_train_config *cfg, int n_models, size_t *bytes);
+/* The most models of that kind that fit in ctx's device memory (>= 0). */
+DLCA_API DLCA_WUR int dlca_population_max_models(dlca_context *ctx, const dlca_preset *p,
+                                                 const dlca_model_shape *shape, const dlca_train_config *cfg,
+                                                 int *max_models);
+
+/* A population of po->n_models fresh models of the preset (shape: the
+ * preset's with its parametrisation; NULL: the preset's) on ctx (NULL: the
+ * CPU reference), each trained by a dlca_loop with cfg and o, its seed as
+ * cfg->seed and o->seed, cfg->shared_program set unless po->compiled_wires
+ * (one program for every seed; the same losses). target as dlca_loop_new's. DLCA_EDEVMEM, before
+ * anything is allocated, where the population does not fit the device; the
+ * message names the most models that would. */
+DLCA_API DLCA_WUR int dlca_population_new(dlca_context *ctx, const dlca_preset *p, const dlca_model_shape *shape,
+                                          const dlca_train_config *cfg, const float *target,
+                                          const dlca_loop_options *o, const dlca_population_options *po,
+                                          dlca_population **out);
+DLCA_API void dlca_population_free(dlca_population *P);
+/* One epoch of every model still training: the replacements due, then all
+ * the steps enqueued, then the losses and the evaluations due. A model that
+ * is done is finished as one run is (dlca_loop_finish, _polish,
+ * _eval_fresh) and judged. Nothing is trained once a model is right or
+ * none is training. */
+DLCA_API DLCA_WUR int dlca_population_step(dlca_population *P);
+/* Whether a step would train anything. */
+DLCA_API int dlca_population_running(const dlca_population *P);
+DLCA_API int dlca_population_size(const dlca_population *P);
+DLCA_API void dlca_population_get_stats(const dlca_population *P, dlca_population_stats *out);
+DLCA_API uint64_t dlca_population_seed(const dlca_population *P, int j);
+DLCA_API dlca_population_state dlca_population_model_state(const dlca_population *P, int j);
+/* Model j's run: its trainer, its result. Replaced at the next step. */
+DLCA_API dlca_loop *dlca_population_loop(dlca_population *P, int j);
+/* The last soft loss of every model, soft[n_models] (NAN before a step). */
+DLCA_API void dlca_population_losses(const dlca_population *P, double *soft);
+/* The hard circuit of every model with its current logits (gol: all 512
+ * boards), into out[n_models]. */
+DLCA_API DLCA_WUR int dlca_population_eval_hard(dlca_population *P, dlca_eval *out);
+/* Model j's current circuit as an ordinary model (dlca_model_free it). */
+DLCA_API DLCA_WUR int dlca_population_take(dlca_population *P, int j, dlca_model **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

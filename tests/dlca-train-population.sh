@@ -1,0 +1,46 @@
+#!/bin/sh
+# dlca-train --population on PoCL (issue 34): gol, 8 models side by side
+# on a budget of 16 models, finds a circuit right on all 512 boards (about
+# 30 s on 2 cores with a cold kernel cache); the winner's seed trained
+# alone gives the same model file and losses; abandoned models are
+# replaced by fresh seeds within --max-models; bad combinations exit 2.
+# Exit 77 (automake's "skipped") when the tool was not built or no OpenCL
+# platform is there.
+
+. "$(dirname "$0")/shell-lib.sh"
+dlca_test_init tools/dlca-train dlca-train-population
+
+# (a) the mechanism on the CPU reference: every model is abandoned at epoch
+# 20 (no hard loss is 0 by then), so 3 models are started, 2 at once
+expect 0 "population, all abandoned" -- "$prog" --backend ref --preset gol --population 2 --max-models 3 --seed 5 \
+  --epochs 40 --abandon 20:0
+grep -q '^population: *2 at once, 3 models started (0 finished, 3 abandoned), 60 epochs in all' out.txt ||
+  fail "abandoned population: $(cat out.txt)"
+grep -q '^winner: *none' out.txt || fail "abandoned population has a winner: $(cat out.txt)"
+grep -q 'seed 7: abandoned at epoch 20' err.txt || fail "the fresh seed 7 was not trained: $(cat err.txt)"
+
+# (b) options that do not go with a population
+expect 2 "--population with --restarts" -- "$prog" --backend ref --preset gol --population 2 --restarts 3
+expect 2 "--max-models without --population" -- "$prog" --backend ref --preset gol --max-models 3
+
+# (c) gol on the OpenCL device: 8 at once, at most 16 models
+"$prog" --preset gol --population 8 --max-models 16 --seed 101 --save w.json --log w.csv >out.txt 2>err.txt
+got=$?
+if [ "$got" -ne 0 ] && grep -qi 'platform' err.txt; then
+  echo "SKIP (the rest): no OpenCL platform"
+  [ "$failures" -eq 0 ] || exit 1
+  exit 77
+fi
+[ "$got" -eq 0 ] || fail "gol population: exit $got: $(cat err.txt)"
+seed=$(sed -n 's/^winner: *seed \([0-9]*\), epoch \([0-9]*\),.*/\1/p' out.txt)
+[ -n "$seed" ] || fail "gol population found no winner: $(cat out.txt)"
+head -n 1 w.csv | grep -qx 'epoch,soft_loss,hard_loss,hard_accuracy,epochs_per_s,pop_best_hard,pop_median_hard' ||
+  fail "--log header: $(head -n 1 w.csv)"
+echo "ok: gol population: seed $seed; $(grep '^wall time' out.txt)"
+
+# (d) the winner's seed alone: the same circuit and the same losses
+expect 0 "the winner's seed alone" -- "$prog" --preset gol --seed "$seed" --eval-fresh 100 --save s.json --log s.csv
+cmp -s s.json w.json || fail "seed $seed alone saves another model than the population's winner"
+cut -d, -f1-4 s.csv >s.loss
+cut -d, -f1-4 w.csv | cmp -s - s.loss || fail "seed $seed alone has other losses than in the population"
+[ "$failures" -eq 0 ]

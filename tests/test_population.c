@@ -1,0 +1,234 @@
+/* The population of dlca_cl/population.h: model j gives exactly the
+ * losses, evaluations and circuit of a single run of its seed (on PoCL and
+ * on the CPU reference), abandoned models are replaced by fresh seeds
+ * within max_models, and the memory estimate refuses a population that
+ * does not fit, naming the most that would. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dlca_cl.h"
+#include "cl_util.h"
+#include "cl/runtime.h"
+
+#define POP_M 3
+#define POP_EPOCHS 6
+
+/* A tiny checkerboard: 2 grids, 4 steps; a hard evaluation every 2
+ * epochs, keep-best and 2 fresh batches, so that every part of a run's
+ * end is compared. */
+static void tiny(dlca_preset *p, dlca_train_config *cfg, dlca_loop_options *o) {
+  ck_assert_int_eq(dlca_preset_get("checkerboard", p), DLCA_OK);
+  dlca_train_config_from_preset(p, cfg);
+  cfg->batch = 2, cfg->steps = 4, cfg->seed = 7;
+  cfg->relax.temperature = 2, cfg->relax.gumbel_scale = 0.5f; /* each model its own Gumbel draws */
+  dlca_loop_options_default(o);
+  o->epochs = POP_EPOCHS, o->eval_every = 2, o->keep_best = 1, o->eval_fresh = 2;
+}
+
+/* One run of seed s as dlca-train runs it: soft[e] per epoch, the hard
+ * losses of its evaluations, and its final logits. */
+static void single_run(dlca_context *ctx, uint64_t s, double *soft, double *hard, float **logits, size_t *n) {
+  dlca_preset p;
+  dlca_train_config cfg;
+  dlca_loop_options o;
+  tiny(&p, &cfg, &o);
+  cfg.seed = s, o.seed = s;
+  dlca_model *m;
+  dlca_loop *l;
+  ck_assert_int_eq(dlca_model_new(&p.shape, s, &m), DLCA_OK);
+  ck_assert_int_eq(dlca_loop_new(ctx, &p, m, &cfg, NULL, &o, &l), DLCA_OK);
+  dlca_loop_result r;
+  for (int e = 0; e < POP_EPOCHS; e++) {
+    ck_assert_int_eq(dlca_loop_epoch(l), DLCA_OK);
+    dlca_loop_get_result(l, &r);
+    soft[e] = r.soft, hard[e] = r.evaluated ? r.hard.hard_loss : -1;
+  }
+  ck_assert_int_eq(dlca_loop_finish(l), DLCA_OK);
+  ck_assert_int_eq(dlca_loop_polish(l), DLCA_OK);
+  ck_assert_int_eq(dlca_loop_eval_fresh(l), DLCA_OK);
+  dlca_trainer *t = dlca_loop_trainer(l);
+  *n = dlca_trainer_n_params(t);
+  *logits = malloc(sizeof(float) * *n);
+  ck_assert_int_eq(dlca_trainer_get_params(t, *logits), DLCA_OK);
+  dlca_loop_free(l);
+  dlca_model_free(m);
+}
+
+/* Model j of a population of seeds {11, 40, 12} against single runs. */
+static void parity(dlca_context *ctx) {
+  static const uint64_t seeds[POP_M] = {11, 40, 12};
+  dlca_preset p;
+  dlca_train_config cfg;
+  dlca_loop_options o;
+  tiny(&p, &cfg, &o);
+  dlca_population_options po = {POP_M, seeds, 0, 0, 0, 0};
+  dlca_population *P;
+  ck_assert_int_eq(dlca_population_new(ctx, &p, NULL, &cfg, NULL, &o, &po, &P), DLCA_OK);
+  double soft[POP_EPOCHS][POP_M], hard[POP_EPOCHS][POP_M];
+  for (int e = 0; e < POP_EPOCHS; e++) {
+    ck_assert_int_eq(dlca_population_running(P), 1);
+    ck_assert_int_eq(dlca_population_step(P), DLCA_OK);
+    dlca_population_losses(P, soft[e]);
+    for (int j = 0; j < POP_M; j++) {
+      dlca_loop_result r;
+      dlca_loop_get_result(dlca_population_loop(P, j), &r);
+      hard[e][j] = r.evaluated ? r.hard.hard_loss : -1;
+    }
+  }
+  ck_assert_int_eq(dlca_population_running(P), 0); /* no replace: every model is done */
+  for (int j = 0; j < POP_M; j++) {
+    double s1[POP_EPOCHS], h1[POP_EPOCHS];
+    float *l1, *lp;
+    size_t n;
+    single_run(ctx, seeds[j], s1, h1, &l1, &n);
+    ck_assert_int_eq((int)dlca_population_seed(P, j), (int)seeds[j]);
+    for (int e = 0; e < POP_EPOCHS; e++) {
+      ck_assert_msg(soft[e][j] == s1[e], "model %d, epoch %d: soft %.9g, single run %.9g", j, e + 1, soft[e][j], s1[e]);
+      ck_assert_msg(hard[e][j] == h1[e], "model %d, epoch %d: hard %g, single run %g", j, e + 1, hard[e][j], h1[e]);
+    }
+    dlca_model *m;
+    ck_assert_int_eq(dlca_population_take(P, j, &m), DLCA_OK);
+    lp = dlca_model_params(m);
+    ck_assert_int_eq((int)dlca_model_n_params(m), (int)n);
+    ck_assert_msg(memcmp(lp, l1, sizeof(float) * n) == 0, "model %d: the circuit differs from the single run's", j);
+    dlca_model_free(m);
+    free(l1);
+  }
+  ck_assert_msg(soft[0][0] != soft[0][1], "seeds 11 and 40 gave the same first loss");
+  dlca_population_stats st;
+  dlca_population_get_stats(P, &st);
+  ck_assert_int_eq((int)st.models, POP_M);
+  ck_assert_int_eq((int)st.epochs, POP_M * POP_EPOCHS);
+  ck_assert_int_eq((int)st.steps, POP_EPOCHS);
+  dlca_population_free(P);
+}
+
+START_TEST(test_population_parity_ref) { parity(NULL); }
+END_TEST
+
+START_TEST(test_population_parity_cl) {
+  if (!tcl_platform()) return;
+  dlca_context *ctx = tcl_context();
+  parity(ctx);
+  dlca_context_free(ctx);
+}
+END_TEST
+
+/* Every model is abandoned at epoch 2 (no hard loss is below 0): each slot
+ * gets fresh seeds 100, 101, ... until max_models were started. */
+START_TEST(test_population_replaces) {
+  dlca_preset p;
+  dlca_train_config cfg;
+  dlca_loop_options o;
+  tiny(&p, &cfg, &o);
+  o.eval_every = 1, o.eval_fresh = 0;
+  ck_assert_int_eq(dlca_loop_parse_abandon("2:0", &o), DLCA_OK);
+  dlca_population_options po = {2, NULL, 1, 100, 5, 0};
+  dlca_population *P;
+  ck_assert_int_eq(dlca_population_new(NULL, &p, NULL, &cfg, NULL, &o, &po, &P), DLCA_OK);
+  ck_assert_int_eq((int)dlca_population_seed(P, 1), 8);
+  int steps = 0;
+  while (dlca_population_running(P) && steps < 100) {
+    ck_assert_int_eq(dlca_population_step(P), DLCA_OK);
+    steps++;
+  }
+  dlca_population_stats st;
+  dlca_population_get_stats(P, &st);
+  ck_assert_int_eq(st.winner, -1);
+  ck_assert_int_eq((int)st.models, 5);
+  ck_assert_int_eq((int)st.abandoned, 5);
+  ck_assert_int_eq((int)st.epochs, 10);
+  ck_assert_int_eq(steps, 6); /* 2 + 2 (both slots), then 2 for the fifth model alone */
+  ck_assert_int_eq((int)dlca_population_seed(P, 0), 102);
+  ck_assert_int_eq(dlca_population_model_state(P, 0), DLCA_POP_ABANDONED);
+  dlca_population_free(P);
+}
+END_TEST
+
+/* shared_program (the perception wires from the wires buffer) gives the
+ * compiled-in wires' losses and logits bit for bit: _i 0 KERNELS 1 (PoCL's
+ * own), 1 KERNELS 0, 2 KERNELS 0 with the perception stacks' backward in a
+ * launch of its own (PERC_SPLIT_CELLS 1). Checkerboard, async, 3 epochs. */
+START_TEST(test_shared_program_parity) {
+  if (!tcl_platform()) return;
+  dlca_preset p;
+  dlca_train_config cfg;
+  dlca_loop_options o;
+  tiny(&p, &cfg, &o);
+  cfg.async = 1, cfg.fire_rate = 0.5f;
+  dlca_model *m;
+  ck_assert_int_eq(dlca_model_new(&p.shape, 21, &m), DLCA_OK);
+  float *y;
+  ck_assert_int_eq(dlca_preset_target(&p, p.shape.channels, NULL, &y), DLCA_OK);
+  const size_t n = dlca_model_n_params(m);
+  float *lg[2] = {malloc(sizeof(float) * n), malloc(sizeof(float) * n)};
+  double loss[2][3];
+  for (int shared = 0; shared < 2; shared++) {
+    dlca_context *ctx = tcl_context();
+    tcl_step_kernels(ctx, _i == 0, 0, 0);
+    if (_i == 2) ck_assert(dlca__tuning_override(ctx, "trainer.cl", "PERC_SPLIT_CELLS", 1) == DLCA_OK);
+    cfg.shared_program = shared;
+    dlca_trainer *t;
+    ck_assert_int_eq(dlca_trainer_new(ctx, m, &cfg, &t), DLCA_OK);
+    ck_assert_int_eq(dlca_trainer_set_target(t, y, 0), DLCA_OK);
+    for (int e = 0; e < 3; e++) {
+      ck_assert_int_eq(dlca_trainer_step(t), DLCA_OK);
+      ck_assert_int_eq(dlca_trainer_loss(t, &loss[shared][e]), DLCA_OK);
+    }
+    ck_assert_int_eq(dlca_trainer_get_params(t, lg[shared]), DLCA_OK);
+    dlca_trainer_free(t);
+    dlca_context_free(ctx);
+  }
+  for (int e = 0; e < 3; e++)
+    ck_assert_msg(loss[0][e] == loss[1][e], "case %d, epoch %d: compiled-in %.9g, shared %.9g", _i, e + 1,
+                  loss[0][e], loss[1][e]);
+  ck_assert_msg(memcmp(lg[0], lg[1], sizeof(float) * n) == 0, "case %d: the logits differ", _i);
+  free(lg[0]), free(lg[1]), free(y);
+  dlca_model_free(m);
+}
+END_TEST
+
+/* The estimate is M times one model's; a population over the device's
+ * memory is refused, naming the most that fit. */
+START_TEST(test_population_memory) {
+  if (!tcl_platform()) return;
+  dlca_context *ctx = tcl_context();
+  dlca_preset p;
+  dlca_train_config cfg;
+  dlca_loop_options o;
+  tiny(&p, &cfg, &o);
+  size_t one, four;
+  ck_assert_int_eq(dlca_population_estimate_memory(&p, NULL, &cfg, 1, &one), DLCA_OK);
+  ck_assert_int_eq(dlca_population_estimate_memory(&p, NULL, &cfg, 4, &four), DLCA_OK);
+  ck_assert_uint_gt(one, 0);
+  ck_assert_uint_eq(four, 4 * one);
+  int fit;
+  ck_assert_int_eq(dlca_population_max_models(ctx, &p, NULL, &cfg, &fit), DLCA_OK);
+  ck_assert_int_ge(fit, 1);
+  if (fit < 1000000) {
+    dlca_population_options po = {fit + 1, NULL, 0, 0, 0, 0};
+    dlca_population *P = NULL;
+    ck_assert_int_eq(dlca_population_new(ctx, &p, NULL, &cfg, NULL, &o, &po, &P), DLCA_EDEVMEM);
+    ck_assert_ptr_null(P);
+    char want[64];
+    snprintf(want, sizeof want, "at most %d fit", fit);
+    ck_assert_msg(strstr(dlca_last_error(), want) != NULL, "message: %s", dlca_last_error());
+  }
+  dlca_context_free(ctx);
+}
+END_TEST
+
+Suite *suite_population(void) {
+  Suite *s = suite_create("population");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, test_population_parity_ref);
+  tcase_add_test(tc, test_population_parity_cl);
+  tcase_add_test(tc, test_population_replaces);
+  tcase_add_test(tc, test_population_memory);
+  tcase_add_loop_test(tc, test_shared_program_parity, 0, 3);
+  suite_add_tcase(s, tc);
+  return s;
+}

@@ -1,0 +1,221 @@
+/* dlca-train --population M: M models side by side on one device over the
+ * library's population (dlca_cl/population.h), seeds seed .. seed + M - 1,
+ * then fresh ones for models that end wrong or are abandoned, until the
+ * first is right on every fresh grid. --log holds the winner's curve with
+ * the population's best and median hard loss at each of its evaluations;
+ * --save the winner's circuit. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "train_run.h"
+
+#define POP_LOG_HEADER CSVLOG_HEADER ",pop_best_hard,pop_median_hard"
+#define POP_TICK_S 10.0
+
+typedef struct pop_row {
+  uint64_t epoch;
+  double soft, rate, best, median;
+  dlca_eval hard;
+} pop_row;
+
+typedef struct pop_curve { /* one slot's current model */
+  uint64_t seed;
+  pop_row *rows;
+  size_t n, cap;
+} pop_curve;
+
+typedef struct pop_run {
+  run *r;
+  dlca_population *P;
+  pop_curve *curves;
+  dlca_population_state *was; /* each slot's state before the step */
+  double *hard;               /* scratch: the latest hard losses */
+  double t0, tick, rate;      /* start, last progress line, model-epochs per second */
+  uint64_t rate_epochs;
+} pop_run;
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The lowest and the median of the models' latest hard losses. */
+static void pop_hard_stats(pop_run *p, double *best, double *median) {
+  int n = 0;
+  for (int j = 0; j < dlca_population_size(p->P); j++) {
+    dlca_loop_result w;
+    dlca_loop_get_result(dlca_population_loop(p->P, j), &w);
+    if (w.have_hard) p->hard[n++] = w.hard.hard_loss;
+  }
+  *best = *median = NAN;
+  if (!n) return;
+  qsort(p->hard, (size_t)n, sizeof *p->hard, cmp_double);
+  *best = p->hard[0];
+  *median = n % 2 ? p->hard[n / 2] : 0.5 * (p->hard[n / 2 - 1] + p->hard[n / 2]);
+}
+
+static int add_row(pop_curve *c, const pop_row *row) {
+  if (c->n == c->cap) {
+    size_t cap = c->cap ? 2 * c->cap : 64;
+    pop_row *rows = realloc(c->rows, cap * sizeof *rows);
+    if (!rows) return -1;
+    c->rows = rows, c->cap = cap;
+  }
+  c->rows[c->n++] = *row;
+  return 0;
+}
+
+/* Each slot's evaluation of this step joins its model's curve; a slot whose
+ * model was replaced starts a new curve. */
+static int record(pop_run *p) {
+  double best = NAN, median = NAN;
+  int have_stats = 0;
+  for (int j = 0; j < dlca_population_size(p->P); j++) {
+    pop_curve *c = &p->curves[j];
+    const uint64_t s = dlca_population_seed(p->P, j);
+    if (c->seed != s) c->seed = s, c->n = 0;
+    dlca_loop_result w;
+    dlca_loop_get_result(dlca_population_loop(p->P, j), &w);
+    if (!w.evaluated) continue;
+    if (!have_stats) pop_hard_stats(p, &best, &median), have_stats = 1;
+    pop_row row = {w.hard_epoch, w.soft, p->rate, best, median, w.hard};
+    if (add_row(c, &row)) return train_fail(p->r, CLI_FAIL, DLCA_ENOMEM, "--population: the curves");
+  }
+  return 0;
+}
+
+/* A line for each model that ended in this step (not with --quiet). */
+static void announce(pop_run *p) {
+  for (int j = 0; j < dlca_population_size(p->P); j++) {
+    const dlca_population_state s = dlca_population_model_state(p->P, j);
+    if (p->was[j] != DLCA_POP_TRAINING || s == DLCA_POP_TRAINING || p->r->opt.quiet) continue;
+    dlca_loop_result w;
+    dlca_loop_get_result(dlca_population_loop(p->P, j), &w);
+    const unsigned long long seed = (unsigned long long)dlca_population_seed(p->P, j), e = w.epoch;
+    if (s == DLCA_POP_RIGHT)
+      fprintf(stderr, "%s: seed %llu: right on every fresh grid after epoch %llu (%.1f s)\n", TRAIN_PROG, seed, e,
+              cli_now() - p->r->t_start);
+    else if (s == DLCA_POP_ABANDONED)
+      fprintf(stderr, "%s: seed %llu: abandoned at epoch %llu (lowest hard loss %g)\n", TRAIN_PROG, seed,
+              (unsigned long long)w.abandoned_epoch, w.min_hard);
+    else if (w.diverged) fprintf(stderr, "%s: seed %llu: diverged at epoch %llu\n", TRAIN_PROG, seed, e);
+    else
+      fprintf(stderr, "%s: seed %llu: wrong after epoch %llu (%zu of %zu fresh values wrong)\n", TRAIN_PROG, seed, e,
+              w.fresh.errors, w.fresh.total);
+  }
+}
+
+/* The rate, and every POP_TICK_S a line of where the population stands. */
+static void tick(pop_run *p) {
+  dlca_population_stats st;
+  dlca_population_get_stats(p->P, &st);
+  const double now = cli_now();
+  if (now - p->tick < POP_TICK_S && st.steps > 1) return;
+  p->rate = now > p->tick ? (double)(st.epochs - p->rate_epochs) / (now - p->tick) : 0;
+  p->tick = now, p->rate_epochs = st.epochs;
+  if (p->r->opt.quiet || st.steps <= 1) return;
+  double best, median;
+  pop_hard_stats(p, &best, &median);
+  fprintf(stderr, "%s: population: %ld models, %llu epochs in all, %.0f model-epochs/s; hard loss best %g, median %g\n",
+          TRAIN_PROG, st.models, (unsigned long long)st.epochs, p->rate, best, median);
+}
+
+/* --log: the winner's curve, written to PATH.tmp and renamed over PATH. */
+static int write_log(pop_run *p, int j) {
+  const char *path = p->r->opt.log;
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if (!f) return train_fail(p->r, CLI_FAIL, DLCA_EIO, "--log %s", path);
+  fprintf(f, "%s\n", POP_LOG_HEADER);
+  const pop_curve *c = &p->curves[j];
+  for (size_t i = 0; i < c->n; i++) {
+    const pop_row *w = &c->rows[i];
+    fprintf(f, "%llu,%.9g,%.9g,%.6f,%.3f,%.9g,%.9g\n", (unsigned long long)w->epoch, w->soft, w->hard.hard_loss,
+            w->hard.accuracy, w->rate, w->best, w->median);
+  }
+  if (fclose(f) != 0 || rename(tmp, path) != 0) {
+    remove(tmp);
+    fprintf(stderr, "%s: --log %s: write failed\n", TRAIN_PROG, path);
+    return CLI_FAIL;
+  }
+  return 0;
+}
+
+/* The summary on stdout; --save and --log of the winner. */
+static int summary(pop_run *p, int interrupted) {
+  run *r = p->r;
+  dlca_population_stats st;
+  dlca_population_get_stats(p->P, &st);
+  const double dt = cli_now() - r->t_start;
+  char took[32];
+  if (!r->opt.quiet) {
+    printf("population:     %ld at once, %ld models started (%ld finished, %ld abandoned), %llu epochs in all\n",
+           r->opt.population, st.models, st.finished, st.abandoned, (unsigned long long)st.epochs);
+    if (st.winner >= 0) {
+      dlca_loop_result w;
+      dlca_loop_get_result(dlca_population_loop(p->P, st.winner), &w);
+      printf("winner:         seed %llu, epoch %llu, right on every fresh grid (%zu values)\n",
+             (unsigned long long)st.winner_seed, (unsigned long long)st.winner_epoch, w.fresh.total);
+    } else {
+      printf("winner:         none%s\n", interrupted ? " (interrupted)" : " right on every fresh grid");
+    }
+    printf("wall time:      %s from the start (%.2f s)\n", cli_duration(dt, took, sizeof took), dt);
+  }
+  if (st.winner < 0) return interrupted ? CLI_INTERRUPTED : 0;
+  int rc = r->opt.log ? write_log(p, st.winner) : 0;
+  if (!rc && r->opt.save) {
+    dlca_model *m = NULL;
+    int s = dlca_population_take(p->P, st.winner, &m);
+    if (!s) s = dlca_model_save(m, r->opt.save);
+    dlca_model_free(m);
+    if (s) rc = train_fail(r, CLI_FAIL, s, "--save");
+  }
+  r->fresh_ok = 1;
+  return rc;
+}
+
+static int setup(pop_run *p) {
+  run *r = p->r;
+  const int M = (int)r->opt.population;
+  dlca_model_shape shape;
+  dlca_model_get_shape(r->model, &shape);
+  dlca_population_options po = {M, NULL, 1, 0, r->opt.max_models > 0 ? r->opt.max_models : 10L * M,
+                                 (float)r->opt.iwp_init, r->opt.compiled_wires};
+  p->curves = calloc((size_t)M, sizeof *p->curves);
+  p->was = calloc((size_t)M, sizeof *p->was);
+  p->hard = calloc((size_t)M, sizeof *p->hard);
+  if (!p->curves || !p->was || !p->hard) return train_fail(r, CLI_FAIL, DLCA_ENOMEM, "--population");
+  int rc = dlca_population_new(r->ctx, &r->preset, &shape, &r->cfg, r->target, &r->lo, &po, &p->P);
+  if (rc) return train_fail(r, rc == DLCA_EDEVMEM || rc == DLCA_EINVAL ? CLI_USAGE : CLI_FAIL, rc,
+                            "--population %d", M);
+  if (!r->opt.quiet)
+    fprintf(stderr, "%s: %s on %s: a population of %d models (seeds %llu..%llu, then fresh ones), batch %d, %d steps, "
+            "lr %g, epochs up to %ld each, at most %ld models\n", TRAIN_PROG, r->preset.name, r->device, M,
+            (unsigned long long)r->opt.seed, (unsigned long long)r->opt.seed + (unsigned long long)M - 1,
+            r->cfg.batch, r->cfg.steps, r->cfg.optim.lr, r->opt.epochs, po.max_models);
+  return 0;
+}
+
+int train_population(run *r) {
+  pop_run p;
+  memset(&p, 0, sizeof p);
+  p.r = r;
+  int rc = setup(&p);
+  p.t0 = p.tick = cli_now();
+  train_catch_signals();
+  while (!rc && dlca_population_running(p.P) && !train_stop_signal) {
+    for (int j = 0; j < dlca_population_size(p.P); j++) p.was[j] = dlca_population_model_state(p.P, j);
+    int s = dlca_population_step(p.P);
+    if (s) rc = train_fail(r, CLI_FAIL, s, "--population");
+    if (!rc) rc = record(&p);
+    if (!rc) announce(&p), tick(&p);
+  }
+  if (!rc) rc = summary(&p, train_stop_signal != 0);
+  for (int j = 0; p.curves && j < (int)r->opt.population; j++) free(p.curves[j].rows);
+  free(p.curves), free(p.was), free(p.hard);
+  dlca_population_free(p.P);
+  return rc;
+}
