@@ -6,8 +6,8 @@
 
 . "$(dirname "$0")/shell-lib.sh"
 dlca_test_init tools/dlca-net dlca-net
+# the source tree's data (make check sets DLCA_SRCDIR; a distcheck builds elsewhere)
 DLCA_NET_DATA="${DLCA_SRCDIR:-$top/..}/data"
-[ -f "$DLCA_NET_DATA/digits/digits.csv.gz" ] || DLCA_NET_DATA="$(cd "$(dirname "$0")/.." && pwd)/data"
 export DLCA_NET_DATA
 
 # json_num FILE KEY: the first number after "KEY":

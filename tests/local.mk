@@ -33,6 +33,7 @@ AM_TESTS_ENVIRONMENT = DLCA_TESTDATA='$(abs_top_srcdir)/../shared/testdata/refer
 	DLCA_OPS_TESTDATA='$(abs_top_srcdir)/../shared/testdata/ops'; export DLCA_OPS_TESTDATA; \
 	DLCA_CL_KERNEL_PATH='$(abs_top_srcdir)/kernels-cl'; export DLCA_CL_KERNEL_PATH; \
 	DLCA_TOP_BUILDDIR='$(abs_top_builddir)'; export DLCA_TOP_BUILDDIR; \
+	DLCA_SRCDIR='$(abs_top_srcdir)'; export DLCA_SRCDIR; \
 	DLCA_CL_CACHE_DIR='$(abs_top_builddir)/tests/cache'; export DLCA_CL_CACHE_DIR; \
 	DLCA_CC='$(CC)'; export DLCA_CC;
 # End-to-end test of tools/dlca-train on the CPU reference. Run through
