@@ -2,8 +2,9 @@
  * sizes: a GRU of batch 32, input 128, hidden 256 over 10 steps (forward,
  * forward + backward, a 5-GRU ensemble sharing its input, a cell called 10
  * times from the host; the cell through the GEMM and the sequences with their
- * projection fused, GRU_FUSED_T 0 and 10; GRU_SPLIT 1, alone and with
- * GRU_FUSED_T 10), and the randomized SVD (oversampling 10, 2 power
+ * projection fused, GRU_FUSED_T 0 and 10; GRU_SPLIT 64, every member split,
+ * alone and with GRU_FUSED_T 10; the plain rows at the default GRU_SPLIT 1:
+ * the single GRU split, the ensemble not), and the randomized SVD (oversampling 10, 2 power
  * iterations) of 1024 x 1024 and 4096 x 4096 at rank 32 and 8192 x 2048 at
  * rank 64, on random float32 data; the rSVD with its products by
  * dlca_rsvd_amul (RSVD_GEMM 1, the default), then by CLBlast (RSVD_GEMM 0,
@@ -111,24 +112,17 @@ int ob_suite_gru(ob_bench *b) {
       (rc = gru_case(b, 5, 10, gru_fwd, "gru_ens5_b32_d128_h256_t10_fwd_fused", 5 * fwd, 5 * w + io)) ||
       (rc = dlca__tuning_override(b->ctx, "ops.cl", "GRU_FUSED_T", 1)))
     return rc;
-  /* GRU_SPLIT 1: the steps as dlca_gru_step_split */
-  if ((rc = dlca__tuning_override(b->ctx, "ops.cl", "GRU_SPLIT", 1)) ||
+  /* GRU_SPLIT 64: the steps of the ensemble too as dlca_gru_step_split */
+  if ((rc = dlca__tuning_override(b->ctx, "ops.cl", "GRU_SPLIT", 64)) ||
       (rc = gru_case(b, 1, 10, gru_fwd, "gru_b32_d128_h256_t10_fwd_split", fwd, w + io)) ||
       (rc = gru_case(b, 5, 10, gru_fwd, "gru_ens5_b32_d128_h256_t10_fwd_split", 5 * fwd, 5 * w + io)) ||
       (rc = gru_case(b, 1, 1, cell_loop, "grucell_b32_d128_h256_x10_host_split", fwd, 10 * w + io)) ||
       (rc = dlca__tuning_override(b->ctx, "ops.cl", "GRU_FUSED_T", 10)) ||
       (rc = gru_case(b, 1, 10, gru_fwd, "gru_b32_d128_h256_t10_fwd_fused_split", fwd, w + io)) ||
       (rc = gru_case(b, 5, 10, gru_fwd, "gru_ens5_b32_d128_h256_t10_fwd_fused_split", 5 * fwd, 5 * w + io)) ||
-      (rc = dlca__tuning_override(b->ctx, "ops.cl", "GRU_FUSED_T", 1)) ||
-      (rc = dlca__tuning_override(b->ctx, "ops.cl", "GRU_SPLIT", 0)))
+      (rc = dlca__tuning_override(b->ctx, "ops.cl", "GRU_FUSED_T", 1)))
     return rc;
-  /* GRU_PERSIST 1: the steps in one launch (a GPU only; elsewhere the same as above) */
-  if ((rc = dlca__tuning_override(b->ctx, "ops.cl", "GRU_PERSIST", 1))) return rc;
-  if (!(rc = gru_case(b, 1, 10, gru_fwd, "gru_b32_d128_h256_t10_fwd_persist", fwd, w + io)) &&
-      !(rc = gru_case(b, 1, 10, gru_fwd_bwd, "gru_b32_d128_h256_t10_fwd_bwd_persist", 3 * fwd, 3 * (w + io))))
-    rc = gru_case(b, 5, 10, gru_fwd, "gru_ens5_b32_d128_h256_t10_fwd_persist", 5 * fwd, 5 * w + io);
-  int rc2 = dlca__tuning_override(b->ctx, "ops.cl", "GRU_PERSIST", 0);
-  return rc ? rc : rc2;
+  return dlca__tuning_override(b->ctx, "ops.cl", "GRU_SPLIT", 1);
 }
 
 typedef struct rsvd_call {

@@ -146,21 +146,6 @@ START_TEST(test_gru_cl_twin) {
 }
 END_TEST
 
-/* GRU_PERSIST 1: on a GPU, the forward's steps in one launch with a barrier between them (elsewhere the
- * launcher keeps a launch per step); twice, so that the barrier counters carry over between launches. */
-START_TEST(test_gru_cl_persist) {
-  if (!tcl_platform()) return;
-  tcl_fresh_env("gru-cl-persist");
-  dlca_context *ctx = tcl_context();
-  ck_assert_msg(dlca__tuning_override(ctx, "ops.cl", "GRU_PERSIST", 1) == DLCA_OK, "%s", dlca_last_error());
-  dlca__gru_cfg big = {5, 1, {32, 10, 16, 256}}, odd = {3, 0, {5, 7, 11, 37}};
-  twin_check(ctx, &big, 77, " persist");
-  twin_check(ctx, &odd, 78, " persist");
-  twin_check(ctx, &odd, 79, " persist");
-  dlca_context_free(ctx);
-}
-END_TEST
-
 /* y of one forward of cfg on random inputs (seed), downloaded into out (M B T H floats). */
 static void forward_bits(dlca_context *ctx, const dlca__gru_cfg *cfg, uint64_t seed, float *out) {
   gcase g = {*cfg, {0}, {0}, {0}};
@@ -197,14 +182,14 @@ START_TEST(test_gru_cl_fused) {
 }
 END_TEST
 
-/* GRU_SPLIT 1: the forward's steps as dlca_gru_step_split (k sliced over work-items), with and without the fused
- * projection, at the default tiles and at odd ones (3 hidden units, 4 slices and 4 rows a group), against the twin
- * and the same bits twice. */
+/* GRU_SPLIT 64 (ensembles of up to 64, every one here; the default, 1, splits a single GRU only): the forward's
+ * steps as dlca_gru_step_split (k sliced over work-items), with and without the fused projection, at the default
+ * tiles and at odd ones (3 hidden units, 4 slices and 4 rows a group), against the twin and the same bits twice. */
 START_TEST(test_gru_cl_split) {
   if (!tcl_platform()) return;
   tcl_fresh_env("gru-cl-split");
   dlca_context *ctx = tcl_context();
-  ck_assert_msg(dlca__tuning_override(ctx, "ops.cl", "GRU_SPLIT", 1) == DLCA_OK, "%s", dlca_last_error());
+  ck_assert_msg(dlca__tuning_override(ctx, "ops.cl", "GRU_SPLIT", 64) == DLCA_OK, "%s", dlca_last_error());
   if (_i) {
     ck_assert_int_eq(dlca__tuning_override(ctx, "ops.cl", "GRU_SJ", 3), DLCA_OK);
     ck_assert_int_eq(dlca__tuning_override(ctx, "ops.cl", "GRU_SKS", 4), DLCA_OK);
@@ -335,7 +320,6 @@ TCase *tg_tcase_cl(void) {
   tcase_set_timeout(tc, 300);
   tcase_add_loop_test(tc, test_gru_cl_vectors, 0, 3);
   tcase_add_loop_test(tc, test_gru_cl_twin, 0, (int)(sizeof random_cfgs / sizeof random_cfgs[0]));
-  tcase_add_test(tc, test_gru_cl_persist);
   tcase_add_test(tc, test_gru_cl_fused);
   tcase_add_loop_test(tc, test_gru_cl_split, 0, 2);
   tcase_add_loop_test(tc, test_rsvd_cl_twin, 0, 2);

@@ -27,13 +27,6 @@
 #define GRU_WG 64
 #endif
 
-// 1: the forward's T steps in one launch where the host finds a GPU with room for every group at once (else a
-// launch per step), the groups of a member meeting at a barrier in global memory after each step.
-// @tunable GRU_PERSIST 0 1 | 0, 1
-#ifndef GRU_PERSIST
-#define GRU_PERSIST 0
-#endif
-
 // The forward of at most GRU_FUSED_T steps (a cell: 1) projects its input inside the step kernel (x W_ih^T beside
 // h W_hh^T, no GEMM): one launch a step. A longer sequence pays 1 + D / H times the step's multiply-adds for it.
 // @tunable GRU_FUSED_T 1 0 2 10 | 0..65536
@@ -41,12 +34,14 @@
 #define GRU_FUSED_T 1
 #endif
 
-// 1: the forward's steps as dlca_gru_step_split (below) where its local memory fits and GRU_SJ <= GRU_SKS:
-// H / GRU_SJ x B / GRU_SB groups of GRU_SKS x GRU_SB work-items, W and h staged once a step, chains of H / GRU_SKS
-// multiply-adds (dlca_gru_step: H / GRU_TJ x B / GRU_TB groups, H / GRU_TK tiles a step, chains of H).
-// @tunable GRU_SPLIT 0 1 | 0, 1
+// The most ensemble members (M <= GRU_SPLIT; 0: never) whose forward steps run as dlca_gru_step_split (below),
+// where its local memory fits and GRU_SJ <= GRU_SKS: H / GRU_SJ x B / GRU_SB groups of GRU_SKS x GRU_SB work-items,
+// W and h staged once a step, chains of H / GRU_SKS multiply-adds (dlca_gru_step: H / GRU_TJ x B / GRU_TB groups,
+// H / GRU_TK tiles a step, chains of H).
+// H200, b32 d128 h256 t10 fwd, ms, GRU_SPLIT 0/1: 1 GRU 0.2146/0.1897, 5 GRUs 0.2855/0.3664, cell x10 0.2864/0.2305
+// @tunable GRU_SPLIT 1 0 8 | 0..1024
 #ifndef GRU_SPLIT
-#define GRU_SPLIT 0
+#define GRU_SPLIT 1
 #endif
 // @tunable GRU_SJ 2 1 4 8 | 1..64
 #ifndef GRU_SJ
@@ -63,22 +58,12 @@
 
 #define GRU_NL (GRU_TJ * GRU_TB)
 
-// A fence ordering this work-item's global writes before its later ones for every group of the device: OpenCL
-// 1.2's mem_fence promises that only within the work-item and NVIDIA's compiler emits nothing for it, so there
-// (cl_nv_pragma_unroll is NVIDIA's) it is PTX's membar.gl, as trainer/backward.cl does.
-#ifdef cl_nv_pragma_unroll
-#define GRU_FENCE() __asm__ volatile("membar.gl;" ::: "memory")
-#else
-#define GRU_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
-#endif
-#define GRU_SPIN_MAX (1u << 24)
-
 float dlca_gru_sigm(float a) { return 1.0f / (1.0f + exp(-a)); }
 
 // acc[g] = sum_k h[b, k] w[g H + j, k] over k < K for the gates g = 0, 1, 2 of hidden unit j (h rows at stride ld,
 // w rows of length K). hl and wl: local tiles of GRU_TB x GRU_TK and 3 x GRU_TJ x (GRU_TK + 1) floats.
 #define GRU_WLD (GRU_TK + 1)
-void dlca_gru_matvec3(volatile __global const float *h, uint ld, __global const float *w, uint K, uint B, uint H,
+void dlca_gru_matvec3(__global const float *h, uint ld, __global const float *w, uint K, uint B, uint H,
                       __local float *hl, __local float *wl, float *acc) {
   uint lj = (uint)get_local_id(0), lb = (uint)get_local_id(1), l = lb * GRU_TJ + lj;
   uint j0 = (uint)get_group_id(0) * GRU_TJ, b0 = (uint)get_group_id(1) * GRU_TB;
@@ -106,13 +91,13 @@ void dlca_gru_matvec3(volatile __global const float *h, uint ld, __global const 
 
 void dlca_gru_out(__global const float *gi, uint gi_m, uint gi_row, const float *gx, uint D, float *gh,
                   __global const float *b_ih, __global const float *b_hh, int has_bias,
-                  volatile __global const float *h, __global float *hs, __global float *y, __global float *gates,
+                  __global const float *h, __global float *hs, __global float *y, __global float *gates,
                   int keep, __global float *h_n, int has_hn, uint j, uint b, uint m, uint t, uint B, uint T, uint H);
 
 // Step t of the forward: hs[m, t+1] and y[m, :, t] from hs[m, t] (h0 [M, B, H] at t = 0, copied to hs[m, 0]) and
 // the input's projection: gi, or where D > 0 (GRU_FUSED_T) x [B, T, D] of member m at m * x_m times w_ih [M, 3H, D]
 // here. The gates kept where keep is set, h_n written at the last step where has_hn is set. Biases: has_bias (b_ih
-// and b_hh [M, 3H]). The states are read volatile: under GRU_PERSIST other groups wrote them in this launch.
+// and b_hh [M, 3H]).
 void dlca_gru_step_at(__global const float *gi, uint gi_m, uint gi_row, __global const float *w_hh,
                       __global const float *b_ih, __global const float *b_hh, int has_bias, __global const float *h0,
                       __global float *hs, __global float *y, __global float *gates, int keep, __global float *h_n,
@@ -120,7 +105,7 @@ void dlca_gru_step_at(__global const float *gi, uint gi_m, uint gi_row, __global
                       __global const float *w_ih, uint D, __local float *hl, __local float *wl) {
   uint j = (uint)get_global_id(0), b = (uint)get_global_id(1), m = (uint)get_global_id(2);
   size_t BH = (size_t)B * H;
-  volatile __global const float *h = t ? hs + ((size_t)m * (T + 1) + t) * BH : h0 + (size_t)m * BH;
+  __global const float *h = t ? hs + ((size_t)m * (T + 1) + t) * BH : h0 + (size_t)m * BH;
   float gh[3], gx[3];
   if (D) // uniform: every work-item takes it
     dlca_gru_matvec3(x + (size_t)m * x_m + (size_t)t * D, T * D, w_ih + (size_t)m * 3 * H * D, D, B, H, hl, wl, gx);
@@ -134,7 +119,7 @@ void dlca_gru_step_at(__global const float *gi, uint gi_m, uint gi_row, __global
 // give the gates and the new state; writes as dlca_gru_step_at says.
 void dlca_gru_out(__global const float *gi, uint gi_m, uint gi_row, const float *gx, uint D, float *gh,
                   __global const float *b_ih, __global const float *b_hh, int has_bias,
-                  volatile __global const float *h, __global float *hs, __global float *y, __global float *gates,
+                  __global const float *h, __global float *hs, __global float *y, __global float *gates,
                   int keep, __global float *h_n, int has_hn, uint j, uint b, uint m, uint t, uint B, uint T, uint H) {
   size_t BH = (size_t)B * H;
   __global const float *xr = gi + (size_t)m * gi_m + ((size_t)b * T + t) * gi_row;
@@ -196,7 +181,7 @@ void dlca_gru_split_part(__global const float *w, uint K, uint H, uint j0, __glo
   }
 }
 
-// GRU_SPLIT 1: step t as dlca_gru_step_at computes it, a work-group owning GRU_SJ <= GRU_SKS hidden units for
+// GRU_SPLIT: step t as dlca_gru_step_at computes it, a work-group owning GRU_SJ <= GRU_SKS hidden units for
 // GRU_SB rows: the 3 GRU_SJ rows of W_hh (then of W_ih where D > 0) and the rows of h (of x) staged in wl,
 // (3 GRU_SJ + GRU_SB) max(H, D) + GRU_SB GRU_SKS floats; its GRU_SKS work-items of a row each sum every GRU_SKS-th
 // k, the sums added in slice order (the same bits run to run).
@@ -220,41 +205,6 @@ void dlca_gru_step_split(__global const float *gi, uint gi_m, uint gi_row, __glo
   if (ks < GRU_SJ && b < B && j0 + ks < H)
     dlca_gru_out(gi, gi_m, gi_row, gx, D, gh, b_ih, b_hh, has_bias, h, hs, y, gates, keep, h_n, has_hn, j0 + ks, b, m,
                  t, B, T, H);
-}
-
-// Waits until the groups of member m have arrived `target` times in all (sync[m]); sync[M] is set where a wait
-// gave up (no group waits forever; nothing reads the flag yet: states computed past a missed barrier are wrong, which
-// the device-against-twin test with GRU_PERSIST 1 shows).
-void dlca_gru_grid_wait(volatile __global uint *sync, uint m, uint M, uint target) {
-  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-  if (get_local_id(0) == 0 && get_local_id(1) == 0) {
-    GRU_FENCE();
-    atomic_inc(&sync[m]);
-    for (uint n = 0; atomic_add(&sync[m], 0u) < target; n++)
-      if (n == GRU_SPIN_MAX) {
-        atomic_xchg(&sync[M], 1u);
-        break;
-      }
-    GRU_FENCE();
-  }
-  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-}
-
-// GRU_PERSIST: the T steps in one launch; after each, the groups of a member wait for each other. sync[m] counts
-// arrivals across launches: this launch's start at base (the host's count so far).
-__kernel __attribute__((reqd_work_group_size(GRU_TJ, GRU_TB, 1)))
-void dlca_gru_persist(__global const float *gi, uint gi_m, uint gi_row, __global const float *w_hh,
-                      __global const float *b_ih, __global const float *b_hh, int has_bias, __global const float *h0,
-                      __global float *hs, __global float *y, __global float *gates, int keep, __global float *h_n,
-                      int has_hn, volatile __global uint *sync, uint base, uint B, uint T, uint H) {
-  __local float hl[GRU_TB * GRU_TK], wl[3 * GRU_TJ * GRU_WLD];
-  uint m = (uint)get_global_id(2), M = (uint)get_global_size(2);
-  uint groups = (uint)(get_num_groups(0) * get_num_groups(1));
-  for (uint t = 0; t < T; t++) {
-    dlca_gru_step_at(gi, gi_m, gi_row, w_hh, b_ih, b_hh, has_bias, h0, hs, y, gates, keep, h_n, has_hn, t, B, T, H,
-                     gi, 0, w_hh, 0, hl, wl);
-    if (t + 1 < T) dlca_gru_grid_wait(sync, m, M, base + (t + 1) * groups);
-  }
 }
 
 // acc = sum_g d[b, g] w[g, j] over g < 3H (d rows of length 3H, w [3H, H]); dl and wl local tiles of

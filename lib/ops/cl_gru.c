@@ -35,22 +35,10 @@ int dlca__gru_cfg_check(const dlca__gru_cfg *c, const char *fn) {
 
 void dlca__gru_tape_free(dlca__gru_tape *t) {
   if (!t) return;
-  cl_mem *b[] = {&t->gi, &t->hs, &t->gates, &t->dgh, &t->dhd, &t->sync};
-  for (int i = 0; i < 6; i++)
+  cl_mem *b[] = {&t->gi, &t->hs, &t->gates, &t->dgh, &t->dhd};
+  for (int i = 0; i < 5; i++)
     if (*b[i]) clReleaseMemObject(*b[i]);
   free(t);
-}
-
-/* GRU_PERSIST's counters, zeroed (allocated on first use). */
-static int sync_reset(dlca__gru_tape *t) {
-  size_t n = t->c.M + 1;
-  int rc = t->sync ? DLCA_OK : dlca__buffer(t->ctx, n * sizeof(cl_uint), "gru barrier counters", &t->sync);
-  cl_uint *z = rc ? NULL : calloc(n, sizeof(cl_uint));
-  if (!rc && !z) rc = dlca__fail(DLCA_ENOMEM, "gru: out of host memory");
-  if (!rc) rc = dlca__upload(t->ctx, t->sync, 0, n * sizeof(cl_uint), z, "gru barrier counters");
-  free(z);
-  t->arrivals = 0;
-  return rc;
 }
 
 int dlca__gru_tape_new(dlca_context *ctx, const dlca__gru_cfg *c, dlca__gru_tape **out) {
@@ -69,7 +57,6 @@ int dlca__gru_tape_new(dlca_context *ctx, const dlca__gru_cfg *c, dlca__gru_tape
     snprintf(msg, sizeof msg, "%s (M %zu, B %zu, T %zu, H %zu)", what[i], M, B, T, H);
     rc = dlca__buffer(ctx, n[i] * f, msg, b[i]);
   }
-  if (!rc) rc = sync_reset(t);
   if (rc)
     dlca__gru_tape_free(t);
   else
@@ -108,7 +95,6 @@ int dlca__gru_tuned(dlca_context *ctx, dlca__gru_tuned_t *v) {
       (rc = dlca__memo_tunable(ctx, GRU_FILE, "GRU_TJ", &v->tj)) ||
       (rc = dlca__memo_tunable(ctx, GRU_FILE, "GRU_TB", &v->tb)) ||
       (rc = dlca__memo_tunable(ctx, GRU_FILE, "GRU_WG", &v->wg)) ||
-      (rc = dlca__memo_tunable(ctx, GRU_FILE, "GRU_PERSIST", &v->persist)) ||
       (rc = dlca__memo_tunable(ctx, GRU_FILE, "GRU_FUSED_T", &v->fused_t)) ||
       (rc = dlca__memo_tunable(ctx, GRU_FILE, "GRU_SPLIT", &v->split)) ||
       (rc = dlca__memo_tunable(ctx, GRU_FILE, "GRU_SJ", &v->sj)) ||
@@ -188,51 +174,20 @@ static int project(dlca_context *ctx, const dlca__gru_cfg *c, const dlca_tensor 
   return dlca__ops_cl_gemm(ctx, &g, x->buf, w_ih->buf, gi);
 }
 
-/* Whether the steps run as one dlca_gru_persist launch: GRU_PERSIST 1, a GPU, more than one step, and at most two
- * groups a compute unit, so that every group is resident at once (the barrier's premise). */
-static int persist(dlca_context *ctx, const dlca__gru_cfg *c, const size_t *lws,
-                   const size_t *gws) {
-  dlca__gru_tuned_t v;
-  if (dlca__gru_tuned(ctx, &v) || !v.persist || c->d.T < 2 || ctx->info.type != DLCA_DEVICE_GPU) return 0;
-  size_t groups = gws[0] / lws[0] * (gws[1] / lws[1]) * gws[2];
-  return groups <= 2 * (size_t)ctx->info.compute_units;
-}
-
-/* The T steps as one launch of dlca_gru_persist, args as dlca_gru_step's but t. */
-static int persist_launch(dlca_context *ctx, const dlca__gru_cfg *c, dlca__gru_tape *tp, const size_t *sizes,
-                          const void *const *args, const size_t *lws, const size_t *gws) {
-  cl_uint groups = (cl_uint)(gws[0] / lws[0] * (gws[1] / lws[1])), T = (cl_uint)c->d.T;
-  int rc = tp->arrivals + (uint64_t)T * groups >= ((uint64_t)1 << 32) ? sync_reset(tp) : DLCA_OK;
-  cl_kernel k;
-  size_t l2[3];
-  if (rc || (rc = dlca__gru_kernel(ctx, "dlca_gru_persist", 0, &k, l2))) return rc;
-  cl_uint base = (cl_uint)tp->arrivals;
-  size_t sz[19];
-  const void *a[19];
-  for (int i = 0; i < 14; i++) sz[i] = sizes[i], a[i] = args[i];
-  sz[14] = sizeof(cl_mem), a[14] = &tp->sync, sz[15] = sizeof base, a[15] = &base;
-  for (int i = 16; i < 19; i++) sz[i] = sizes[i - 1], a[i] = args[i - 1];
-  if (!(rc = dlca__gru_set_args(k, "dlca_gru_persist", 19, sz, a)))
-    rc = dlca__launch(ctx, k, "dlca_gru_persist", 3, gws, lws);
-  dlca__memo_kernel_put(ctx, k);
-  if (!rc) tp->arrivals += (uint64_t)(T - 1) * groups;
-  return rc;
-}
-
 /* Whether the forward projects x inside the step kernel (T <= GRU_FUSED_T): no GEMM, one launch a step. */
 static int fused(dlca_context *ctx, const dlca__gru_cfg *c) {
   dlca__gru_tuned_t v;
   return !dlca__gru_tuned(ctx, &v) && c->d.T <= (size_t)v.fused_t;
 }
 
-/* GRU_SPLIT 1 where its local memory fits and GRU_SJ <= GRU_SKS: *k (handed back) becomes dlca_gru_step_split, lws
- * and gws its grid (GRU_SKS, GRU_SB) and (H / GRU_SJ GRU_SKS, B, M) rounded up, *wl the bytes of its staged rows;
- * else all unchanged. */
+/* An ensemble of at most GRU_SPLIT members (M <= GRU_SPLIT) where its local memory fits and GRU_SJ <= GRU_SKS: *k
+ * (handed back) becomes dlca_gru_step_split, lws and gws its grid (GRU_SKS, GRU_SB) and (H / GRU_SJ GRU_SKS, B, M)
+ * rounded up, *wl the bytes of its staged rows; else all unchanged. */
 static int split(dlca_context *ctx, const dlca__gru_cfg *c, int fuse, cl_kernel *k, size_t *lws, size_t *gws,
                  size_t *wl) {
   dlca__gru_tuned_t v;
   int rc = dlca__gru_tuned(ctx, &v);
-  if (rc || !v.split) return rc;
+  if (rc || c->M > (size_t)v.split) return rc;
   size_t K = fuse && c->d.D > c->d.H ? c->d.D : c->d.H, f = sizeof(float), sb = (size_t)v.sb, sks = (size_t)v.sks;
   size_t dyn = (3 * (size_t)v.sj * K + sb * (K + sks)) * f, need = dyn + sb * 3 * (size_t)v.sj * sks * f;
   if (need > ctx->info.local_mem || sb * sks > ctx->info.max_work_group || (size_t)v.sj > sks) return DLCA_OK;
@@ -245,8 +200,7 @@ static int split(dlca_context *ctx, const dlca__gru_cfg *c, int fuse, cl_kernel 
   return DLCA_OK;
 }
 
-/* The T launches of dlca_gru_step (or of dlca_gru_step_split, or one of dlca_gru_persist); x non-NULL: the
- * projection fused into them. */
+/* The T launches of dlca_gru_step (or of dlca_gru_step_split); x non-NULL: the projection fused into them. */
 static int steps(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w *w, dlca__gru_tape *tp,
                  const dlca_tensor *x, const dlca_tensor *h0, dlca_tensor *y, dlca_tensor *h_n, int keep) {
   cl_kernel k;
@@ -264,10 +218,6 @@ static int steps(dlca_context *ctx, const dlca__gru_cfg *c, const dlca__gru_cl_w
   size_t sizes[] = {m, u, u, m, m, m, i, m, m, m, m, i, m, i, u, u, u, u, m, u, m, u};
   const void *args[] = {&tp->gi, &gm, &grow, &w->w_hh->buf, &bi, &bh, &hb, &h0->buf, &tp->hs, &y->buf,       &tp->gates,
                         &kp,     &hn, &hh,   &t,            &B,  &T,  &H,  &xb,      &xm,     &w->w_ih->buf, &D};
-  if (!x && persist(ctx, c, lws, gws)) {
-    dlca__memo_kernel_put(ctx, k);
-    return persist_launch(ctx, c, tp, sizes, args, lws, gws);
-  }
   size_t wl = 0;
   if ((rc = split(ctx, c, x != NULL, &k, lws, gws, &wl))) return dlca__memo_kernel_put(ctx, k), rc;
   rc = dlca__gru_set_args(k, "dlca_gru_step", 22, sizes, args);

@@ -7,7 +7,7 @@
 /* The program of ops.cl and gru.cl's tunables as built into it. */
 typedef struct dlca__gru_tuned_t {
   cl_program prog;
-  int tj, tb, wg, persist, fused_t, split, sj, sb, sks;
+  int tj, tb, wg, fused_t, split, sj, sb, sks;
 } dlca__gru_tuned_t;
 
 struct dlca__gru_tape {
@@ -18,8 +18,6 @@ struct dlca__gru_tape {
   cl_mem gates;            /* [M, T, B, 4H] */
   cl_mem dgh;              /* [M, T, B, 3H] */
   cl_mem dhd;              /* [M, T, B, H] */
-  cl_mem sync;             /* GRU_PERSIST's barrier counters: M + 1 uints (the last: a wait gave up) */
-  uint64_t arrivals;       /* what sync[m] counts so far */
   int kept;                /* a forward wrote the gates */
 };
 
