@@ -15,7 +15,7 @@
            "        100M parameters (100k, 1M on a CPU), in 1 tensor, 100 of a group and 100 of their own") \
   X(gru, "GRU batch 32, input 128, hidden 256, 10 steps: forward, + backward, a 5-GRU ensemble, a cell x10 from the host") \
   X(rsvd, "randomized SVD (p 10, q 2) of 1024^2 and 4096^2 at rank 32, 8192 x 2048 at rank 64") \
-  X(hybrid, "issue 33's hybrid-trainer pipeline at batch 32, stage by stage and end to end, device and CPU twin") \
+  X(hybrid, "the hybrid-trainer pipeline (encode, 5-GRU ensemble, rSVD, correction) at batch 32, stage by stage and end to end, device and CPU twin") \
   X(net, "one training step of the digits MLP and CNN (lib/net), batch 64: gather, forward, loss, backward, AdamW")
 
 #define OB_DECLARE(name, what) int ob_suite_##name(ob_bench *b);

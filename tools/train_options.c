@@ -163,6 +163,7 @@ static const char help_text[] =
     "                         given), replacing a model that ends wrong or is\n"
     "                         abandoned (--abandon, the recipe's) with the next\n"
     "                         fresh seed; --save and --log hold the winner's\n"
+    "                         model and curve\n"
     "    --max-models N       --population: at most N models in all (default 10 M)\n"
     "    --compiled-wires     --population: build a program per seed with its\n"
     "                         perception wires compiled in (faster steps, a\n"
