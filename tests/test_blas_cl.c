@@ -108,12 +108,6 @@ START_TEST(test_blas_cl_gemm_edges) {
 }
 END_TEST
 
-#define EXPECT(call, status, text)                                                                      \
-  do {                                                                                                  \
-    ck_assert_int_eq((call), (status));                                                                 \
-    ck_assert_msg(strstr(dlca_last_error(), (text)), "\"%s\" lacks \"%s\"", dlca_last_error(), (text)); \
-  } while (0)
-
 /* Bad descriptors are refused by name, with the routine and the sizes. */
 START_TEST(test_blas_cl_gemm_errors) {
   if (!tcl_platform()) return;
@@ -123,14 +117,14 @@ START_TEST(test_blas_cl_gemm_errors) {
   ck_assert_int_eq(dlca__buffer(ctx, sizeof(float) * 64, "m", &m), DLCA_OK);
   dlca__gemm g = {0, 0, 4, 4, 4, 1.0f, 0.0f, 4, 4, 4, 0, 0, 0, 1, 0, 0, 0};
   g.batch = 0;
-  EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "batch 0");
+  TU_EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "batch 0");
   g.batch = 1, g.lda = 3;
-  EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "CLBlastSgemm(m 4, n 4, k 4, A lda 3");
+  TU_EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "CLBlastSgemm(m 4, n 4, k 4, A lda 3");
   g.lda = 4, g.m = 20;
-  EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "A needs 80 floats (offset 0, 1 batches 0 apart, 20 rows");
+  TU_EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "A needs 80 floats (offset 0, 1 batches 0 apart, 20 rows");
   g.m = 4, g.batch = 2, g.stride_c = 8;
-  EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "the batches would overlap");
-  EXPECT(dlca__ops_cl_gemm(ctx, NULL, m, m, m), DLCA_EINVAL, "NULL");
+  TU_EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "the batches would overlap");
+  TU_EXPECT(dlca__ops_cl_gemm(ctx, NULL, m, m, m), DLCA_EINVAL, "NULL");
   clReleaseMemObject(m);
   dlca_context_free(ctx);
 }
@@ -141,30 +135,30 @@ static void refused_cases(dlca_context *ctx, cl_mem m) {
   const dlca__gemm ok = {0, 0, 4, 4, 4, 1.0f, 0.0f, 4, 4, 4, 0, 0, 0, 1, 0, 0, 0};
   dlca__gemm g = ok;
   g.trans_b = 1, g.ldb = 3;
-  EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "B^T ldb 3");
+  TU_EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "B^T ldb 3");
   g = ok, g.ldc = 3;
-  EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "C's 4");
+  TU_EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "C's 4");
   g = ok, g.off_b = 49;
-  EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "B needs 65 floats (offset 49");
+  TU_EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "B needs 65 floats (offset 49");
   g = ok, g.off_c = 60;
-  EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "C needs 76 floats (offset 60");
+  TU_EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "C needs 76 floats (offset 60");
   g = ok, g.k = 0, g.off_c = 60; /* the k = 0 kernel writes C too */
-  EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "C needs 76 floats");
+  TU_EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "C needs 76 floats");
   g = ok, g.batch = 3, g.stride_a = 25, g.stride_c = 16; /* A's last batch: 50 + 16 */
-  EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "A needs 66 floats (offset 0, 3 batches 25 apart");
+  TU_EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "A needs 66 floats (offset 0, 3 batches 25 apart");
   g = ok, g.batch = 5, g.stride_c = 16;
-  EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "C needs 80 floats (offset 0, 5 batches 16 apart");
+  TU_EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "C needs 80 floats (offset 0, 5 batches 16 apart");
   g = ok, g.trans_a = 1, g.m = 12, g.lda = 20; /* A^T: stored as k rows of m; C (48 floats) fits */
-  EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "A needs 72 floats (offset 0, 1 batches 0 apart, 4 rows of 12");
+  TU_EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "A needs 72 floats (offset 0, 1 batches 0 apart, 4 rows of 12");
   g = ok, g.lda = (size_t)1 << 31;
-  EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "lda 2147483648 is over 2^31 - 1");
+  TU_EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "lda 2147483648 is over 2^31 - 1");
   g = ok, g.off_a = (size_t)1 << 40;
-  EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "off_a 1099511627776 is over");
+  TU_EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "off_a 1099511627776 is over");
   g = ok, g.batch = 2, g.stride_c = 16, g.stride_b = SIZE_MAX / 2;
-  EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "stride_b");
-  EXPECT(dlca__ops_cl_gemm(ctx, &ok, NULL, m, m), DLCA_EINVAL, "A is no buffer (NULL)");
-  EXPECT(dlca__ops_cl_gemm(ctx, &ok, m, NULL, m), DLCA_EINVAL, "B is no buffer (NULL)");
-  EXPECT(dlca__ops_cl_gemm(ctx, &ok, m, m, NULL), DLCA_EINVAL, "C is no buffer (NULL)");
+  TU_EXPECT(dlca__ops_cl_gemm(ctx, &g, m, m, m), DLCA_EINVAL, "stride_b");
+  TU_EXPECT(dlca__ops_cl_gemm(ctx, &ok, NULL, m, m), DLCA_EINVAL, "A is no buffer (NULL)");
+  TU_EXPECT(dlca__ops_cl_gemm(ctx, &ok, m, NULL, m), DLCA_EINVAL, "B is no buffer (NULL)");
+  TU_EXPECT(dlca__ops_cl_gemm(ctx, &ok, m, m, NULL), DLCA_EINVAL, "C is no buffer (NULL)");
   g = ok, g.batch = 3, g.stride_a = 20, g.stride_b = 20, g.stride_c = 20; /* the last batch ends at 56 */
   ck_assert_msg(dlca__ops_cl_gemm(ctx, &g, m, m, m) == DLCA_OK, "%s", dlca_last_error());
   ck_assert_msg(dlca__ops_cl_gemm(ctx, &ok, m, m, m) == DLCA_OK, "%s", dlca_last_error());

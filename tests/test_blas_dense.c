@@ -109,12 +109,6 @@ START_TEST(test_blas_cl_vectors) {
 }
 END_TEST
 
-#define EXPECT(call, status, text)                                                                      \
-  do {                                                                                                  \
-    ck_assert_int_eq((call), (status));                                                                 \
-    ck_assert_msg(strstr(dlca_last_error(), (text)), "\"%s\" lacks \"%s\"", dlca_last_error(), (text)); \
-  } while (0)
-
 START_TEST(test_blas_cl_dense_errors) {
   if (!tcl_platform()) return;
   tcl_fresh_env("blas-cl-dense-errors");
@@ -122,12 +116,12 @@ START_TEST(test_blas_cl_dense_errors) {
   dlca_tensor *x = to_tensor(ctx, (dlca__shape){2, {4, 6}}, NULL), *w = to_tensor(ctx, (dlca__shape){2, {3, 6}}, NULL);
   dlca_tensor *b = to_tensor(ctx, (dlca__shape){1, {3}}, NULL), *y = to_tensor(ctx, (dlca__shape){2, {4, 3}}, NULL);
   dlca_tensor *bad = to_tensor(ctx, (dlca__shape){2, {3, 5}}, NULL), *far = to_tensor(other, (dlca__shape){1, {3}}, NULL);
-  EXPECT(dlca__ops_cl_dense(ctx, DLCA__ACT_relu, x, bad, b, y), DLCA_EINVAL, "got x [4, 6], W [3, 5], b [3], y [4, 3]");
-  EXPECT(dlca__ops_cl_dense(ctx, DLCA__ACT_relu, x, w, far, y), DLCA_EINVAL, "another context");
-  EXPECT(dlca__ops_cl_dense(ctx, DLCA__ACT_COUNT, x, w, b, y), DLCA_EINVAL, "no activation");
-  EXPECT(dlca__ops_cl_dense_backward(ctx, DLCA__ACT_tanh, x, w, y, y, y, x, bad, b), DLCA_EINVAL,
+  TU_EXPECT(dlca__ops_cl_dense(ctx, DLCA__ACT_relu, x, bad, b, y), DLCA_EINVAL, "got x [4, 6], W [3, 5], b [3], y [4, 3]");
+  TU_EXPECT(dlca__ops_cl_dense(ctx, DLCA__ACT_relu, x, w, far, y), DLCA_EINVAL, "another context");
+  TU_EXPECT(dlca__ops_cl_dense(ctx, DLCA__ACT_COUNT, x, w, b, y), DLCA_EINVAL, "no activation");
+  TU_EXPECT(dlca__ops_cl_dense_backward(ctx, DLCA__ACT_tanh, x, w, y, y, y, x, bad, b), DLCA_EINVAL,
          "dW has shape [3, 5], expected [3, 6]");
-  EXPECT(dlca__ops_cl_dense_backward(ctx, DLCA__ACT_tanh, x, w, y, y, y, NULL, w, NULL), DLCA_OK, "");
+  TU_EXPECT(dlca__ops_cl_dense_backward(ctx, DLCA__ACT_tanh, x, w, y, y, y, NULL, w, NULL), DLCA_OK, "");
   dlca_tensor_free(x), dlca_tensor_free(w), dlca_tensor_free(b), dlca_tensor_free(y), dlca_tensor_free(bad),
       dlca_tensor_free(far);
   dlca_context_free(other), dlca_context_free(ctx);

@@ -50,12 +50,6 @@ START_TEST(test_conv_cl_pool) {
 }
 END_TEST
 
-#define EXPECT(call, status, text)                                                                      \
-  do {                                                                                                  \
-    ck_assert_int_eq((call), (status));                                                                 \
-    ck_assert_msg(strstr(dlca_last_error(), (text)), "\"%s\" lacks \"%s\"", dlca_last_error(), (text)); \
-  } while (0)
-
 START_TEST(test_conv_cl_pool_errors) {
   if (!tcl_platform()) return;
   tcl_fresh_env("conv-cl-pool-errors");
@@ -63,14 +57,14 @@ START_TEST(test_conv_cl_pool_errors) {
   dlca__shape xs = {4, {2, 3, 6, 6}}, ys = {4, {2, 3, 3, 3}}, bad = {4, {2, 3, 2, 3}}, r3 = {3, {3, 6, 6}};
   dlca_tensor *x = dev(ctx, &xs, NULL), *y = dev(ctx, &ys, NULL), *yb = dev(ctx, &bad, NULL), *x3 = dev(ctx, &r3, NULL);
   dlca_tensor *xo = dev(other, &xs, NULL);
-  EXPECT(dlca__ops_cl_pool2d(ctx, DLCA__POOL_max, 2, 2, x, yb), DLCA_EINVAL,
+  TU_EXPECT(dlca__ops_cl_pool2d(ctx, DLCA__POOL_max, 2, 2, x, yb), DLCA_EINVAL,
          "pool2d: y has shape [2, 3, 2, 3], not x [2, 3, 6, 6] pooled by 2 with stride 2");
-  EXPECT(dlca__ops_cl_pool2d(ctx, DLCA__POOL_max, 2, 2, x3, y), DLCA_EINVAL, "x has shape [3, 6, 6], expected rank 4");
-  EXPECT(dlca__ops_cl_pool2d(ctx, DLCA__POOL_mean, 7, 1, x, y), DLCA_EINVAL,
+  TU_EXPECT(dlca__ops_cl_pool2d(ctx, DLCA__POOL_max, 2, 2, x3, y), DLCA_EINVAL, "x has shape [3, 6, 6], expected rank 4");
+  TU_EXPECT(dlca__ops_cl_pool2d(ctx, DLCA__POOL_mean, 7, 1, x, y), DLCA_EINVAL,
          "the window 7x7 does not fit x [2, 3, 6, 6]");
-  EXPECT(dlca__ops_cl_pool2d(ctx, DLCA__POOL_mean, 2, 2, xo, y), DLCA_EINVAL,
+  TU_EXPECT(dlca__ops_cl_pool2d(ctx, DLCA__POOL_mean, 2, 2, xo, y), DLCA_EINVAL,
          "pool2d: x: the tensor belongs to another");
-  EXPECT(dlca__ops_cl_pool2d_backward(ctx, DLCA__POOL_max, 2, 2, x, y, y), DLCA_EINVAL,
+  TU_EXPECT(dlca__ops_cl_pool2d_backward(ctx, DLCA__POOL_max, 2, 2, x, y, y), DLCA_EINVAL,
          "pool2d backward: dx has shape [2, 3, 3, 3], expected [2, 3, 6, 6]");
   dlca_tensor_free(x), dlca_tensor_free(y), dlca_tensor_free(yb), dlca_tensor_free(x3), dlca_tensor_free(xo);
   dlca_context_free(other), dlca_context_free(ctx);

@@ -163,11 +163,7 @@ START_TEST(test_conv_cl_deterministic) {
 }
 END_TEST
 
-#define EXPECT(call, text)                                                                              \
-  do {                                                                                                  \
-    ck_assert_int_eq((call), DLCA_EINVAL);                                                              \
-    ck_assert_msg(strstr(dlca_last_error(), (text)), "\"%s\" lacks \"%s\"", dlca_last_error(), (text)); \
-  } while (0)
+#define EXPECT(call, text) TU_EXPECT(call, DLCA_EINVAL, text)
 
 START_TEST(test_conv_cl_errors) {
   if (!tcl_platform()) return;

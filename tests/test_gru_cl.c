@@ -269,12 +269,6 @@ START_TEST(test_rsvd_cl_low_rank) {
 }
 END_TEST
 
-#define EXPECT(call, status, text)                                                                      \
-  do {                                                                                                  \
-    ck_assert_int_eq((call), (status));                                                                 \
-    ck_assert_msg(strstr(dlca_last_error(), (text)), "\"%s\" lacks \"%s\"", dlca_last_error(), (text)); \
-  } while (0)
-
 START_TEST(test_gru_cl_errors) {
   if (!tcl_platform()) return;
   tcl_fresh_env("gru-cl-errors");
@@ -283,30 +277,30 @@ START_TEST(test_gru_cl_errors) {
   dlca_tensor *a = to_tensor(ctx, (dlca__shape){2, {3, 4}}, af), *u = vec(ctx, 12, NULL), *s = vec(ctx, 4, NULL),
               *v = vec(ctx, 16, NULL);
   dlca__rsvd p = {4, 2, 1, 1};
-  EXPECT(dlca__ops_cl_rsvd(ctx, &p, a, u, s, v, NULL), DLCA_EINVAL, "rank 4, expected 1 to min(m, n) = 3");
+  TU_EXPECT(dlca__ops_cl_rsvd(ctx, &p, a, u, s, v, NULL), DLCA_EINVAL, "rank 4, expected 1 to min(m, n) = 3");
   p.rank = 2;
-  EXPECT(dlca__ops_cl_rsvd(ctx, &p, a, u, s, v, NULL), DLCA_EINVAL, "U, S, V have 12, 4, 16 elements");
+  TU_EXPECT(dlca__ops_cl_rsvd(ctx, &p, a, u, s, v, NULL), DLCA_EINVAL, "U, S, V have 12, 4, 16 elements");
   dlca_tensor *u2 = vec(ctx, 6, NULL), *s2 = vec(ctx, 2, NULL), *v2 = vec(ctx, 8, NULL);
   af[5] = NAN;
   ck_assert_int_eq(dlca_tensor_upload(a, af, 12), DLCA_OK);
-  EXPECT(dlca__ops_cl_rsvd(ctx, &p, a, u2, s2, v2, NULL), DLCA_EINVAL, "A is not finite");
+  TU_EXPECT(dlca__ops_cl_rsvd(ctx, &p, a, u2, s2, v2, NULL), DLCA_EINVAL, "A is not finite");
   dlca__gru_cfg c = {2, 0, {3, 2, 4, 5}};
   dlca_tensor *x = vec(ctx, 2 * 3 * 2 * 4, NULL), *h0 = vec(ctx, 2 * 3 * 5, NULL), *wi = vec(ctx, 2 * 15 * 4, NULL),
               *wh = vec(ctx, 2 * 15 * 5 + 1, NULL), *y = vec(ctx, 2 * 3 * 2 * 5, NULL);
   dlca__gru_cl_w w = {wi, wh, NULL, NULL};
-  EXPECT(dlca__ops_cl_gru_forward(ctx, &c, &w, x, h0, y, NULL, NULL), DLCA_EINVAL,
+  TU_EXPECT(dlca__ops_cl_gru_forward(ctx, &c, &w, x, h0, y, NULL, NULL), DLCA_EINVAL,
          "gru forward: w_hh has shape [151] (151 elements), expected 150");
   c.d.H = 0;
-  EXPECT(dlca__ops_cl_gru_forward(ctx, &c, &w, x, h0, y, NULL, NULL), DLCA_EINVAL, "hidden size 0");
+  TU_EXPECT(dlca__ops_cl_gru_forward(ctx, &c, &w, x, h0, y, NULL, NULL), DLCA_EINVAL, "hidden size 0");
   c.d.H = 30000;
-  EXPECT(dlca__ops_cl_gru_forward(ctx, &c, &w, x, h0, y, NULL, NULL), DLCA_EINVAL,
+  TU_EXPECT(dlca__ops_cl_gru_forward(ctx, &c, &w, x, h0, y, NULL, NULL), DLCA_EINVAL,
          "hidden size 30000: the weights of 2 GRUs (3H x max(H, D)) are over 2^31 floats");
   c.d.H = 5;
   dlca_tensor_free(wh);
   w.w_hh = wh = vec(ctx, 2 * 15 * 5, NULL);
   dlca__gru_tape *tape;
   ck_assert_int_eq(dlca__gru_tape_new(ctx, &c, &tape), DLCA_OK);
-  EXPECT(dlca__ops_cl_gru_backward(ctx, &c, &w, x, tape, y, NULL, NULL, NULL, NULL), DLCA_EINVAL,
+  TU_EXPECT(dlca__ops_cl_gru_backward(ctx, &c, &w, x, tape, y, NULL, NULL, NULL, NULL), DLCA_EINVAL,
          "no forward of this configuration");
   dlca__gru_tape_free(tape);
   dlca_tensor *all[] = {a, u, s, v, u2, s2, v2, x, h0, wi, wh, y};

@@ -13,11 +13,6 @@
 #include "dlca_cl/parity.h"
 #include "ops_util.h"
 
-#define EXPECT(call, status, text)                                                                      \
-  do {                                                                                                  \
-    ck_assert_int_eq((call), (status));                                                                 \
-    ck_assert_msg(strstr(dlca_last_error(), (text)), "\"%s\" lacks \"%s\"", dlca_last_error(), (text)); \
-  } while (0)
 #define OK(call) ck_assert_msg((call) == DLCA_OK, "%s", dlca_last_error())
 
 /* A random tensor on the device and its values in double (seeded). */
@@ -193,26 +188,26 @@ START_TEST(test_api_bad_shapes) {
   dlca_context *ctx = tcl_context();
   dlca_tensor *a = to_tensor(ctx, (dlca__shape){2, {2, 3}}, NULL), *b = to_tensor(ctx, (dlca__shape){1, {2}}, NULL);
   dlca_tensor *y = to_tensor(ctx, (dlca__shape){2, {3, 2}}, NULL), *s = to_tensor(ctx, (dlca__shape){0, {0}}, NULL);
-  EXPECT(dlca_unary(DLCA_UNARY_EXP, a, y), DLCA_EINVAL, "dlca_unary: y has shape [3, 2], expected [2, 3]");
-  EXPECT(dlca_unary((dlca_unary_fn)99, a, a), DLCA_EINVAL, "dlca_unary: no unary function 99");
-  EXPECT(dlca_binary(DLCA_BINARY_ADD, a, b, a), DLCA_EINVAL, "dlca_binary: a [2, 3] and b [2] do not broadcast");
-  EXPECT(dlca_binary(DLCA_BINARY_MUL, a, a, y), DLCA_EINVAL, "dlca_binary: y has shape [3, 2], expected [2, 3]");
-  EXPECT(dlca_binary_backward(DLCA_BINARY_MUL, a, a, y, NULL, a), DLCA_EINVAL, "dy has shape [3, 2]");
-  EXPECT(dlca_unary_backward(DLCA_UNARY_EXP, a, a, a, y), DLCA_EINVAL, "dx has shape [3, 2], expected [2, 3]");
+  TU_EXPECT(dlca_unary(DLCA_UNARY_EXP, a, y), DLCA_EINVAL, "dlca_unary: y has shape [3, 2], expected [2, 3]");
+  TU_EXPECT(dlca_unary((dlca_unary_fn)99, a, a), DLCA_EINVAL, "dlca_unary: no unary function 99");
+  TU_EXPECT(dlca_binary(DLCA_BINARY_ADD, a, b, a), DLCA_EINVAL, "dlca_binary: a [2, 3] and b [2] do not broadcast");
+  TU_EXPECT(dlca_binary(DLCA_BINARY_MUL, a, a, y), DLCA_EINVAL, "dlca_binary: y has shape [3, 2], expected [2, 3]");
+  TU_EXPECT(dlca_binary_backward(DLCA_BINARY_MUL, a, a, y, NULL, a), DLCA_EINVAL, "dy has shape [3, 2]");
+  TU_EXPECT(dlca_unary_backward(DLCA_UNARY_EXP, a, a, a, y), DLCA_EINVAL, "dx has shape [3, 2], expected [2, 3]");
   int axes[] = {2};
-  EXPECT(dlca_reduce(DLCA_REDUCE_SUM, a, axes, 1, 0, b), DLCA_EINVAL, "dlca_reduce: x has rank 2: reduce: axis 2");
+  TU_EXPECT(dlca_reduce(DLCA_REDUCE_SUM, a, axes, 1, 0, b), DLCA_EINVAL, "dlca_reduce: x has rank 2: reduce: axis 2");
   axes[0] = 1;
-  EXPECT(dlca_reduce(DLCA_REDUCE_SUM, a, axes, 1, 1, b), DLCA_EINVAL, "dlca_reduce: y has shape [2], expected [2, 1]");
-  EXPECT(dlca_reduce(DLCA_REDUCE_SUM, a, axes, 5, 0, b), DLCA_EINVAL, "5 axes given");
+  TU_EXPECT(dlca_reduce(DLCA_REDUCE_SUM, a, axes, 1, 1, b), DLCA_EINVAL, "dlca_reduce: y has shape [2], expected [2, 1]");
+  TU_EXPECT(dlca_reduce(DLCA_REDUCE_SUM, a, axes, 5, 0, b), DLCA_EINVAL, "5 axes given");
   dlca_movement m = {DLCA_MOVE_PERMUTE, 2, {{1}, {1}}, 0};
-  EXPECT(dlca_move(&m, a, y), DLCA_EINVAL, "dlca_move: permute on x of rank 2");
+  TU_EXPECT(dlca_move(&m, a, y), DLCA_EINVAL, "dlca_move: permute on x of rank 2");
   m.arg[0][0] = 1, m.arg[1][0] = 0;
-  EXPECT(dlca_move(&m, a, a), DLCA_EINVAL, "dlca_move: y has shape [2, 3], expected [3, 2]");
+  TU_EXPECT(dlca_move(&m, a, a), DLCA_EINVAL, "dlca_move: y has shape [2, 3], expected [3, 2]");
   OK(dlca_move(&m, a, y));
-  EXPECT(dlca_mse(a, y, s), DLCA_EINVAL, "target has shape [3, 2], expected [2, 3]");
-  EXPECT(dlca_mse(a, a, a), DLCA_EINVAL, "loss has shape [2, 3], expected one element");
-  EXPECT(dlca_softmax_cross_entropy(a, a, s), DLCA_EINVAL, "expected logits [N, K] and target [N]");
-  EXPECT(dlca_unary(DLCA_UNARY_EXP, NULL, a), DLCA_EINVAL, "dlca_unary: x: no tensor (NULL)");
+  TU_EXPECT(dlca_mse(a, y, s), DLCA_EINVAL, "target has shape [3, 2], expected [2, 3]");
+  TU_EXPECT(dlca_mse(a, a, a), DLCA_EINVAL, "loss has shape [2, 3], expected one element");
+  TU_EXPECT(dlca_softmax_cross_entropy(a, a, s), DLCA_EINVAL, "expected logits [N, K] and target [N]");
+  TU_EXPECT(dlca_unary(DLCA_UNARY_EXP, NULL, a), DLCA_EINVAL, "dlca_unary: x: no tensor (NULL)");
   dlca_tensor_free(a), dlca_tensor_free(b), dlca_tensor_free(y), dlca_tensor_free(s);
   dlca_context_free(ctx);
 }
@@ -225,18 +220,18 @@ START_TEST(test_api_bad_tensors) {
   dlca_context *ctx = tcl_context(), *other = tcl_context();
   size_t five[5] = {1, 2, 1, 2, 1};
   dlca_tensor *t = NULL;
-  EXPECT(dlca_tensor_new(ctx, 5, five, &t), DLCA_EINVAL, "rank 5, tensors have rank 0 to 4");
+  TU_EXPECT(dlca_tensor_new(ctx, 5, five, &t), DLCA_EINVAL, "rank 5, tensors have rank 0 to 4");
   ck_assert_ptr_null(t);
   dlca_tensor *a = to_tensor(ctx, (dlca__shape){1, {4}}, NULL), *c = to_tensor(other, (dlca__shape){1, {4}}, NULL);
-  EXPECT(dlca_binary(DLCA_BINARY_ADD, a, c, a), DLCA_EINVAL, "dlca_binary: b: the tensor belongs to another context");
-  EXPECT(dlca_unary(DLCA_UNARY_EXP, a, c), DLCA_EINVAL, "dlca_unary: y: the tensor belongs to another context");
-  EXPECT(dlca_mse_backward(a, a, c, NULL, a), DLCA_EINVAL, "dlca_mse_backward: g: the tensor belongs to another");
+  TU_EXPECT(dlca_binary(DLCA_BINARY_ADD, a, c, a), DLCA_EINVAL, "dlca_binary: b: the tensor belongs to another context");
+  TU_EXPECT(dlca_unary(DLCA_UNARY_EXP, a, c), DLCA_EINVAL, "dlca_unary: y: the tensor belongs to another context");
+  TU_EXPECT(dlca_mse_backward(a, a, c, NULL, a), DLCA_EINVAL, "dlca_mse_backward: g: the tensor belongs to another");
   dlca_device_info info;
   dlca_context_device(ctx, &info);
   size_t huge = (size_t)(info.max_alloc / sizeof(float)) + 1;
-  if (huge < ((size_t)1 << 31)) EXPECT(dlca_tensor_new(ctx, 1, &huge, &t), DLCA_EDEVMEM, "tensor [");
+  if (huge < ((size_t)1 << 31)) TU_EXPECT(dlca_tensor_new(ctx, 1, &huge, &t), DLCA_EDEVMEM, "tensor [");
   size_t batch[4] = {1u << 16, 1u << 16, 1, 1}; /* 2^32 elements: refused before any allocation */
-  EXPECT(dlca_tensor_new(ctx, 4, batch, &t), DLCA_EINVAL, "over 2^31 elements");
+  TU_EXPECT(dlca_tensor_new(ctx, 4, batch, &t), DLCA_EINVAL, "over 2^31 elements");
   dlca_tensor_free(a), dlca_tensor_free(c);
   dlca_context_free(other), dlca_context_free(ctx);
 }
@@ -286,15 +281,15 @@ START_TEST(test_api_parity_bad) {
   OK(dlca_parity_vector_kind(jax, &kind));
   ck_assert_int_eq(kind, DLCA_VECTOR_JAX);
   const char *bad = tu_write(tmp, "bad.json", "{\"format\": \"dlca-ops-vector\", ");
-  EXPECT(dlca_parity_vector_kind(bad, &kind), DLCA_EPARSE, "bad.json:1:");
-  EXPECT(dlca_parity_vector_kind("/nonexistent/x.json", &kind), DLCA_EIO, "/nonexistent/x.json: cannot be read");
+  TU_EXPECT(dlca_parity_vector_kind(bad, &kind), DLCA_EPARSE, "bad.json:1:");
+  TU_EXPECT(dlca_parity_vector_kind("/nonexistent/x.json", &kind), DLCA_EIO, "/nonexistent/x.json: cannot be read");
   const char *made_up = tu_write(tmp, "made_up.json",
                                  "{\"format\": \"dlca-ops-vector\", \"version\": 1, \"case\": \"m\", \"op\": "
                                  "\"frobnicate\", \"inputs\": {}, \"outputs\": {}, \"tolerance\": {\"abs\": 1e-4, "
                                  "\"rel\": 1e-4}}");
   dlca_ops_parity_report r;
-  EXPECT(dlca_parity_ops_vector(NULL, made_up, &r), DLCA_EUNSUPPORTED, "op frobnicate not implemented");
-  EXPECT(dlca_parity_ops_vector(NULL, bad, &r), DLCA_EPARSE, "bad.json");
+  TU_EXPECT(dlca_parity_ops_vector(NULL, made_up, &r), DLCA_EUNSUPPORTED, "op frobnicate not implemented");
+  TU_EXPECT(dlca_parity_ops_vector(NULL, bad, &r), DLCA_EPARSE, "bad.json");
 }
 END_TEST
 

@@ -99,29 +99,23 @@ START_TEST(test_api_dense) {
 }
 END_TEST
 
-#define EXPECT(call, status, text)                                                                      \
-  do {                                                                                                  \
-    ck_assert_int_eq((call), (status));                                                                 \
-    ck_assert_msg(strstr(dlca_last_error(), (text)), "\"%s\" lacks \"%s\"", dlca_last_error(), (text)); \
-  } while (0)
-
 START_TEST(test_api_blas_bad) {
   if (!tcl_platform()) return;
   tcl_fresh_env("api-blas-bad");
   dlca_context *ctx = tcl_context();
   dlca_tensor *a = to_tensor(ctx, (dlca__shape){2, {2, 3}}, NULL), *b = to_tensor(ctx, (dlca__shape){2, {2, 4}}, NULL);
   dlca_tensor *y = to_tensor(ctx, (dlca__shape){2, {2, 4}}, NULL), *v = to_tensor(ctx, (dlca__shape){1, {3}}, NULL);
-  EXPECT(dlca_gemm(0, 0, 1, a, b, 0, NULL, y), DLCA_EINVAL, "dlca_gemm: op(a) is 2 x 3, op(b) 2 x 4: the inner");
-  EXPECT(dlca_gemm(1, 0, 1, a, b, 0, NULL, y), DLCA_EINVAL, "dlca_gemm: y has shape [2, 4], expected [3, 4]");
-  EXPECT(dlca_gemm(0, 0, 1, v, b, 0, NULL, y), DLCA_EINVAL, "a has rank 1, b rank 2");
+  TU_EXPECT(dlca_gemm(0, 0, 1, a, b, 0, NULL, y), DLCA_EINVAL, "dlca_gemm: op(a) is 2 x 3, op(b) 2 x 4: the inner");
+  TU_EXPECT(dlca_gemm(1, 0, 1, a, b, 0, NULL, y), DLCA_EINVAL, "dlca_gemm: y has shape [2, 4], expected [3, 4]");
+  TU_EXPECT(dlca_gemm(0, 0, 1, v, b, 0, NULL, y), DLCA_EINVAL, "a has rank 1, b rank 2");
   dlca_tensor *y34 = to_tensor(ctx, (dlca__shape){2, {3, 4}}, NULL);
-  EXPECT(dlca_gemm(1, 0, 1, a, b, 1, y, y34), DLCA_EINVAL, "dlca_gemm: c has shape [2, 4], expected [3, 4]");
-  EXPECT(dlca_gemm(1, 0, 1, a, b, 1, y34, y34), DLCA_EINVAL, "c and y are the same tensor");
+  TU_EXPECT(dlca_gemm(1, 0, 1, a, b, 1, y, y34), DLCA_EINVAL, "dlca_gemm: c has shape [2, 4], expected [3, 4]");
+  TU_EXPECT(dlca_gemm(1, 0, 1, a, b, 1, y34, y34), DLCA_EINVAL, "c and y are the same tensor");
   OK(dlca_gemm(1, 0, 1, a, b, 0, NULL, y34));
   dlca_tensor_free(y34);
-  EXPECT(dlca_dense(DLCA_ACT_RELU, a, b, NULL, y), DLCA_EINVAL, "expected x [N, in] and w [out, in]");
-  EXPECT(dlca_dense(DLCA_ACT_RELU, b, b, v, a), DLCA_EINVAL, "dlca_dense: b has shape [3], expected [2]");
-  EXPECT(dlca_dense((dlca_activation)7, b, b, NULL, a), DLCA_EINVAL, "no activation 7");
+  TU_EXPECT(dlca_dense(DLCA_ACT_RELU, a, b, NULL, y), DLCA_EINVAL, "expected x [N, in] and w [out, in]");
+  TU_EXPECT(dlca_dense(DLCA_ACT_RELU, b, b, v, a), DLCA_EINVAL, "dlca_dense: b has shape [3], expected [2]");
+  TU_EXPECT(dlca_dense((dlca_activation)7, b, b, NULL, a), DLCA_EINVAL, "no activation 7");
   dlca_tensor_free(a), dlca_tensor_free(b), dlca_tensor_free(y), dlca_tensor_free(v);
   dlca_context_free(ctx);
 }

@@ -99,12 +99,6 @@ START_TEST(test_api_pool2d) {
 }
 END_TEST
 
-#define EXPECT(call, status, text)                                                                      \
-  do {                                                                                                  \
-    ck_assert_int_eq((call), (status));                                                                 \
-    ck_assert_msg(strstr(dlca_last_error(), (text)), "\"%s\" lacks \"%s\"", dlca_last_error(), (text)); \
-  } while (0)
-
 START_TEST(test_api_conv_bad) {
   if (!tcl_platform()) return;
   tcl_fresh_env("api-conv-bad");
@@ -116,14 +110,14 @@ START_TEST(test_api_conv_bad) {
               *m = to_tensor(ctx, (dlca__shape){2, {5, 5}}, NULL);
   ck_assert_int_eq(dlca_conv2d(NULL, x, w, NULL, y), DLCA_EINVAL);
   ck_assert_ptr_nonnull(strstr(dlca_last_error(), "dlca_conv2d: "));
-  EXPECT(dlca_conv2d(NULL, x, w2, NULL, y), DLCA_EINVAL,
+  TU_EXPECT(dlca_conv2d(NULL, x, w2, NULL, y), DLCA_EINVAL,
          "dlca_conv2d: y has shape [1, 3, 5, 5], expected [1, 3, 3, 3]");
   dlca_conv2d_params same = {1, 1, 1, 1};
   OK(dlca_conv2d(&same, x, w2, NULL, y));
   ck_assert_int_eq(dlca_pool2d(DLCA_POOL_MAX, 2, 2, m, m), DLCA_EINVAL);
   ck_assert_ptr_nonnull(strstr(dlca_last_error(), "dlca_pool2d: "));
-  EXPECT(dlca_pool2d((dlca_pool_fn)5, 2, 2, x, x), DLCA_EINVAL, "no pooling function 5");
-  EXPECT(dlca_pool2d(DLCA_POOL_MEAN, 2, 2, x, x), DLCA_EINVAL,
+  TU_EXPECT(dlca_pool2d((dlca_pool_fn)5, 2, 2, x, x), DLCA_EINVAL, "no pooling function 5");
+  TU_EXPECT(dlca_pool2d(DLCA_POOL_MEAN, 2, 2, x, x), DLCA_EINVAL,
          "dlca_pool2d: y has shape [1, 2, 5, 5], expected [1, 2, 2, 2]");
   dlca_tensor_free(x), dlca_tensor_free(w), dlca_tensor_free(w2), dlca_tensor_free(y), dlca_tensor_free(m);
   dlca_context_free(ctx);

@@ -102,34 +102,28 @@ START_TEST(test_ops_cl_binary) {
 }
 END_TEST
 
-#define EXPECT(call, status, text)                                                                      \
-  do {                                                                                                  \
-    ck_assert_int_eq((call), (status));                                                                 \
-    ck_assert_msg(strstr(dlca_last_error(), (text)), "\"%s\" lacks \"%s\"", dlca_last_error(), (text)); \
-  } while (0)
-
 START_TEST(test_ops_cl_errors) {
   if (!tcl_platform()) return;
   tcl_fresh_env("ops-cl-errors");
   dlca_context *ctx = tcl_context(), *other = tcl_context();
   size_t big[5] = {1, 2, 3, 4, 5};
   dlca_tensor *t = NULL;
-  EXPECT(dlca_tensor_new(ctx, 5, big, &t), DLCA_EINVAL, "rank 5, tensors have rank 0 to 4");
+  TU_EXPECT(dlca_tensor_new(ctx, 5, big, &t), DLCA_EINVAL, "rank 5, tensors have rank 0 to 4");
   ck_assert_ptr_null(t);
   dlca_tensor *a = to_tensor(ctx, (dlca__shape){2, {2, 3}}, NULL), *b = to_tensor(ctx, (dlca__shape){1, {2}}, NULL);
   dlca_tensor *c = to_tensor(other, (dlca__shape){2, {2, 3}}, NULL),
               *y = to_tensor(ctx, (dlca__shape){2, {3, 2}}, NULL);
   float v[6] = {0};
-  EXPECT(dlca_tensor_upload(a, v, 5), DLCA_EINVAL, "the tensor [2, 3] has 6 elements, the host array 5");
-  EXPECT(dlca_tensor_download(a, v, 7), DLCA_EINVAL, "has 6 elements, the host array 7");
-  EXPECT(dlca__ops_cl_binary(ctx, DLCA__B_add, a, b, a), DLCA_EINVAL, "do not broadcast");
-  EXPECT(dlca__ops_cl_binary(ctx, DLCA__B_add, a, a, y), DLCA_EINVAL, "y has shape [3, 2], not the broadcast");
-  EXPECT(dlca__ops_cl_unary(ctx, DLCA__U_exp, c, a), DLCA_EINVAL, "another context");
-  EXPECT(dlca__ops_cl_unary(ctx, DLCA__U_exp, a, y), DLCA_EINVAL, "y has shape [3, 2], expected [2, 3]");
+  TU_EXPECT(dlca_tensor_upload(a, v, 5), DLCA_EINVAL, "the tensor [2, 3] has 6 elements, the host array 5");
+  TU_EXPECT(dlca_tensor_download(a, v, 7), DLCA_EINVAL, "has 6 elements, the host array 7");
+  TU_EXPECT(dlca__ops_cl_binary(ctx, DLCA__B_add, a, b, a), DLCA_EINVAL, "do not broadcast");
+  TU_EXPECT(dlca__ops_cl_binary(ctx, DLCA__B_add, a, a, y), DLCA_EINVAL, "y has shape [3, 2], not the broadcast");
+  TU_EXPECT(dlca__ops_cl_unary(ctx, DLCA__U_exp, c, a), DLCA_EINVAL, "another context");
+  TU_EXPECT(dlca__ops_cl_unary(ctx, DLCA__U_exp, a, y), DLCA_EINVAL, "y has shape [3, 2], expected [2, 3]");
   dlca_device_info info;
   dlca_context_device(ctx, &info);
   size_t huge = (size_t)(info.max_alloc / sizeof(float)) + 1;
-  if (huge < ((size_t)1 << 31)) EXPECT(dlca_tensor_new(ctx, 1, &huge, &t), DLCA_EDEVMEM, "tensor [");
+  if (huge < ((size_t)1 << 31)) TU_EXPECT(dlca_tensor_new(ctx, 1, &huge, &t), DLCA_EDEVMEM, "tensor [");
   dlca_tensor_free(a), dlca_tensor_free(b), dlca_tensor_free(c), dlca_tensor_free(y);
   dlca_context_free(other), dlca_context_free(ctx);
 }
@@ -155,7 +149,7 @@ START_TEST(test_ops_cl_tuned) {
     to_check(ty, y, "y");
     dlca_tensor_free(tx), dlca_tensor_free(ty);
   }
-  EXPECT(dlca__tuning_override(ctx, "ops.cl", "EW_WG", 3), DLCA_ETUNING, "EW_WG");
+  TU_EXPECT(dlca__tuning_override(ctx, "ops.cl", "EW_WG", 3), DLCA_ETUNING, "EW_WG");
   dlca_context_free(ctx);
 }
 END_TEST

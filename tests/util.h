@@ -3,7 +3,15 @@
 #define DLCA_TESTS_UTIL_H
 #include <check.h>
 #include <stddef.h>
+#include <string.h>
 #include "dlca_cl.h"
+
+/* call returns status and dlca_last_error() contains text. */
+#define TU_EXPECT(call, status, text)                                                                  \
+  do {                                                                                                 \
+    ck_assert_int_eq((call), (status));                                                                \
+    ck_assert_msg(strstr(dlca_last_error(), (text)), "\"%s\" lacks \"%s\"", dlca_last_error(), (text)); \
+  } while (0)
 
 /* Full path of a reference vector, or NULL (and a message) if shared/ is absent. */
 const char *tu_vector_path(const char *name);
