@@ -2,6 +2,7 @@
 #ifndef DLCA_TESTS_OPS_UTIL_H
 #define DLCA_TESTS_OPS_UTIL_H
 #include <stddef.h>
+#include <stdint.h>
 
 /* DLCA_OPS_TESTDATA, else ../shared/testdata/ops; NULL (and a SKIP message)
  * where it is absent. */
@@ -36,6 +37,8 @@ dlca_tensor *to_tensor(dlca_context *ctx, dlca__shape s, const float *data);
 /* The worst |got - want| of t, failing where one misses 1e-4 + 1e-4|want|. */
 double to_check(const dlca_tensor *t, const double *want, const char *what);
 void to_double(const float *f, double *d, size_t n);
+/* A tensor of shape s with seeded uniform values in [lo, hi), and those values in double (*d, malloc'd). */
+dlca_tensor *to_rand_tensor(dlca_context *ctx, dlca__shape s, float lo, float hi, uint64_t seed, double **d);
 /* A vector file's tensor on the device as float32. */
 dlca_tensor *to_vec_tensor(dlca_context *ctx, const dlca__ops_tensor *t);
 /* The worst error of a device result against the file's values at its tolerance, failing on a miss. */

@@ -13,19 +13,7 @@
 #include "dlca_cl/parity.h"
 #include "ops_util.h"
 
-#define OK(call) ck_assert_msg((call) == DLCA_OK, "%s", dlca_last_error())
 
-/* A random tensor on the device and its values in double (seeded). */
-static dlca_tensor *rand_tensor(dlca_context *ctx, dlca__shape s, float lo, float hi, uint64_t seed, double **d) {
-  size_t n = dlca__shape_n(&s);
-  float *f = malloc(sizeof(float) * n);
-  *d = malloc(sizeof(double) * n);
-  tu_random(f, n, lo, hi, seed);
-  to_double(f, *d, n);
-  dlca_tensor *t = to_tensor(ctx, s, f);
-  free(f);
-  return t;
-}
 
 START_TEST(test_api_unary) {
   if (!tcl_platform()) return;
@@ -35,13 +23,13 @@ START_TEST(test_api_unary) {
   dlca__shape s = {2, {5, 9}};
   int pos = fn == DLCA_UNARY_LOG || fn == DLCA_UNARY_SQRT || fn == DLCA_UNARY_RECIP || fn == DLCA_UNARY_LOG2;
   double *x, *dy, y[45], dx[45];
-  dlca_tensor *tx = rand_tensor(ctx, s, pos ? 0.25f : -2, 2, 2000 + (uint64_t)_i, &x);
-  dlca_tensor *tdy = rand_tensor(ctx, s, -1, 1, 2100 + (uint64_t)_i, &dy);
+  dlca_tensor *tx = to_rand_tensor(ctx, s, pos ? 0.25f : -2, 2, 2000 + (uint64_t)_i, &x);
+  dlca_tensor *tdy = to_rand_tensor(ctx, s, -1, 1, 2100 + (uint64_t)_i, &dy);
   dlca_tensor *ty = to_tensor(ctx, s, NULL), *tdx = to_tensor(ctx, s, NULL);
   dlca__ref_unary((dlca__unary_fn)fn, 45, x, y);
   dlca__ref_unary_backward((dlca__unary_fn)fn, 45, x, y, dy, dx);
-  OK(dlca_unary(fn, tx, ty));
-  OK(dlca_unary_backward(fn, tx, ty, tdy, tdx));
+  TU_OK(dlca_unary(fn, tx, ty));
+  TU_OK(dlca_unary_backward(fn, tx, ty, tdy, tdx));
   double ef = to_check(ty, y, "y"), eb = to_check(tdx, dx, "dx");
   fprintf(stderr, "ops api unary %-8s forward %.2e backward %.2e\n", dlca_unary_fn_name(fn), ef, eb);
   dlca_tensor_free(tx), dlca_tensor_free(tdy), dlca_tensor_free(ty), dlca_tensor_free(tdx);
@@ -57,19 +45,19 @@ START_TEST(test_api_binary) {
   dlca_binary_fn fn = (dlca_binary_fn)_i;
   dlca__shape as = {3, {2, 1, 7}}, bs = {2, {3, 1}}, ys = {3, {2, 3, 7}};
   double *a, *b, *dy, y[42], da[14], db[3];
-  dlca_tensor *ta = rand_tensor(ctx, as, -3, 3, 2200 + (uint64_t)_i, &a);
-  dlca_tensor *tb = rand_tensor(ctx, bs, 0.25f, 3, 2300 + (uint64_t)_i, &b);
-  dlca_tensor *tdy = rand_tensor(ctx, ys, -1, 1, 2400 + (uint64_t)_i, &dy);
+  dlca_tensor *ta = to_rand_tensor(ctx, as, -3, 3, 2200 + (uint64_t)_i, &a);
+  dlca_tensor *tb = to_rand_tensor(ctx, bs, 0.25f, 3, 2300 + (uint64_t)_i, &b);
+  dlca_tensor *tdy = to_rand_tensor(ctx, ys, -1, 1, 2400 + (uint64_t)_i, &dy);
   int rank;
   size_t shape[DLCA_TENSOR_MAX_RANK];
-  OK(dlca_broadcast_shape(ta, tb, &rank, shape));
+  TU_OK(dlca_broadcast_shape(ta, tb, &rank, shape));
   ck_assert_int_eq(rank, 3);
   ck_assert(shape[0] == 2 && shape[1] == 3 && shape[2] == 7);
   dlca_tensor *ty = to_tensor(ctx, ys, NULL), *tda = to_tensor(ctx, as, NULL), *tdb = to_tensor(ctx, bs, NULL);
   ck_assert_int_eq(dlca__ref_binary((dlca__binary_fn)fn, &as, a, &bs, b, y), DLCA_OK);
   ck_assert_int_eq(dlca__ref_binary_backward((dlca__binary_fn)fn, &as, a, &bs, b, dy, da, db), DLCA_OK);
-  OK(dlca_binary(fn, ta, tb, ty));
-  OK(dlca_binary_backward(fn, ta, tb, tdy, tda, tdb));
+  TU_OK(dlca_binary(fn, ta, tb, ty));
+  TU_OK(dlca_binary_backward(fn, ta, tb, tdy, tda, tdb));
   double ef = to_check(ty, y, "y"), ea = to_check(tda, da, "da"), eb = to_check(tdb, db, "db");
   fprintf(stderr, "ops api binary %-6s forward %.2e backward %.2e %.2e\n", dlca_binary_fn_name(fn), ef, ea, eb);
   dlca_tensor_free(ta), dlca_tensor_free(tb), dlca_tensor_free(tdy), dlca_tensor_free(ty), dlca_tensor_free(tda),
@@ -90,17 +78,17 @@ START_TEST(test_api_reduce) {
   if (all) ys = (dlca__shape){0, {0}};
   unsigned mask = all ? 7u : 5u;
   double *x, *dy, y[4], dx[60];
-  dlca_tensor *tx = rand_tensor(ctx, xs, -3, 3, 2500 + (uint64_t)_i, &x);
-  dlca_tensor *tdy = rand_tensor(ctx, ys, -1, 1, 2600 + (uint64_t)_i, &dy);
+  dlca_tensor *tx = to_rand_tensor(ctx, xs, -3, 3, 2500 + (uint64_t)_i, &x);
+  dlca_tensor *tdy = to_rand_tensor(ctx, ys, -1, 1, 2600 + (uint64_t)_i, &dy);
   int rank;
   size_t shape[DLCA_TENSOR_MAX_RANK];
-  OK(dlca_reduce_shape(tx, axes, all ? 0 : 2, keep, &rank, shape));
+  TU_OK(dlca_reduce_shape(tx, axes, all ? 0 : 2, keep, &rank, shape));
   ck_assert_int_eq(rank, ys.rank);
   dlca_tensor *ty = to_tensor(ctx, ys, NULL), *tdx = to_tensor(ctx, xs, NULL);
   dlca__ref_reduce((dlca__reduce_fn)fn, &xs, mask, x, y);
   ck_assert_int_eq(dlca__ref_reduce_backward((dlca__reduce_fn)fn, &xs, mask, x, dy, dx), DLCA_OK);
-  OK(dlca_reduce(fn, tx, axes, all ? 0 : 2, keep, ty));
-  OK(dlca_reduce_backward(fn, tx, axes, all ? 0 : 2, keep, tdy, tdx));
+  TU_OK(dlca_reduce(fn, tx, axes, all ? 0 : 2, keep, ty));
+  TU_OK(dlca_reduce_backward(fn, tx, axes, all ? 0 : 2, keep, tdy, tdx));
   double ef = to_check(ty, y, "y"), eb = to_check(tdx, dx, "dx");
   fprintf(stderr, "ops api reduce %-4s case %d forward %.2e backward %.2e\n", dlca_reduce_fn_name(fn), _i / 3, ef, eb);
   dlca_tensor_free(tx), dlca_tensor_free(tdy), dlca_tensor_free(ty), dlca_tensor_free(tdx);
@@ -128,19 +116,19 @@ START_TEST(test_api_move) {
   dlca__shape xs = moves[_i].xs, ys;
   int rank;
   double *x, *dy;
-  dlca_tensor *tx = rand_tensor(ctx, xs, -3, 3, 2700 + (uint64_t)_i, &x);
-  OK(dlca_move_shape(m, tx, &rank, ys.d));
+  dlca_tensor *tx = to_rand_tensor(ctx, xs, -3, 3, 2700 + (uint64_t)_i, &x);
+  TU_OK(dlca_move_shape(m, tx, &rank, ys.d));
   ys.rank = rank;
   size_t nx = dlca__shape_n(&xs), ny = dlca__shape_n(&ys);
   double *y = malloc(sizeof(double) * ny), *dx = malloc(sizeof(double) * nx);
-  dlca_tensor *tdy = rand_tensor(ctx, ys, -1, 1, 2800 + (uint64_t)_i, &dy);
+  dlca_tensor *tdy = to_rand_tensor(ctx, ys, -1, 1, 2800 + (uint64_t)_i, &dy);
   dlca_tensor *ty = to_tensor(ctx, ys, NULL), *tdx = to_tensor(ctx, xs, NULL);
   dlca__move tm = {(dlca__move_fn)m->fn, m->n, {{0}}, m->value};
   memcpy(tm.arg, m->arg, sizeof tm.arg);
   ck_assert_int_eq(dlca__ref_move(&tm, &xs, x, y), DLCA_OK);
   ck_assert_int_eq(dlca__ref_move_backward(&tm, &xs, dy, dx), DLCA_OK);
-  OK(dlca_move(m, tx, ty));
-  OK(dlca_move_backward(m, tdy, tdx));
+  TU_OK(dlca_move(m, tx, ty));
+  TU_OK(dlca_move_backward(m, tdy, tdx));
   double ef = to_check(ty, y, "y"), eb = to_check(tdx, dx, "dx");
   fprintf(stderr, "ops api move %-8s forward %.2e backward %.2e\n", dlca_move_fn_name(m->fn), ef, eb);
   dlca_tensor_free(tx), dlca_tensor_free(tdy), dlca_tensor_free(ty), dlca_tensor_free(tdx);
@@ -155,13 +143,13 @@ START_TEST(test_api_losses) {
   dlca_context *ctx = tcl_context();
   dlca__shape s = {2, {6, 5}}, ts = {1, {6}}, one = {0, {0}};
   double *in, *tg, *g, loss, din[30], dt[30];
-  dlca_tensor *ti = rand_tensor(ctx, s, -2, 2, 2900, &in), *tt = rand_tensor(ctx, s, -2, 2, 2901, &tg);
-  dlca_tensor *tgr = rand_tensor(ctx, one, 0.5f, 2, 2902, &g), *tl = to_tensor(ctx, one, NULL);
+  dlca_tensor *ti = to_rand_tensor(ctx, s, -2, 2, 2900, &in), *tt = to_rand_tensor(ctx, s, -2, 2, 2901, &tg);
+  dlca_tensor *tgr = to_rand_tensor(ctx, one, 0.5f, 2, 2902, &g), *tl = to_tensor(ctx, one, NULL);
   dlca_tensor *tdi = to_tensor(ctx, s, NULL), *tdt = to_tensor(ctx, s, NULL);
   loss = dlca__ref_mse(30, in, tg);
   dlca__ref_mse_backward(30, in, tg, *g, din, dt);
-  OK(dlca_mse(ti, tt, tl));
-  OK(dlca_mse_backward(ti, tt, tgr, tdi, tdt));
+  TU_OK(dlca_mse(ti, tt, tl));
+  TU_OK(dlca_mse_backward(ti, tt, tgr, tdi, tdt));
   double e1 = fmax(to_check(tl, &loss, "mse"), fmax(to_check(tdi, din, "d_input"), to_check(tdt, dt, "d_target")));
   float cls[6] = {0, 4, 2, 3, 1, 4};
   double dcls[6], dl[30];
@@ -169,10 +157,10 @@ START_TEST(test_api_losses) {
   dlca_tensor *tc = to_tensor(ctx, ts, cls);
   ck_assert_int_eq(dlca__ref_softmax_xent(6, 5, in, dcls, &loss), DLCA_OK);
   ck_assert_int_eq(dlca__ref_softmax_xent_backward(6, 5, in, dcls, *g, dl), DLCA_OK);
-  OK(dlca_softmax_cross_entropy(ti, tc, tl));
-  OK(dlca_softmax_cross_entropy_backward(ti, tc, tgr, tdi));
+  TU_OK(dlca_softmax_cross_entropy(ti, tc, tl));
+  TU_OK(dlca_softmax_cross_entropy_backward(ti, tc, tgr, tdi));
   double e2 = fmax(to_check(tl, &loss, "xent"), to_check(tdi, dl, "d_logits"));
-  OK(dlca_ops_finish(ctx));
+  TU_OK(dlca_ops_finish(ctx));
   fprintf(stderr, "ops api mse %.2e softmax_cross_entropy %.2e\n", e1, e2);
   dlca_tensor_free(ti), dlca_tensor_free(tt), dlca_tensor_free(tgr), dlca_tensor_free(tl), dlca_tensor_free(tdi),
       dlca_tensor_free(tdt), dlca_tensor_free(tc);
@@ -203,7 +191,7 @@ START_TEST(test_api_bad_shapes) {
   TU_EXPECT(dlca_move(&m, a, y), DLCA_EINVAL, "dlca_move: permute on x of rank 2");
   m.arg[0][0] = 1, m.arg[1][0] = 0;
   TU_EXPECT(dlca_move(&m, a, a), DLCA_EINVAL, "dlca_move: y has shape [2, 3], expected [3, 2]");
-  OK(dlca_move(&m, a, y));
+  TU_OK(dlca_move(&m, a, y));
   TU_EXPECT(dlca_mse(a, y, s), DLCA_EINVAL, "target has shape [3, 2], expected [2, 3]");
   TU_EXPECT(dlca_mse(a, a, a), DLCA_EINVAL, "loss has shape [2, 3], expected one element");
   TU_EXPECT(dlca_softmax_cross_entropy(a, a, s), DLCA_EINVAL, "expected logits [N, K] and target [N]");
@@ -250,7 +238,7 @@ START_TEST(test_api_parity_files) {
   int passed[2] = {0, 0};
   for (size_t i = 0; i < list.n; i++) {
     dlca_vector_kind kind;
-    OK(dlca_parity_vector_kind(list.path[i], &kind));
+    TU_OK(dlca_parity_vector_kind(list.path[i], &kind));
     ck_assert_int_eq(kind, DLCA_VECTOR_OPS);
     for (int b = 0; b < 2; b++) {
       dlca_ops_parity_report r;
@@ -278,7 +266,7 @@ START_TEST(test_api_parity_bad) {
   const char *tmp = tu_tmpdir("api-parity-bad");
   dlca_vector_kind kind;
   const char *jax = tu_write(tmp, "jax.json", "{\"name\": \"x\", \"model\": {\"format\": \"dlca-model\"}}");
-  OK(dlca_parity_vector_kind(jax, &kind));
+  TU_OK(dlca_parity_vector_kind(jax, &kind));
   ck_assert_int_eq(kind, DLCA_VECTOR_JAX);
   const char *bad = tu_write(tmp, "bad.json", "{\"format\": \"dlca-ops-vector\", ");
   TU_EXPECT(dlca_parity_vector_kind(bad, &kind), DLCA_EPARSE, "bad.json:1:");

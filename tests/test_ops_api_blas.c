@@ -13,20 +13,9 @@
 #include "ops/ref_blas.h"
 #include "ops_util.h"
 
-#define OK(call) ck_assert_msg((call) == DLCA_OK, "%s", dlca_last_error())
 
 TCase *to_tcase_api_blas(void);
 
-static dlca_tensor *rand_t(dlca_context *ctx, dlca__shape s, float lo, float hi, uint64_t seed, double **d) {
-  size_t n = dlca__shape_n(&s);
-  float *f = malloc(sizeof(float) * n);
-  *d = malloc(sizeof(double) * n);
-  tu_random(f, n, lo, hi, seed);
-  to_double(f, *d, n);
-  dlca_tensor *t = to_tensor(ctx, s, f);
-  free(f);
-  return t;
-}
 
 /* _i: the transposes (bits 0, 1) and the batching (_i / 4: none, a shared, both batched). */
 START_TEST(test_api_gemm) {
@@ -41,10 +30,10 @@ START_TEST(test_api_gemm) {
   if (mode == 2) as = (dlca__shape){3, {B, as.d[0], as.d[1]}};
   float alpha = 1.5f, beta = 0.5f;
   double *a, *b, *c, *dy;
-  dlca_tensor *tA = rand_t(ctx, as, -1, 1, 4000 + (uint64_t)_i, &a),
-              *tB = rand_t(ctx, bs, -1, 1, 4100 + (uint64_t)_i, &b);
-  dlca_tensor *tC = rand_t(ctx, ys, -1, 1, 4200 + (uint64_t)_i, &c),
-              *tdy = rand_t(ctx, ys, -1, 1, 4300 + (uint64_t)_i, &dy);
+  dlca_tensor *tA = to_rand_tensor(ctx, as, -1, 1, 4000 + (uint64_t)_i, &a),
+              *tB = to_rand_tensor(ctx, bs, -1, 1, 4100 + (uint64_t)_i, &b);
+  dlca_tensor *tC = to_rand_tensor(ctx, ys, -1, 1, 4200 + (uint64_t)_i, &c),
+              *tdy = to_rand_tensor(ctx, ys, -1, 1, 4300 + (uint64_t)_i, &dy);
   dlca_tensor *ty = to_tensor(ctx, ys, NULL), *tda = to_tensor(ctx, as, NULL), *tdb = to_tensor(ctx, bs, NULL);
   dlca_tensor *tdc = to_tensor(ctx, ys, NULL);
   size_t na = dlca__shape_n(&as), nb = dlca__shape_n(&bs), ny = dlca__shape_n(&ys);
@@ -56,8 +45,8 @@ START_TEST(test_api_gemm) {
       m * n};
   dlca__ref_gemm(&g, a, b, y);
   dlca__ref_gemm_backward(&g, a, b, dy, da, db, dc);
-  OK(dlca_gemm(ta, tb, alpha, tA, tB, beta, tC, ty));
-  OK(dlca_gemm_backward(ta, tb, alpha, tA, tB, beta, tdy, tda, tdb, tdc));
+  TU_OK(dlca_gemm(ta, tb, alpha, tA, tB, beta, tC, ty));
+  TU_OK(dlca_gemm_backward(ta, tb, alpha, tA, tB, beta, tdy, tda, tdb, tdc));
   double ef = to_check(ty, y, "y"),
          eb = fmax(to_check(tda, da, "da"), fmax(to_check(tdb, db, "db"), to_check(tdc, dc, "dc")));
   fprintf(stderr, "ops api gemm ta %d tb %d batch mode %d forward %.2e backward %.2e\n", ta, tb, mode, ef, eb);
@@ -77,18 +66,18 @@ START_TEST(test_api_dense) {
   int bias = _i < 4;
   size_t N = 6, in = 5, out = 4;
   double *x, *w, *b, *dy, y[24], dx[30], dw[20], db[4];
-  dlca_tensor *tx = rand_t(ctx, (dlca__shape){2, {N, in}}, -1, 1, 4400 + (uint64_t)_i, &x);
-  dlca_tensor *tw = rand_t(ctx, (dlca__shape){2, {out, in}}, -1, 1, 4500 + (uint64_t)_i, &w);
-  dlca_tensor *tb = rand_t(ctx, (dlca__shape){1, {out}}, -1, 1, 4600 + (uint64_t)_i, &b);
-  dlca_tensor *tdy = rand_t(ctx, (dlca__shape){2, {N, out}}, -1, 1, 4700 + (uint64_t)_i, &dy);
+  dlca_tensor *tx = to_rand_tensor(ctx, (dlca__shape){2, {N, in}}, -1, 1, 4400 + (uint64_t)_i, &x);
+  dlca_tensor *tw = to_rand_tensor(ctx, (dlca__shape){2, {out, in}}, -1, 1, 4500 + (uint64_t)_i, &w);
+  dlca_tensor *tb = to_rand_tensor(ctx, (dlca__shape){1, {out}}, -1, 1, 4600 + (uint64_t)_i, &b);
+  dlca_tensor *tdy = to_rand_tensor(ctx, (dlca__shape){2, {N, out}}, -1, 1, 4700 + (uint64_t)_i, &dy);
   dlca_tensor *ty = to_tensor(ctx, (dlca__shape){2, {N, out}}, NULL),
               *tdx = to_tensor(ctx, (dlca__shape){2, {N, in}}, NULL);
   dlca_tensor *tdw = to_tensor(ctx, (dlca__shape){2, {out, in}}, NULL),
               *tdb = to_tensor(ctx, (dlca__shape){1, {out}}, NULL);
   dlca__ref_dense((dlca__act)act, N, in, out, x, w, bias ? b : NULL, y);
   dlca__ref_dense_backward((dlca__act)act, N, in, out, x, w, y, dy, dx, dw, db);
-  OK(dlca_dense(act, tx, tw, bias ? tb : NULL, ty));
-  OK(dlca_dense_backward(act, tx, tw, ty, tdy, tdx, tdw, bias ? tdb : NULL));
+  TU_OK(dlca_dense(act, tx, tw, bias ? tb : NULL, ty));
+  TU_OK(dlca_dense_backward(act, tx, tw, ty, tdy, tdx, tdw, bias ? tdb : NULL));
   double ef = to_check(ty, y, "y"), eb = fmax(to_check(tdx, dx, "dx"), to_check(tdw, dw, "dw"));
   if (bias) eb = fmax(eb, to_check(tdb, db, "db"));
   fprintf(stderr, "ops api dense act %d bias %d forward %.2e backward %.2e\n", (int)act, bias, ef, eb);
@@ -111,7 +100,7 @@ START_TEST(test_api_blas_bad) {
   dlca_tensor *y34 = to_tensor(ctx, (dlca__shape){2, {3, 4}}, NULL);
   TU_EXPECT(dlca_gemm(1, 0, 1, a, b, 1, y, y34), DLCA_EINVAL, "dlca_gemm: c has shape [2, 4], expected [3, 4]");
   TU_EXPECT(dlca_gemm(1, 0, 1, a, b, 1, y34, y34), DLCA_EINVAL, "c and y are the same tensor");
-  OK(dlca_gemm(1, 0, 1, a, b, 0, NULL, y34));
+  TU_OK(dlca_gemm(1, 0, 1, a, b, 0, NULL, y34));
   dlca_tensor_free(y34);
   TU_EXPECT(dlca_dense(DLCA_ACT_RELU, a, b, NULL, y), DLCA_EINVAL, "expected x [N, in] and w [out, in]");
   TU_EXPECT(dlca_dense(DLCA_ACT_RELU, b, b, v, a), DLCA_EINVAL, "dlca_dense: b has shape [3], expected [2]");
@@ -129,11 +118,11 @@ START_TEST(test_api_tape_mlp) {
   enum { N = 5, I = 4, H = 6, O = 3 };
   double *x, *w1, *b1, *w2, *b2, h[N * H], l[N * O], loss, t[N] = {0, 2, 1, 1, 0};
   double dl[N * O], dh[N * H], dx[N * I], dw1[H * I], db1[H], dw2[O * H], db2[O];
-  dlca_tensor *tx = rand_t(ctx, (dlca__shape){2, {N, I}}, -1, 1, 4800, &x);
-  dlca_tensor *tw1 = rand_t(ctx, (dlca__shape){2, {H, I}}, -1, 1, 4801, &w1),
-              *tb1 = rand_t(ctx, (dlca__shape){1, {H}}, -1, 1, 4802, &b1);
-  dlca_tensor *tw2 = rand_t(ctx, (dlca__shape){2, {O, H}}, -1, 1, 4803, &w2),
-              *tb2 = rand_t(ctx, (dlca__shape){1, {O}}, -1, 1, 4804, &b2);
+  dlca_tensor *tx = to_rand_tensor(ctx, (dlca__shape){2, {N, I}}, -1, 1, 4800, &x);
+  dlca_tensor *tw1 = to_rand_tensor(ctx, (dlca__shape){2, {H, I}}, -1, 1, 4801, &w1),
+              *tb1 = to_rand_tensor(ctx, (dlca__shape){1, {H}}, -1, 1, 4802, &b1);
+  dlca_tensor *tw2 = to_rand_tensor(ctx, (dlca__shape){2, {O, H}}, -1, 1, 4803, &w2),
+              *tb2 = to_rand_tensor(ctx, (dlca__shape){1, {O}}, -1, 1, 4804, &b2);
   float tf[N];
   for (int i = 0; i < N; i++) tf[i] = (float)t[i];
   dlca_tensor *tt = to_tensor(ctx, (dlca__shape){1, {N}}, tf), *th = to_tensor(ctx, (dlca__shape){2, {N, H}}, NULL);
@@ -146,13 +135,13 @@ START_TEST(test_api_tape_mlp) {
   dlca__ref_dense_backward(DLCA__ACT_none, N, H, O, h, w2, l, dl, dh, dw2, db2);
   dlca__ref_dense_backward(DLCA__ACT_relu, N, I, H, x, w1, h, dh, dx, dw1, db1);
   dlca_tape *tape;
-  OK(dlca_tape_new(ctx, &tape));
-  OK(dlca_tape_begin(tape));
-  OK(dlca_dense(DLCA_ACT_RELU, tx, tw1, tb1, th));
-  OK(dlca_dense(DLCA_ACT_NONE, th, tw2, tb2, tl));
-  OK(dlca_softmax_cross_entropy(tl, tt, tloss));
+  TU_OK(dlca_tape_new(ctx, &tape));
+  TU_OK(dlca_tape_begin(tape));
+  TU_OK(dlca_dense(DLCA_ACT_RELU, tx, tw1, tb1, th));
+  TU_OK(dlca_dense(DLCA_ACT_NONE, th, tw2, tb2, tl));
+  TU_OK(dlca_softmax_cross_entropy(tl, tt, tloss));
   dlca_tape_end(tape);
-  OK(dlca_tape_backward(tape, tloss));
+  TU_OK(dlca_tape_backward(tape, tloss));
   double e = to_check(tloss, &loss, "loss");
   e = fmax(e, to_check(dlca_tape_grad(tape, tx), dx, "dx"));
   e = fmax(e, fmax(to_check(dlca_tape_grad(tape, tw1), dw1, "dw1"), to_check(dlca_tape_grad(tape, tb1), db1, "db1")));
@@ -175,8 +164,8 @@ START_TEST(test_api_tape_gemm) {
   dlca__shape as = {3, {B, K, M}}, bs = {2, {K, NN}}, ys = {3, {B, M, NN}};
   double *a, *b, *c, *tg, y[B * M * NN], dy[B * M * NN], dyt[B * M * NN], da[B * K * M] = {0}, db[K * NN] = {0};
   double dc[B * M * NN];
-  dlca_tensor *ta = rand_t(ctx, as, -1, 1, 4900, &a), *tb = rand_t(ctx, bs, -1, 1, 4901, &b);
-  dlca_tensor *tc = rand_t(ctx, ys, -1, 1, 4902, &c), *tt = rand_t(ctx, ys, -1, 1, 4903, &tg);
+  dlca_tensor *ta = to_rand_tensor(ctx, as, -1, 1, 4900, &a), *tb = to_rand_tensor(ctx, bs, -1, 1, 4901, &b);
+  dlca_tensor *tc = to_rand_tensor(ctx, ys, -1, 1, 4902, &c), *tt = to_rand_tensor(ctx, ys, -1, 1, 4903, &tg);
   dlca_tensor *ty = to_tensor(ctx, ys, NULL), *tl = to_tensor(ctx, (dlca__shape){0, {0}}, NULL);
   dlca__gemm g = {1, 0, M, NN, K, 0.5f, 2.0f, M, NN, NN, 0, 0, 0, B, K * M, 0, M * NN};
   memcpy(y, c, sizeof y);
@@ -185,12 +174,12 @@ START_TEST(test_api_tape_gemm) {
   dlca__ref_mse_backward(B * M * NN, y, tg, 1.0, dy, dyt);
   dlca__ref_gemm_backward(&g, a, b, dy, da, db, dc);
   dlca_tape *tape;
-  OK(dlca_tape_new(ctx, &tape));
-  OK(dlca_tape_begin(tape));
-  OK(dlca_gemm(1, 0, 0.5f, ta, tb, 2.0f, tc, ty));
-  OK(dlca_mse(ty, tt, tl));
+  TU_OK(dlca_tape_new(ctx, &tape));
+  TU_OK(dlca_tape_begin(tape));
+  TU_OK(dlca_gemm(1, 0, 0.5f, ta, tb, 2.0f, tc, ty));
+  TU_OK(dlca_mse(ty, tt, tl));
   dlca_tape_end(tape);
-  OK(dlca_tape_backward(tape, tl));
+  TU_OK(dlca_tape_backward(tape, tl));
   double e = fmax(to_check(tl, &loss, "loss"), to_check(dlca_tape_grad(tape, ta), da, "da"));
   e = fmax(e, fmax(to_check(dlca_tape_grad(tape, tb), db, "db"), to_check(dlca_tape_grad(tape, tc), dc, "dc")));
   e = fmax(e, to_check(dlca_tape_grad(tape, tt), dyt, "dtarget"));

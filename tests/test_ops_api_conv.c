@@ -14,20 +14,9 @@
 #include "ops/ref_conv.h"
 #include "ops_util.h"
 
-#define OK(call) ck_assert_msg((call) == DLCA_OK, "%s", dlca_last_error())
 
 TCase *to_tcase_api_conv(void);
 
-static dlca_tensor *rand_t(dlca_context *ctx, dlca__shape s, uint64_t seed, double **d) {
-  size_t n = dlca__shape_n(&s);
-  float *f = malloc(sizeof(float) * n);
-  *d = malloc(sizeof(double) * n);
-  tu_random(f, n, -1, 1, seed);
-  to_double(f, *d, n);
-  dlca_tensor *t = to_tensor(ctx, s, f);
-  free(f);
-  return t;
-}
 
 static const struct {
   dlca__shape xs, ws;
@@ -50,11 +39,11 @@ START_TEST(test_api_conv2d) {
   ck_assert_int_eq(dlca__conv2d_dims(&xs, &ws, &bs, &c, &d), DLCA_OK);
   dlca__shape ys = {4, {d.N, d.O, d.OH, d.OW}};
   double *x, *w, *b, *dy;
-  dlca_tensor *tx = rand_t(ctx, xs, 5000 + (uint64_t)_i, &x), *tw = rand_t(ctx, ws, 5100 + (uint64_t)_i, &w);
-  dlca_tensor *tb = rand_t(ctx, bs, 5200 + (uint64_t)_i, &b), *tdy = rand_t(ctx, ys, 5300 + (uint64_t)_i, &dy);
+  dlca_tensor *tx = to_rand_tensor(ctx, xs, -1, 1, 5000 + (uint64_t)_i, &x), *tw = to_rand_tensor(ctx, ws, -1, 1, 5100 + (uint64_t)_i, &w);
+  dlca_tensor *tb = to_rand_tensor(ctx, bs, -1, 1, 5200 + (uint64_t)_i, &b), *tdy = to_rand_tensor(ctx, ys, -1, 1, 5300 + (uint64_t)_i, &dy);
   int rank;
   size_t shape[4];
-  OK(dlca_conv2d_shape(p, tx, tw, &rank, shape));
+  TU_OK(dlca_conv2d_shape(p, tx, tw, &rank, shape));
   ck_assert(rank == 4 && shape[2] == d.OH && shape[3] == d.OW);
   size_t nx = dlca__shape_n(&xs), nw = dlca__shape_n(&ws), ny = dlca__shape_n(&ys);
   double *y = malloc(sizeof(double) * ny), *dx = malloc(sizeof(double) * nx), *dw = malloc(sizeof(double) * nw);
@@ -63,8 +52,8 @@ START_TEST(test_api_conv2d) {
   dlca__ref_conv2d_backward(&d, x, w, dy, dx, dw, db);
   dlca_tensor *ty = to_tensor(ctx, ys, NULL), *tdx = to_tensor(ctx, xs, NULL), *tdw = to_tensor(ctx, ws, NULL);
   dlca_tensor *tdb = to_tensor(ctx, bs, NULL);
-  OK(dlca_conv2d(p, tx, tw, convs[_i].bias ? tb : NULL, ty));
-  OK(dlca_conv2d_backward(p, tx, tw, tdy, tdx, tdw, tdb));
+  TU_OK(dlca_conv2d(p, tx, tw, convs[_i].bias ? tb : NULL, ty));
+  TU_OK(dlca_conv2d_backward(p, tx, tw, tdy, tdx, tdw, tdb));
   double ef = to_check(ty, y, "y");
   double eb = fmax(to_check(tdx, dx, "dx"), fmax(to_check(tdw, dw, "dw"), to_check(tdb, db, "db")));
   fprintf(stderr, "ops api conv2d case %d forward %.2e backward %.2e\n", _i, ef, eb);
@@ -85,12 +74,12 @@ START_TEST(test_api_pool2d) {
   dlca__shape xs = {4, {2, 3, 6, 7}}, ys;
   ck_assert_int_eq(dlca__pool2d_shape(&xs, k, s, &ys), DLCA_OK);
   double *x, *dy, y[2 * 3 * 6 * 7], dx[2 * 3 * 6 * 7];
-  dlca_tensor *tx = rand_t(ctx, xs, 5400 + (uint64_t)_i, &x), *tdy = rand_t(ctx, ys, 5500 + (uint64_t)_i, &dy);
+  dlca_tensor *tx = to_rand_tensor(ctx, xs, -1, 1, 5400 + (uint64_t)_i, &x), *tdy = to_rand_tensor(ctx, ys, -1, 1, 5500 + (uint64_t)_i, &dy);
   dlca_tensor *ty = to_tensor(ctx, ys, NULL), *tdx = to_tensor(ctx, xs, NULL);
   dlca__ref_pool2d((dlca__pool_fn)fn, k, s, &xs, x, y);
   dlca__ref_pool2d_backward((dlca__pool_fn)fn, k, s, &xs, x, dy, dx);
-  OK(dlca_pool2d(fn, k, s, tx, ty));
-  OK(dlca_pool2d_backward(fn, k, s, tx, tdy, tdx));
+  TU_OK(dlca_pool2d(fn, k, s, tx, ty));
+  TU_OK(dlca_pool2d_backward(fn, k, s, tx, tdy, tdx));
   double ef = to_check(ty, y, "y"), eb = to_check(tdx, dx, "dx");
   fprintf(stderr, "ops api pool2d fn %d k %d s %d forward %.2e backward %.2e\n", (int)fn, k, s, ef, eb);
   dlca_tensor_free(tx), dlca_tensor_free(tdy), dlca_tensor_free(ty), dlca_tensor_free(tdx);
@@ -113,7 +102,7 @@ START_TEST(test_api_conv_bad) {
   TU_EXPECT(dlca_conv2d(NULL, x, w2, NULL, y), DLCA_EINVAL,
          "dlca_conv2d: y has shape [1, 3, 5, 5], expected [1, 3, 3, 3]");
   dlca_conv2d_params same = {1, 1, 1, 1};
-  OK(dlca_conv2d(&same, x, w2, NULL, y));
+  TU_OK(dlca_conv2d(&same, x, w2, NULL, y));
   ck_assert_int_eq(dlca_pool2d(DLCA_POOL_MAX, 2, 2, m, m), DLCA_EINVAL);
   ck_assert_ptr_nonnull(strstr(dlca_last_error(), "dlca_pool2d: "));
   TU_EXPECT(dlca_pool2d((dlca_pool_fn)5, 2, 2, x, x), DLCA_EINVAL, "no pooling function 5");
@@ -137,7 +126,7 @@ START_TEST(test_api_tape_cnn) {
   ck_assert_int_eq(dlca__conv2d_dims(&xs, &ws, &bs, &cp, &d), DLCA_OK);
   double *x, *w, *b, c[N * O * 16], r[N * O * 16], pl[N * O * 4], l[N * O], t[N] = {2, 0}, loss;
   double dl[N * O], dpl[N * O * 4], dr[N * O * 16], dc[N * O * 16], dx[N * C * H * W], dw[O * C * 9], db[O];
-  dlca_tensor *tx = rand_t(ctx, xs, 5600, &x), *tw = rand_t(ctx, ws, 5601, &w), *tb = rand_t(ctx, bs, 5602, &b);
+  dlca_tensor *tx = to_rand_tensor(ctx, xs, -1, 1, 5600, &x), *tw = to_rand_tensor(ctx, ws, -1, 1, 5601, &w), *tb = to_rand_tensor(ctx, bs, -1, 1, 5602, &b);
   float tf[N] = {2, 0};
   dlca_tensor *tt = to_tensor(ctx, (dlca__shape){1, {N}}, tf);
   dlca_tensor *tmp[5] = {to_tensor(ctx, cs, NULL), to_tensor(ctx, cs, NULL), to_tensor(ctx, ps, NULL),
@@ -154,15 +143,15 @@ START_TEST(test_api_tape_cnn) {
   dlca__ref_conv2d_backward(&d, x, w, dc, dx, dw, db);
   dlca_tape *tape;
   int axes[] = {2, 3};
-  OK(dlca_tape_new(ctx, &tape));
-  OK(dlca_tape_begin(tape));
-  OK(dlca_conv2d(NULL, tx, tw, tb, tmp[0]));
-  OK(dlca_unary(DLCA_UNARY_RELU, tmp[0], tmp[1]));
-  OK(dlca_pool2d(DLCA_POOL_MEAN, 2, 2, tmp[1], tmp[2]));
-  OK(dlca_reduce(DLCA_REDUCE_SUM, tmp[2], axes, 2, 0, tmp[3]));
-  OK(dlca_softmax_cross_entropy(tmp[3], tt, tmp[4]));
+  TU_OK(dlca_tape_new(ctx, &tape));
+  TU_OK(dlca_tape_begin(tape));
+  TU_OK(dlca_conv2d(NULL, tx, tw, tb, tmp[0]));
+  TU_OK(dlca_unary(DLCA_UNARY_RELU, tmp[0], tmp[1]));
+  TU_OK(dlca_pool2d(DLCA_POOL_MEAN, 2, 2, tmp[1], tmp[2]));
+  TU_OK(dlca_reduce(DLCA_REDUCE_SUM, tmp[2], axes, 2, 0, tmp[3]));
+  TU_OK(dlca_softmax_cross_entropy(tmp[3], tt, tmp[4]));
   dlca_tape_end(tape);
-  OK(dlca_tape_backward(tape, tmp[4]));
+  TU_OK(dlca_tape_backward(tape, tmp[4]));
   double e = fmax(to_check(tmp[4], &loss, "loss"), to_check(dlca_tape_grad(tape, tx), dx, "dx"));
   e = fmax(e, fmax(to_check(dlca_tape_grad(tape, tw), dw, "dw"), to_check(dlca_tape_grad(tape, tb), db, "db")));
   fprintf(stderr, "ops tape cnn (conv2d, relu, mean pool, sum, softmax_cross_entropy): device vs twin %.2e\n", e);
@@ -190,8 +179,8 @@ START_TEST(test_api_tape_cnn_dense) {
   double *x, *w, *b, *w2, *b2, c[N * O * 25], r[N * O * 25], pl[N * F], l[N * K], t[N] = {3, 0, 1}, loss;
   double dl[N * K], dpl[N * F], dw2[K * F], db2[K], dr[N * O * 25], dc[N * O * 25], dx[N * C * H * W], dw[O * 9];
   double db[O];
-  dlca_tensor *tx = rand_t(ctx, xs, 5700, &x), *tw = rand_t(ctx, ws, 5701, &w), *tb = rand_t(ctx, bs, 5702, &b);
-  dlca_tensor *tw2 = rand_t(ctx, w2s, 5703, &w2), *tb2 = rand_t(ctx, b2s, 5704, &b2);
+  dlca_tensor *tx = to_rand_tensor(ctx, xs, -1, 1, 5700, &x), *tw = to_rand_tensor(ctx, ws, -1, 1, 5701, &w), *tb = to_rand_tensor(ctx, bs, -1, 1, 5702, &b);
+  dlca_tensor *tw2 = to_rand_tensor(ctx, w2s, -1, 1, 5703, &w2), *tb2 = to_rand_tensor(ctx, b2s, -1, 1, 5704, &b2);
   float tf[N] = {3, 0, 1};
   dlca_tensor *tt = to_tensor(ctx, (dlca__shape){1, {N}}, tf);
   dlca_tensor *tmp[6] = {to_tensor(ctx, cs, NULL), to_tensor(ctx, cs, NULL),
@@ -208,16 +197,16 @@ START_TEST(test_api_tape_cnn_dense) {
   dlca__ref_unary_backward(DLCA__U_relu, N * O * 25, c, r, dr, dc);
   dlca__ref_conv2d_backward(&d, x, w, dc, dx, dw, db);
   dlca_tape *tape;
-  OK(dlca_tape_new(ctx, &tape));
-  OK(dlca_tape_begin(tape));
-  OK(dlca_conv2d(&pp, tx, tw, tb, tmp[0]));
-  OK(dlca_unary(DLCA_UNARY_RELU, tmp[0], tmp[1]));
-  OK(dlca_pool2d(DLCA_POOL_MAX, 2, 2, tmp[1], tmp[2]));
-  OK(dlca_reshape(tmp[2], tmp[3]));
-  OK(dlca_dense(DLCA_ACT_NONE, tmp[3], tw2, tb2, tmp[4]));
-  OK(dlca_softmax_cross_entropy(tmp[4], tt, tmp[5]));
+  TU_OK(dlca_tape_new(ctx, &tape));
+  TU_OK(dlca_tape_begin(tape));
+  TU_OK(dlca_conv2d(&pp, tx, tw, tb, tmp[0]));
+  TU_OK(dlca_unary(DLCA_UNARY_RELU, tmp[0], tmp[1]));
+  TU_OK(dlca_pool2d(DLCA_POOL_MAX, 2, 2, tmp[1], tmp[2]));
+  TU_OK(dlca_reshape(tmp[2], tmp[3]));
+  TU_OK(dlca_dense(DLCA_ACT_NONE, tmp[3], tw2, tb2, tmp[4]));
+  TU_OK(dlca_softmax_cross_entropy(tmp[4], tt, tmp[5]));
   dlca_tape_end(tape);
-  OK(dlca_tape_backward(tape, tmp[5]));
+  TU_OK(dlca_tape_backward(tape, tmp[5]));
   double e = fmax(to_check(tmp[5], &loss, "loss"), to_check(dlca_tape_grad(tape, tx), dx, "dx"));
   e = fmax(e, fmax(to_check(dlca_tape_grad(tape, tw), dw, "dw"), to_check(dlca_tape_grad(tape, tb), db, "db")));
   e = fmax(e, fmax(to_check(dlca_tape_grad(tape, tw2), dw2, "dw2"), to_check(dlca_tape_grad(tape, tb2), db2, "db2")));

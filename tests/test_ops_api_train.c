@@ -13,7 +13,6 @@
 #include "dlca_cl/optim.h"
 #include "ops_util.h"
 
-#define OK(call) ck_assert_msg((call) == DLCA_OK, "%s", dlca_last_error())
 
 TCase *to_tcase_api_train(void);
 
@@ -23,15 +22,15 @@ enum { N = 32, I = 4, H = 16, K = 2, STEPS = 60 };
 static void train_step(dlca_tape *tape, dlca_tensor *const *p, dlca_tensor *x, dlca_tensor *t, dlca_tensor *const *tmp,
                        dlca_optim_cl *opt) {
   dlca_tape_clear(tape);
-  OK(dlca_tape_begin(tape));
-  OK(dlca_dense(DLCA_ACT_RELU, x, p[0], p[1], tmp[0]));
-  OK(dlca_dense(DLCA_ACT_NONE, tmp[0], p[2], p[3], tmp[1]));
-  OK(dlca_softmax_cross_entropy(tmp[1], t, tmp[2]));
+  TU_OK(dlca_tape_begin(tape));
+  TU_OK(dlca_dense(DLCA_ACT_RELU, x, p[0], p[1], tmp[0]));
+  TU_OK(dlca_dense(DLCA_ACT_NONE, tmp[0], p[2], p[3], tmp[1]));
+  TU_OK(dlca_softmax_cross_entropy(tmp[1], t, tmp[2]));
   dlca_tape_end(tape);
-  OK(dlca_tape_backward(tape, tmp[2]));
+  TU_OK(dlca_tape_backward(tape, tmp[2]));
   const dlca_tensor *g[4];
   for (int i = 0; i < 4; i++) ck_assert_ptr_nonnull(g[i] = dlca_tape_grad(tape, p[i]));
-  OK(dlca_optim_cl_step(opt, p, g));
+  TU_OK(dlca_optim_cl_step(opt, p, g));
 }
 
 START_TEST(test_api_tape_train) {
@@ -49,20 +48,20 @@ START_TEST(test_api_tape_train) {
   dlca_tensor *tmp[3] = {to_tensor(ctx, (dlca__shape){2, {N, H}}, NULL), to_tensor(ctx, (dlca__shape){2, {N, K}}, NULL),
                          to_tensor(ctx, (dlca__shape){0, {0}}, NULL)};
   dlca_optim_config cfg;
-  OK(dlca_optim_config_default(DLCA_OPTIM_ADAM, &cfg));
+  TU_OK(dlca_optim_config_default(DLCA_OPTIM_ADAM, &cfg));
   cfg.lr = 0.05;
   dlca_optim_cl *opt;
-  OK(dlca_optim_cl_new(ctx, &cfg, 4, p, &opt));
+  TU_OK(dlca_optim_cl_new(ctx, &cfg, 4, p, &opt));
   dlca_tape *tape;
-  OK(dlca_tape_new(ctx, &tape));
+  TU_OK(dlca_tape_new(ctx, &tape));
   float first = 0, last = 0;
   for (int s = 0; s < STEPS; s++) {
     train_step(tape, p, x, t, tmp, opt);
-    if (s == 0) OK(dlca_tensor_download(tmp[2], &first, 1));
+    if (s == 0) TU_OK(dlca_tensor_download(tmp[2], &first, 1));
   }
-  OK(dlca_tensor_download(tmp[2], &last, 1));
+  TU_OK(dlca_tensor_download(tmp[2], &last, 1));
   float logits[N * K];
-  OK(dlca_tensor_download(tmp[1], logits, N * K));
+  TU_OK(dlca_tensor_download(tmp[1], logits, N * K));
   int right = 0;
   for (int i = 0; i < N; i++) right += (logits[2 * i + 1] > logits[2 * i]) == (tf[i] > 0.5f);
   fprintf(stderr, "ops tape training: loss %.4f -> %.4f after %d Adam steps, %d of %d right\n", first, last, STEPS,

@@ -41,6 +41,17 @@ void to_double(const float *f, double *d, size_t n) {
   for (size_t i = 0; i < n; i++) d[i] = f[i];
 }
 
+dlca_tensor *to_rand_tensor(dlca_context *ctx, dlca__shape s, float lo, float hi, uint64_t seed, double **d) {
+  size_t n = dlca__shape_n(&s);
+  float *f = malloc(sizeof(float) * n);
+  *d = malloc(sizeof(double) * n);
+  tu_random(f, n, lo, hi, seed);
+  to_double(f, *d, n);
+  dlca_tensor *t = to_tensor(ctx, s, f);
+  free(f);
+  return t;
+}
+
 START_TEST(test_ops_cl_unary) {
   if (!tcl_platform()) return;
   tcl_fresh_env("ops-cl-unary");

@@ -13,7 +13,6 @@
 #include "dlca_cl/ops.h"
 #include "ops_util.h"
 
-#define OK(call) ck_assert_msg((call) == DLCA_OK, "%s", dlca_last_error())
 #define N 4
 #define K 3
 
@@ -72,20 +71,20 @@ static void fill(float *f, size_t n, double *d, float lo, float hi, uint64_t see
 
 /* The composite's forward ops, recorded on the begun tape. */
 static void forward(dlca_tensor *const *in, dlca_tensor **tmp) {
-  OK(dlca_binary(DLCA_BINARY_MUL, in[0], in[1], tmp[0]));
-  OK(dlca_binary(DLCA_BINARY_ADD, tmp[0], in[2], tmp[1]));
-  OK(dlca_unary(DLCA_UNARY_RELU, tmp[1], tmp[2]));
-  OK(dlca_binary(DLCA_BINARY_MUL, tmp[2], in[0], tmp[3]));
+  TU_OK(dlca_binary(DLCA_BINARY_MUL, in[0], in[1], tmp[0]));
+  TU_OK(dlca_binary(DLCA_BINARY_ADD, tmp[0], in[2], tmp[1]));
+  TU_OK(dlca_unary(DLCA_UNARY_RELU, tmp[1], tmp[2]));
+  TU_OK(dlca_binary(DLCA_BINARY_MUL, tmp[2], in[0], tmp[3]));
   int axis = 1;
-  OK(dlca_reduce(DLCA_REDUCE_SUM, tmp[3], &axis, 1, 0, tmp[4]));
-  OK(dlca_mse(tmp[4], in[3], tmp[5]));
+  TU_OK(dlca_reduce(DLCA_REDUCE_SUM, tmp[3], &axis, 1, 0, tmp[4]));
+  TU_OK(dlca_mse(tmp[4], in[3], tmp[5]));
 }
 
 /* The tape's gradient of t, downloaded. */
 static void grad_of(const dlca_tape *tape, const dlca_tensor *t, float *out) {
   const dlca_tensor *g = dlca_tape_grad(tape, t);
   ck_assert_ptr_nonnull(g);
-  OK(dlca_tensor_download(g, out, dlca_tensor_numel(t)));
+  TU_OK(dlca_tensor_download(g, out, dlca_tensor_numel(t)));
 }
 
 START_TEST(test_tape_composite) {
@@ -101,12 +100,12 @@ START_TEST(test_tape_composite) {
   dlca_tensor *tmp[6] = {to_tensor(ctx, xs, NULL), to_tensor(ctx, xs, NULL), to_tensor(ctx, xs, NULL),
                          to_tensor(ctx, xs, NULL), to_tensor(ctx, ts, NULL), to_tensor(ctx, ls, NULL)};
   dlca_tape *tape;
-  OK(dlca_tape_new(ctx, &tape));
-  OK(dlca_tape_begin(tape));
+  TU_OK(dlca_tape_new(ctx, &tape));
+  TU_OK(dlca_tape_begin(tape));
   forward(in, tmp);
   dlca_tape_end(tape);
   ck_assert_uint_eq(dlca_tape_size(tape), 6);
-  OK(dlca_tape_backward(tape, tmp[5]));
+  TU_OK(dlca_tape_backward(tape, tmp[5]));
   double e = to_check(tmp[5], &loss, "loss");
   e = fmax(e, to_check(dlca_tape_grad(tape, in[0]), g.x, "dx"));
   e = fmax(e, to_check(dlca_tape_grad(tape, in[1]), g.w, "dw"));
@@ -116,7 +115,7 @@ START_TEST(test_tape_composite) {
   float first[N * K], second[N * K];
   grad_of(tape, in[0], first);
   const dlca_tensor *kept = dlca_tape_grad(tape, in[0]);
-  OK(dlca_tape_backward(tape, tmp[5]));
+  TU_OK(dlca_tape_backward(tape, tmp[5]));
   grad_of(tape, in[0], second);
   ck_assert_int_eq(memcmp(first, second, sizeof first), 0);
   ck_assert_ptr_eq(dlca_tape_grad(tape, in[0]), kept); /* the same buffer, written again */
@@ -192,17 +191,17 @@ START_TEST(test_tape_composite2) {
   dlca_movement mp = {DLCA_MOVE_PERMUTE, 2, {{1}, {0}}, 0}, me = {DLCA_MOVE_EXPAND, 2, {{N}, {-1}}, 0};
   int axis = 1;
   dlca_tape *tape;
-  OK(dlca_tape_new(ctx, &tape));
-  OK(dlca_tape_begin(tape));
-  OK(dlca_move(&mp, tX, tmp[0]));
-  OK(dlca_move(&me, tv, tmp[1]));
-  OK(dlca_binary(DLCA_BINARY_ADD, tmp[0], tmp[1], tmp[2]));
-  OK(dlca_reduce(DLCA_REDUCE_MEAN, tmp[2], &axis, 1, 1, tmp[3]));
-  OK(dlca_binary(DLCA_BINARY_SUB, tmp[2], tmp[3], tmp[4]));
-  OK(dlca_unary(DLCA_UNARY_TANH, tmp[4], tmp[5]));
-  OK(dlca_softmax_cross_entropy(tmp[5], tc, tmp[6]));
+  TU_OK(dlca_tape_new(ctx, &tape));
+  TU_OK(dlca_tape_begin(tape));
+  TU_OK(dlca_move(&mp, tX, tmp[0]));
+  TU_OK(dlca_move(&me, tv, tmp[1]));
+  TU_OK(dlca_binary(DLCA_BINARY_ADD, tmp[0], tmp[1], tmp[2]));
+  TU_OK(dlca_reduce(DLCA_REDUCE_MEAN, tmp[2], &axis, 1, 1, tmp[3]));
+  TU_OK(dlca_binary(DLCA_BINARY_SUB, tmp[2], tmp[3], tmp[4]));
+  TU_OK(dlca_unary(DLCA_UNARY_TANH, tmp[4], tmp[5]));
+  TU_OK(dlca_softmax_cross_entropy(tmp[5], tc, tmp[6]));
   dlca_tape_end(tape);
-  OK(dlca_tape_backward(tape, tmp[6]));
+  TU_OK(dlca_tape_backward(tape, tmp[6]));
   double e = to_check(tmp[6], &loss, "loss");
   e = fmax(e, to_check(dlca_tape_grad(tape, tX), g.X, "dX"));
   e = fmax(e, to_check(dlca_tape_grad(tape, tv), g.v, "dv"));
@@ -222,30 +221,30 @@ START_TEST(test_tape_errors) {
   dlca_tensor *a = to_tensor(ctx, (dlca__shape){1, {3}}, NULL), *y = to_tensor(ctx, (dlca__shape){1, {3}}, NULL);
   dlca_tensor *c = to_tensor(other, (dlca__shape){1, {3}}, NULL), *z = to_tensor(other, (dlca__shape){1, {3}}, NULL);
   dlca_tape *tape, *second;
-  OK(dlca_tape_new(ctx, &tape));
-  OK(dlca_tape_new(ctx, &second));
-  OK(dlca_tape_begin(tape));
+  TU_OK(dlca_tape_new(ctx, &tape));
+  TU_OK(dlca_tape_new(ctx, &second));
+  TU_OK(dlca_tape_begin(tape));
   TU_EXPECT(dlca_tape_begin(second), DLCA_EINVAL, "another tape is begun on this thread");
   TU_EXPECT(dlca_unary(DLCA_UNARY_EXP, a, a), DLCA_EINVAL, "dlca_unary: the output is also an input");
-  OK(dlca_unary(DLCA_UNARY_EXP, a, y));
+  TU_OK(dlca_unary(DLCA_UNARY_EXP, a, y));
   TU_EXPECT(dlca_binary(DLCA_BINARY_ADD, y, y, a), DLCA_EINVAL,
          "dlca_binary: the output is a tensor the tape already holds");
-  OK(dlca_unary(DLCA_UNARY_EXP, c, z)); /* another context: not recorded */
-  OK(dlca_unary(DLCA_UNARY_EXP, z, z)); /* nor checked */
+  TU_OK(dlca_unary(DLCA_UNARY_EXP, c, z)); /* another context: not recorded */
+  TU_OK(dlca_unary(DLCA_UNARY_EXP, z, z)); /* nor checked */
   dlca_tape_end(tape);
-  OK(dlca_unary(DLCA_UNARY_EXP, a, y)); /* ended: not recorded */
+  TU_OK(dlca_unary(DLCA_UNARY_EXP, a, y)); /* ended: not recorded */
   ck_assert_uint_eq(dlca_tape_size(tape), 1);
   TU_EXPECT(dlca_tape_backward(tape, a), DLCA_EINVAL, "no op on the tape (1 records) made the loss [3]");
   TU_EXPECT(dlca_tape_backward(tape, z), DLCA_EINVAL, "loss: the tensor belongs to another context");
-  OK(dlca_tape_backward(tape, y));
+  TU_OK(dlca_tape_backward(tape, y));
   ck_assert_ptr_nonnull(dlca_tape_grad(tape, a));
   ck_assert_ptr_null(dlca_tape_grad(tape, c));
   dlca_tape_clear(tape);
   ck_assert_uint_eq(dlca_tape_size(tape), 0);
   ck_assert_ptr_null(dlca_tape_grad(tape, a));
-  OK(dlca_tape_begin(second));
+  TU_OK(dlca_tape_begin(second));
   dlca_tape_free(second); /* ends it */
-  OK(dlca_tape_begin(tape));
+  TU_OK(dlca_tape_begin(tape));
   dlca_tape_free(tape);
   dlca_tensor_free(a), dlca_tensor_free(y), dlca_tensor_free(c), dlca_tensor_free(z);
   dlca_context_free(other), dlca_context_free(ctx);

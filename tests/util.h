@@ -6,6 +6,9 @@
 #include <string.h>
 #include "dlca_cl.h"
 
+/* call succeeds, or the test fails with the library's message. */
+#define TU_OK(call) ck_assert_msg((call) == DLCA_OK, "%s", dlca_last_error())
+
 /* call returns status and dlca_last_error() contains text. */
 #define TU_EXPECT(call, status, text)                                                                  \
   do {                                                                                                 \
