@@ -121,14 +121,15 @@ def _draw_run(ax_soft, ax_hard, label, records, colour, twin=False):
     if soft is not None:
         ax_soft.plot(ep, np.where(soft > 0, soft, np.nan), color=colour, lw=1.3,
                      label=f"{label} (soft)" if twin else label)
-    if hard is not None:
-        ax_hard.plot(ep, hard, color=colour, lw=1.3, ls="--" if twin else "-",
-                     label=f"{label} (hard)" if twin else label)
     best, median = _column(records, "pop_best_hard"), _column(records, "pop_median_hard")
+    if hard is not None:  # a population's log is its winner's curve
+        name = f"{label}: winner" if median is not None else label
+        ax_hard.plot(ep, hard, color=colour, lw=1.3, ls="--" if twin else "-",
+                     label=f"{name} (hard)" if twin else name)
     if median is not None:
-        ax_hard.plot(ep, median, color=colour, lw=0.9, ls=":", label=f"{label}: population median")
+        ax_hard.plot(ep, median, color=colour, lw=1.1, ls=":", label=f"{label}: population median")
     if best is not None:
-        ax_hard.plot(ep, best, color=colour, lw=0.9, ls="-.", label=f"{label}: population best")
+        ax_hard.plot(ep, best, color=colour, lw=1.1, ls="-.", label=f"{label}: population best")
 
 
 def _label_axes(ax_soft, ax_hard, prefix="", twin=False):
@@ -139,9 +140,10 @@ def _label_axes(ax_soft, ax_hard, prefix="", twin=False):
     ax_hard.set_ylim(bottom=0)
     ax_soft.grid(alpha=0.3)
     lo, hi = ax_soft.get_ylim()
-    if lo > 0 and hi / lo < 100:  # under two decades: label 2, 3 and 5 too
+    if lo > 0 and hi / lo < 100:  # under two decades: label 2, 3 and 5 too; under one, every minor tick
+        digits = "23456789" if hi / lo < 10 else "235"
         ticker = _need("matplotlib.ticker", "plotting")
-        ax_soft.yaxis.set_minor_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}" if f"{v:.1e}"[0] in "235"
+        ax_soft.yaxis.set_minor_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}" if f"{v:.1e}"[0] in digits
                                                                else ""))
     if twin:
         return  # one panel

@@ -67,7 +67,7 @@ def test_population_log_draws_best_and_median(tmp_path):
     fig = plot.loss_curves(log)
     hard = fig.axes[1]
     labels = [line.get_label() for line in hard.lines]
-    assert labels == ["pop.csv", "pop.csv: population median", "pop.csv: population best"]
+    assert labels == ["pop.csv: winner", "pop.csv: population median", "pop.csv: population best"]
     np.testing.assert_array_equal(hard.lines[2].get_ydata(), [250, 90, 4, 0])
 
 
