@@ -239,13 +239,33 @@ def _channels(channels, C):
     return [int(c) for c in chs]
 
 
-def rollout_frames(frames, scale=8, channels=0, pil=False):
+_RED = (230, 30, 30)  # dlca-eval's colour of a wrong cell (tools/strip.c)
+
+
+def _mark_wrong(px, last, target, chs):
+    """px [steps, H, W, k] uint8 -> RGB, the last frame's cells unlike
+    target (any shown channel 0.5 or more away) in red."""
+    t = np.asarray(target, dtype=np.float32)
+    t = t[..., None] if t.ndim == 2 else t
+    if t.shape[:2] != last.shape[:2] or t.ndim != 3 or t.shape[2] <= max(chs):
+        raise ValueError(f"target: shape {np.shape(target)}, expected [H, W] or [H, W, C] of the frames' "
+                         f"{last.shape[0]}x{last.shape[1]} grid")
+    wrong = np.any(np.abs(last[..., chs] - t[..., chs]) >= 0.5, axis=-1)
+    if px.shape[3] == 1:
+        px = px.repeat(3, axis=3)
+    px[-1][wrong] = _RED
+    return px
+
+
+def rollout_frames(frames, scale=8, channels=0, pil=False, target=None):
     """Frames of a rollout, [steps, H, W, C] (or [steps, H, W]) with values
     in [0, 1], as pictures: channel `channels` in grey (0 black, 1 white),
     or three channels as RGB (channels=(0, 1, 2) or "rgb", the colour
     preset). Each cell becomes a scale x scale square, no interpolation, so
-    binary grids stay crisp. Returns uint8 arrays, [H*scale, W*scale] (grey)
-    or [H*scale, W*scale, 3]; with pil=True, PIL images."""
+    binary grids stay crisp. target ([H, W] or [H, W, C]), if given, marks
+    the last frame's cells unlike it in red, as dlca-eval --png does. Returns
+    uint8 arrays, [H*scale, W*scale] (grey) or [H*scale, W*scale, 3] (RGB,
+    or grey with a target); with pil=True, PIL images."""
     a = np.asarray(frames, dtype=np.float32)
     if a.ndim == 3:
         a = a[..., None]
@@ -256,19 +276,22 @@ def rollout_frames(frames, scale=8, channels=0, pil=False):
         raise ValueError(f"scale: {scale!r}, expected an int in [1, 256] (pixels per cell side)")
     chs = _channels(channels, a.shape[3])
     px = np.rint(np.clip(np.nan_to_num(a[..., chs]), 0, 1) * 255).astype(np.uint8)
+    if target is not None:
+        px = _mark_wrong(px, a[-1], target, chs)
     px = px.repeat(int(scale), axis=1).repeat(int(scale), axis=2)
-    out = [f[..., 0] if len(chs) == 1 else f for f in px]
+    out = [f[..., 0] if px.shape[3] == 1 else f for f in px]
     if pil:
         Image = _need("PIL.Image", "rollout pictures")
         out = [Image.fromarray(f, "L" if f.ndim == 2 else "RGB") for f in out]
     return out
 
 
-def rollout_png(frames, dir_or_pattern, scale=8, channels=0):
+def rollout_png(frames, dir_or_pattern, scale=8, channels=0, target=None):
     """One PNG per frame. dir_or_pattern: a directory (frame_0000.png, ...
     in it, created if missing) or a pattern with one {} or %d field
-    ("out/step_{:03d}.png"). Returns the paths written."""
-    images = rollout_frames(frames, scale=scale, channels=channels, pil=True)
+    ("out/step_{:03d}.png"). target: as rollout_frames. Returns the paths
+    written."""
+    images = rollout_frames(frames, scale=scale, channels=channels, pil=True, target=target)
     pattern = os.fspath(dir_or_pattern)
     if "{" not in pattern and "%" not in pattern:
         os.makedirs(pattern, exist_ok=True)
@@ -308,17 +331,18 @@ def _paletted(arrays):
     return out
 
 
-def rollout_gif(frames, path, ms_per_frame=100, loop=0, scale=8, channels=0, hold_last_ms=1000):
+def rollout_gif(frames, path, ms_per_frame=100, loop=0, scale=8, channels=0, hold_last_ms=1000, target=None):
     """An animated GIF of the frames through Pillow: ms_per_frame between
     frames (GIF counts hundredths of a second), the last held hold_last_ms
     (or ms_per_frame if longer); loop=0 repeats forever, loop=N N more
     times, loop=None plays once.
     Pillow merges consecutive identical frames into one, adding up their
     time, so a rollout that has settled keeps its timing in fewer frames.
-    Returns path."""
+    target: as rollout_frames (the last frame's wrong cells in red). Returns
+    path."""
     if not 20 <= ms_per_frame <= 60000:
         raise ValueError(f"ms_per_frame: {ms_per_frame!r}, expected 20 to 60000 (viewers slow shorter delays)")
-    images = _paletted(rollout_frames(frames, scale=scale, channels=channels))
+    images = _paletted(rollout_frames(frames, scale=scale, channels=channels, target=target))
     durations = [int(ms_per_frame)] * len(images)
     durations[-1] = max(int(ms_per_frame), int(hold_last_ms or 0))
     opts = dict(save_all=True, append_images=images[1:], duration=durations, optimize=False)

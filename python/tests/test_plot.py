@@ -134,6 +134,25 @@ def test_rollout_frames_are_crisp_and_scaled():
             plot.rollout_frames(**bad)
 
 
+def test_target_marks_the_last_frame_red(tmp_path):
+    x = _rollout(steps=3, C=2)
+    target = x[-1].copy()
+    target[1, 2, 0] = 1 - target[1, 2, 0]  # one cell wrong on channel 0
+    target[3, 4, 1] = 1 - target[3, 4, 1]  # channel 1 is not shown: not marked
+    f = plot.rollout_frames(x, scale=2, target=target)
+    assert f[0].shape == (10, 14, 3) and np.all(f[0][..., 0] == f[0][..., 1])  # grey frames in RGB
+    red = np.all(f[-1][::2, ::2] == (230, 30, 30), axis=-1)
+    assert np.argwhere(red).tolist() == [[1, 2]]
+    with pytest.raises(ValueError, match="target"):
+        plot.rollout_frames(x, target=target[:2])
+    pytest.importorskip("PIL.Image")
+    from PIL import Image
+    plot.rollout_gif(x, tmp_path / "t.gif", target=target[..., 0], scale=2)
+    with Image.open(tmp_path / "t.gif") as im:
+        im.seek(im.n_frames - 1)
+        assert tuple(np.asarray(im.convert("RGB"))[2, 4]) == (230, 30, 30)
+
+
 def test_rollout_gif_frames_size_and_timing(tmp_path):
     Image = pytest.importorskip("PIL.Image")
     x = _rollout(steps=9)
@@ -176,6 +195,23 @@ def test_rollout_png_directory_and_pattern(tmp_path):
     assert _png_size(paths[0]) == (14, 10)
     paths = plot.rollout_png(x, str(tmp_path / "s_{:02d}.png"))
     assert os.path.basename(paths[-1]) == "s_03.png" and _png_size(paths[-1]) == (56, 40)
+
+
+def test_a_real_rollout_through_the_binding(tmp_path):
+    """dlca_cl.rollout ([steps, H, W, C], the package core) straight into the pictures."""
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("PIL.Image")
+    import dlca_cl
+    if not hasattr(dlca_cl, "rollout") or not hasattr(dlca_cl, "Model"):
+        pytest.skip("this dlca_cl has no Model/rollout yet")
+    model = dlca_cl.Model.from_preset("checkerboard", seed=1)
+    rng = np.random.default_rng(5)
+    x = (rng.random((16, 16, model.shape["channels"])) < 0.5).astype(np.float32)
+    frames = dlca_cl.rollout(model, x, 5, include_start=True)
+    assert frames.shape == (6, 16, 16, model.shape["channels"])
+    assert plot.rollout_frames(frames)[0].shape == (128, 128)
+    plot.rollout_gif(frames, tmp_path / "r.gif")
+    assert plot.gate_histogram(model).axes[0].patches[0].get_width() >= 0
 
 
 # ---- the gate histogram ----
