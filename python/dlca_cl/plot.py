@@ -27,8 +27,7 @@ _PASS_THROUGH = (3, 5)  # A and B: wires, not logic
 
 # A log's columns (dlca-train --log; a population's adds the last two) and
 # the keys of dlca_cl.Loop's callback records that mean the same.
-_ALIASES = {"soft_loss": ("soft_loss", "soft"), "hard_loss": ("hard_loss", "hard"),
-            "pop_best_hard": ("pop_best_hard", "best"), "pop_median_hard": ("pop_median_hard", "median")}
+_ALIASES = {"soft_loss": ("soft_loss", "soft"), "hard_loss": ("hard_loss", "hard")}
 
 
 def _need(module, what):
@@ -76,17 +75,26 @@ def _column(records, key):
     return None
 
 
+def _by_seed(records):
+    """{"seed N": records} when the records carry a seed (a log of several
+    runs; dlca_cl.train's log after restarts), else None."""
+    if not records or "seed" not in records[0]:
+        return None
+    runs = {}
+    for r in records:
+        runs.setdefault(r["seed"], []).append(r)
+    return {(f"seed {k}" if str(k).isdigit() else k): v for k, v in runs.items()}
+
+
 def read_log(path):
     """{label: records} of a dlca-train --log CSV: one run, labelled by the
     file name ("...-sN.csv": "seed N"), or one per value of a leading
     `seed` column. Records are dicts of the CSV's columns, as strings."""
     with open(path, newline="") as f:
         rows = list(csv.DictReader(f))
-    if rows and "seed" in rows[0]:
-        runs = {}
-        for r in rows:
-            runs.setdefault(r["seed"], []).append(r)
-        return {(f"seed {k}" if str(k).isdigit() else k): v for k, v in runs.items()}
+    seeds = _by_seed(rows)
+    if seeds:
+        return seeds
     m = re.search(r"-s(\d+)\.csv$", os.path.basename(path))
     return {(f"seed {m.group(1)}" if m else os.path.basename(path)): rows}
 
@@ -108,7 +116,8 @@ def _runs(log):
             out.update(read_log(p))
         return out
     if isinstance(log, Sequence) and all(isinstance(r, Mapping) for r in log):
-        return {"run": list(log)}
+        seeds = _by_seed(list(log))
+        return seeds if seeds and len(seeds) > 1 else {"run": list(log)}
     raise TypeError("log: a --log CSV path, a list of record dicts, or a mapping of labels to those, not "
                     f"{type(log).__name__}")
 
@@ -173,19 +182,19 @@ def loss_curves(log, path=None, ax=None, title=None):
     list of record dicts (dlca_cl.Loop's callback infos: epoch, soft, hard),
     a list of paths, or a mapping {label: one of those}. ax: None for a new
     figure of two panels; one Axes (soft on it, hard on a twin axis); or two
-    Axes (soft, hard). With path, the figure is saved as PNG. Returns the
+    Axes (soft, hard; a list or an array). With path, the figure is saved as PNG. Returns the
     matplotlib Figure."""
     runs = _runs(log)
+    twin = ax is not None and not isinstance(ax, (Sequence, np.ndarray))
     if ax is None:
         fig = _new_figure(11, 4.2)
         ax_soft, ax_hard = fig.subplots(1, 2)
-    elif isinstance(ax, Sequence):
-        ax_soft, ax_hard = ax
-        fig = ax_soft.figure
-    else:
+    elif twin:
         ax_soft, fig = ax, ax.figure
         ax_hard = ax.twinx()
-    twin = ax is not None and not isinstance(ax, Sequence)
+    else:
+        ax_soft, ax_hard = np.ravel(ax)
+        fig = ax_soft.figure
     for i, (label, records) in enumerate(runs.items()):
         _draw_run(ax_soft, ax_hard, label, records, f"C{i % 10}", twin)
     _label_axes(ax_soft, ax_hard, twin=twin)

@@ -83,6 +83,13 @@ def test_records_and_seed_column_and_twin_axis(tmp_path):
     seeds = tmp_path / "seeds.csv"
     seeds.write_text("seed,epoch,soft_loss,hard_loss,hard_accuracy,epochs_per_s\n"
                      "1,10,5,3,0.9,1\n1,20,4,1,0.99,1\n2,10,6,4,0.8,1\n2,20,3,0,1,1\n")
+    fig = Figure()
+    axes = fig.subplots(1, 2)  # an array of two Axes
+    assert plot.loss_curves(records, ax=axes) is fig and axes[0].get_yscale() == "log" and len(axes[1].lines) == 1
+    restarts = records + [dict(r, seed=1001) for r in records]
+    for r in records:
+        r["seed"] = 1
+    assert len(plot.loss_curves(restarts).axes[0].lines) == 2  # dlca_cl.train's log after a restart
     fig = plot.loss_curves({"recipe A": str(seeds), "loop": records})
     assert [line.get_label() for line in fig.axes[0].lines] == ["recipe A seed 1", "recipe A seed 2", "loop"]
     with pytest.raises(TypeError, match="log"):
