@@ -75,10 +75,14 @@ bad "--gif-scale too large for the grid" "more than 8192 pixels a side" \
   ev --preset gol --model gol0.json --gol-board 1024 --steps 1 --gif x.gif --gif-scale 16
 [ ! -e x.gif ] || fail "a refused --gif wrote x.gif"
 
-# (f) an unwritable place: a runtime failure (exit 1) naming the file.
+# (f) an unwritable place: a runtime failure (exit 1) naming the file;
+# --png goes through the same atomic writer (tools/outfile.c).
 expect 1 "--gif into a missing directory" -- ev --preset growth --model growth0.json --gif no/such/dir/g.gif
 grep -q '^dlca-eval: --gif no/such/dir/g.gif: cannot create a temporary file beside it' err.txt ||
   fail "unwritable --gif: $(cat err.txt)"
+expect 1 "--png into a missing directory" -- ev --preset growth --model growth0.json --png no/such/dir/g.png
+grep -q '^dlca-eval: --png no/such/dir/g.png: cannot create a temporary file beside it' err.txt ||
+  fail "unwritable --png: $(cat err.txt)"
 
 [ "$failures" -eq 0 ] || {
   echo "$failures check(s) failed"
