@@ -128,6 +128,9 @@ class Tensor:
     def size(self):
         return _numel(self._ptr)
 
+    def __bool__(self):
+        raise TypeError("the truth value of a dlca_cl.Tensor is ambiguous (compare its .numpy())")
+
     def __len__(self):
         if self.ndim == 0:
             raise TypeError("len() of a rank-0 tensor")

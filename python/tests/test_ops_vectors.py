@@ -1,0 +1,50 @@
+"""The public PyTorch vectors of shared/testdata/ops through the binding:
+every op's forward and backward (the backward functions of dlca_cl.ops, and
+the tape for the GRU), at each file's tolerance, on $DLCA_CL_DEVICE."""
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+from _pyops_ctx import ctx  # noqa: F401 (fixture)
+import _vectors
+from conftest import _shared
+from dlca_cl import ops
+from dlca_cl.tensor import Tensor
+
+_SHARED = _shared()
+_DIR = _SHARED / "testdata" / "ops" if _SHARED else None
+
+
+def _cases(ops_wanted):
+    files = sorted(_DIR.glob("*.json")) if _DIR else []
+    return [f.name for f in files if json.loads(f.read_text()).get("op") in ops_wanted]
+
+
+@pytest.mark.parametrize("name", _cases(_vectors.OPS) or ["(no vectors)"])
+def test_op_vector(ctx, shared, name):  # noqa: F811
+    path = shared / "testdata" / "ops" / name
+    d, arr = _vectors.load(path)
+    outs, grads = _vectors.run(ctx, d, arr)
+    tol = d["tolerance"]
+    for k, want in arr["outputs"].items():
+        _vectors.close(np.asarray(outs[k]), want, tol, f"{name} outputs.{k}")
+    for k, want in arr["grads"].items():
+        got = grads[k]
+        _vectors.close(got if isinstance(got, np.ndarray) else got.numpy(), want, tol, f"{name} grads.{k}")
+
+
+def test_tape_matches_backward_functions(ctx, shared):  # noqa: F811
+    """dense -> relu -> mse through the tape gives the vector file's dense grads."""
+    d, arr = _vectors.load(shared / "testdata" / "ops" / "dense_4x6x3_relu.json")
+    t = {k: Tensor.from_numpy(ctx, v) for k, v in arr["inputs"].items()}
+    gy = Tensor.from_numpy(ctx, arr["grad_outputs"]["y"])
+    with ops.tape(ctx) as tp:
+        y = ops.relu(ops.linear(t["x"], t["W"], t["b"]))
+        loss = ops.sum(ops.mul(y, gy))
+    assert len(tp) == 4
+    tp.backward(loss)
+    for k in ("x", "W", "b"):
+        _vectors.close(tp.grad(t[k]).numpy(), arr["grads"][k], d["tolerance"], f"tape grads.{k}")
+    assert tp.grad(gy) is not None and tp.grad(Tensor(ctx, (2,))) is None
