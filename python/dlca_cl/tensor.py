@@ -6,6 +6,8 @@ with ``t.numpy()``; a tensor frees its device memory when collected.
 A context is any object with a ``_ptr`` attribute holding the
 ``dlca_context*`` (dlca_cl.Context); a tensor keeps its context alive."""
 import ctypes as C
+import sys
+import types
 
 import numpy as np
 
@@ -56,7 +58,8 @@ def _shape_array(shape):
 
 
 def _as_f32(a):
-    return np.ascontiguousarray(a, dtype=np.float32)
+    """C-contiguous float32 of a's shape (np.ascontiguousarray would make a 0-d array 1-d)."""
+    return np.require(np.asarray(a, dtype=np.float32), requirements="C")
 
 
 def _fptr(a):
@@ -193,3 +196,13 @@ class TensorGroup:
 def tensor(ctx, array):
     """dlca_cl.tensor(ctx, a): Tensor.from_numpy(ctx, a)."""
     return Tensor.from_numpy(ctx, array)
+
+
+class _CallableModule(types.ModuleType):
+    """dlca_cl.tensor is this module and, called, the shortcut tensor(ctx, array)."""
+
+    def __call__(self, ctx, array):
+        return tensor(ctx, array)
+
+
+sys.modules[__name__].__class__ = _CallableModule
