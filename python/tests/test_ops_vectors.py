@@ -48,3 +48,18 @@ def test_tape_matches_backward_functions(ctx, shared):  # noqa: F811
     for k in ("x", "W", "b"):
         _vectors.close(tp.grad(t[k]).numpy(), arr["grads"][k], d["tolerance"], f"tape grads.{k}")
     assert tp.grad(gy) is not None and tp.grad(Tensor(ctx, (2,))) is None
+
+
+@pytest.mark.parametrize("name", ["rsvd_0.json", "rsvd_1.json"])
+def test_rsvd_vector(ctx, shared, name):  # noqa: F811
+    """S within the file's tolerance; U, V orthonormal (1e-4); ||A - U S V^T||_F within 1.01 x optimal + 1e-4."""
+    from dlca_cl.rsvd import rsvd
+    d, arr = _vectors.load(shared / "testdata" / "ops" / name)
+    A, at = arr["inputs"]["A"], d["attrs"]
+    u, s, v = rsvd(ctx, A, at["rank"], at["oversample"], at["power_iters"], seed=1)
+    _vectors.close(s, arr["outputs"]["S"], d["tolerance"], f"{name} S")
+    k = at["rank"]
+    for name_m, mat in (("U", u), ("V", v)):
+        assert np.abs(mat.T.astype(np.float64) @ mat - np.eye(k)).max() <= 1e-4, name_m
+    err = np.linalg.norm(A - (u * s) @ v.T)
+    assert err <= 1.01 * d["optimal_rank_k_frobenius_error"] + 1e-4
