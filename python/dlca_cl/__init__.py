@@ -8,9 +8,10 @@ from .loop import Loop, train, recipe
 from .population import Population
 from .evaluate import rollout, random_grid, evaluate
 from .parity import parity
+from . import tensor, ops, optim, net, gru, rsvd  # the compute layer: dlca_cl.tensor(ctx, a), ops, ...
 
 __version__ = _lib.dlca_version_string().decode()
 
 __all__ = ["DlcaError", "library_path", "__version__", "devices", "Context", "default_context", "Model", "presets",
            "preset", "GATE_NAMES", "Trainer", "Loop", "train", "recipe", "Population", "rollout", "random_grid",
-           "evaluate", "parity"]
+           "evaluate", "parity", "tensor", "ops", "optim", "net", "gru", "rsvd"]

@@ -10,7 +10,7 @@ import ctypes as C
 
 import numpy as np
 
-from ._lib import check
+from ._lib import lib, check
 from .tensor import Tensor, _decl, _ctx_ptr
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "config", "clip_grad_norm_",
@@ -20,18 +20,13 @@ _P, _I, _SZ, _D, _U64 = C.c_void_p, C.c_int, C.c_size_t, C.c_double, C.c_uint64
 _FP = C.POINTER(C.c_float)
 
 
-class _Config(C.Structure):
-    _fields_ = [("kind", _I), ("lr", _D), ("weight_decay", _D), ("eps", _D), ("momentum", _D),
-                ("dampening", _D), ("nesterov", _I), ("beta1", _D), ("beta2", _D), ("amsgrad", _I),
-                ("alpha", _D), ("centered", _I), ("lr_decay", _D), ("initial_accumulator_value", _D)]
-
+# dlca_optim_config: the one mirror, with its four functions declared there (pycore's _decl.py)
+from ._decl import OptimConfig as _Config  # noqa: E402
 
 _CFG = C.POINTER(_Config)
-# ---- optim.h: configuration and the CPU optimizer ----
-_cfg_default = _decl("dlca_optim_config_default", _I, [_I, _CFG])
-_kind_from_name = _decl("dlca_optim_kind_from_name", _I, [C.c_char_p, C.POINTER(_I)])
-_cfg_set = _decl("dlca_optim_config_set", _I, [_CFG, C.c_char_p, _D])
-_cfg_check = _decl("dlca_optim_config_check", _I, [_CFG])
+# ---- optim.h: the CPU optimizer ----
+_cfg_default, _kind_from_name = lib.dlca_optim_config_default, lib.dlca_optim_kind_from_name
+_cfg_set, _cfg_check = lib.dlca_optim_config_set, lib.dlca_optim_config_check
 _new = _decl("dlca_optim_new", _I, [_CFG, _SZ, C.POINTER(_SZ), C.POINTER(_P)])
 _free = _decl("dlca_optim_free", None, [_P])
 _step = _decl("dlca_optim_step", _I, [_P, C.POINTER(_FP), C.POINTER(_FP)])

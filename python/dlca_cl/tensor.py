@@ -42,10 +42,11 @@ _group_free = _decl("dlca_tensor_group_free", None, [_P])
 
 
 def _ctx_ptr(ctx):
-    p = getattr(ctx, "_ptr", None)
-    if p is None:
-        raise TypeError(f"expected a dlca_cl.Context (an object with _ptr), got {type(ctx).__name__}")
-    return p
+    if not hasattr(ctx, "_ptr"):
+        raise TypeError(f"expected a dlca_cl.Context, got {type(ctx).__name__}")
+    if not ctx._ptr:
+        raise ValueError("the context is closed")
+    return ctx._ptr
 
 
 def _shape_array(shape):
