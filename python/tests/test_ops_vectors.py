@@ -2,7 +2,6 @@
 every op's forward and backward (the backward functions of dlca_cl.ops, and
 the tape for the GRU), at each file's tolerance, on $DLCA_CL_DEVICE."""
 import json
-import pathlib
 
 import numpy as np
 import pytest
