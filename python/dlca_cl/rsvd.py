@@ -1,36 +1,29 @@
-"""A randomized SVD (Halko, Martinsson and Tropp 2011) from Python: the
-products with A on the device (dlca_cl.ops.gemm, CLBlast), the thin QR and
-the small SVD on the host in float64 (numpy.linalg). The library's own
-device rSVD (lib/ops/rsvd_cl.c) is internal; this composes the public ops,
-with the same test vectors (shared/testdata/ops/rsvd_*.json) as its oracle."""
+"""The library's randomized SVD on the device (dlca_rsvd, include/dlca_cl/ops.h;
+Halko, Martinsson and Tropp 2011, with the twin lib/ops/ref_rsvd.c)."""
+import ctypes as C
+
 import numpy as np
 
-from . import ops
-from .tensor import Tensor
+from ._lib import check
+from .tensor import Tensor, _decl
+
+_P, _I, _SZ = C.c_void_p, C.c_int, C.c_size_t
+# ---- ops.h: the randomized SVD ----
+_rsvd = _decl("dlca_rsvd", _I, [_P, _SZ, _SZ, _SZ, C.c_uint64, _P, _P, _P])
 
 
-def _qr(t):
-    q, _ = np.linalg.qr(t.numpy().astype(np.float64))
-    return q
+def rsvd_t(a, rank, oversample=10, power_iters=2, seed=20111):
+    """(U [m, k], S [k] descending, V [n, k]) Tensors with A ~ U diag(S) V^T, A a Tensor [m, n]."""
+    if a.ndim != 2:
+        raise ValueError(f"rsvd: A has shape {list(a.shape)}, expected a matrix [m, n]")
+    (m, n), k, ctx = a.shape, max(int(rank), 0), a.context
+    u, s, v = Tensor(ctx, (m, k)), Tensor(ctx, (k,)), Tensor(ctx, (n, k))
+    check(_rsvd(a._ptr, int(rank), int(oversample), int(power_iters), int(seed), u._ptr, s._ptr, v._ptr),
+          "dlca_rsvd")
+    return u, s, v
 
 
-def rsvd(ctx, a, rank, oversample=10, power_iters=2, seed=0):
-    """(U [m, k], S [k] descending, V [n, k]) with A ~ U diag(S) V^T, as
-    float32 arrays; A a numpy [m, n] array or a Tensor of ctx."""
-    A = a if isinstance(a, Tensor) else Tensor.from_numpy(ctx, a)
-    if A.ndim != 2:
-        raise ValueError(f"rsvd: A has shape {A.shape}, expected a matrix [m, n]")
-    m, n = A.shape
-    k = int(rank)
-    if not 1 <= k <= min(m, n):
-        raise ValueError(f"rsvd: rank {k}, expected 1 to min(m, n) = {min(m, n)} (A is {m} x {n})")
-    l = min(k + int(oversample), m, n)
-    omega = np.random.default_rng(seed).standard_normal((n, l)).astype(np.float32)
-    q = _qr(ops.gemm(A, Tensor.from_numpy(ctx, omega)))
-    for _ in range(int(power_iters)):
-        z = _qr(ops.gemm(A, Tensor.from_numpy(ctx, q), trans_a=True))
-        q = _qr(ops.gemm(A, Tensor.from_numpy(ctx, z)))
-    bt = ops.gemm(A, Tensor.from_numpy(ctx, q), trans_a=True).numpy().astype(np.float64)  # (Q^T A)^T [n, l]
-    ub, s, vt = np.linalg.svd(bt.T, full_matrices=False)
-    u, v = q @ ub[:, :k], vt[:k].T
-    return u.astype(np.float32), s[:k].astype(np.float32), v.astype(np.float32)
+def rsvd(ctx, a, rank, oversample=10, power_iters=2, seed=20111):
+    """The same on a numpy array (or a Tensor): (U, S, V) as float32 arrays."""
+    t = a if isinstance(a, Tensor) else Tensor.from_numpy(ctx, np.asarray(a, np.float32))
+    return tuple(x.numpy() for x in rsvd_t(t, rank, oversample, power_iters, seed))

@@ -32,13 +32,14 @@ def _movement(a):
     return ops.Movement(fn, a[key], a.get("value", 0.0))
 
 
-def run(ctx, d, arr):
-    """(outputs, grads) as dicts of numpy arrays for one case."""
+def run(ctx, d, arr, fused=True):
+    """(outputs, grads) as dicts of numpy arrays for one case (GRU: the fused
+    device GRU, or with fused False the GRU composed of ops on a tape)."""
     op, a = d["op"], d["attrs"]
     t = {k: Tensor.from_numpy(ctx, v) for k, v in arr["inputs"].items()}
     g = {k: Tensor.from_numpy(ctx, v) for k, v in arr["grad_outputs"].items()}
     if op in ("gru_cell", "gru_sequence"):
-        return gru.gru_grads(ctx, arr["inputs"], arr["grad_outputs"], sequence=op == "gru_sequence")
+        return gru.gru_grads(ctx, arr["inputs"], arr["grad_outputs"], op == "gru_sequence", fused)
     return _RUN[op](t, g, a)
 
 

@@ -9,7 +9,7 @@ import pytest
 from _pyops_ctx import ctx  # noqa: F401 (fixture)
 import _vectors
 from conftest import _shared
-from dlca_cl import ops
+from dlca_cl import ops, DlcaError
 from dlca_cl.tensor import Tensor
 
 _SHARED = _shared()
@@ -34,6 +34,16 @@ def test_op_vector(ctx, shared, name):  # noqa: F811
         _vectors.close(got if isinstance(got, np.ndarray) else got.numpy(), want, tol, f"{name} grads.{k}")
 
 
+@pytest.mark.parametrize("name", _cases(("gru_cell", "gru_sequence")) or ["(no vectors)"])
+def test_gru_composed_on_tape(ctx, shared, name):  # noqa: F811
+    """The GRU composed of the public ops, gradients by the tape, meets the same vectors."""
+    d, arr = _vectors.load(shared / "testdata" / "ops" / name)
+    outs, grads = _vectors.run(ctx, d, arr, fused=False)
+    for sec, got in (("outputs", outs), ("grads", grads)):
+        for k, want in arr[sec].items():
+            _vectors.close(got[k], want, d["tolerance"], f"{name} {sec}.{k}")
+
+
 def test_tape_matches_backward_functions(ctx, shared):  # noqa: F811
     """dense -> relu -> mse through the tape gives the vector file's dense grads."""
     d, arr = _vectors.load(shared / "testdata" / "ops" / "dense_4x6x3_relu.json")
@@ -51,14 +61,23 @@ def test_tape_matches_backward_functions(ctx, shared):  # noqa: F811
 
 @pytest.mark.parametrize("name", ["rsvd_0.json", "rsvd_1.json"])
 def test_rsvd_vector(ctx, shared, name):  # noqa: F811
-    """S within the file's tolerance; U, V orthonormal (1e-4); ||A - U S V^T||_F within 1.01 x optimal + 1e-4."""
+    """The library's device rSVD: S within the file's tolerance; U, V orthonormal (1e-4);
+    ||A - U S V^T||_F within 1.01 x the optimal error + 1e-4."""
     from dlca_cl.rsvd import rsvd
     d, arr = _vectors.load(shared / "testdata" / "ops" / name)
     A, at = arr["inputs"]["A"], d["attrs"]
-    u, s, v = rsvd(ctx, A, at["rank"], at["oversample"], at["power_iters"], seed=1)
+    u, s, v = rsvd(ctx, A, at["rank"], at["oversample"], at["power_iters"], seed=at.get("seed", 20111))
     _vectors.close(s, arr["outputs"]["S"], d["tolerance"], f"{name} S")
     k = at["rank"]
     for name_m, mat in (("U", u), ("V", v)):
         assert np.abs(mat.T.astype(np.float64) @ mat - np.eye(k)).max() <= 1e-4, name_m
     err = np.linalg.norm(A - (u * s) @ v.T)
     assert err <= 1.01 * d["optimal_rank_k_frobenius_error"] + 1e-4
+
+
+def test_rsvd_errors(ctx):  # noqa: F811
+    from dlca_cl.rsvd import rsvd
+    with pytest.raises(DlcaError, match="rank 0"):
+        rsvd(ctx, np.ones((4, 3)), 0)
+    with pytest.raises(DlcaError, match="rank 4"):
+        rsvd(ctx, np.ones((4, 3)), 4)
