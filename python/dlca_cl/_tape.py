@@ -6,7 +6,7 @@ only points at them."""
 import ctypes as C
 
 from ._lib import check
-from .tensor import Tensor, _decl, _ctx_ptr
+from .tensor import Tensor, _decl, _ctx_ptr, _alive
 from ._opsutil import _local
 
 _P, _I, _SZ = C.c_void_p, C.c_int, C.c_size_t
@@ -55,7 +55,7 @@ class Tape:
 
     def backward(self, loss):
         """The gradients of sum(loss) for every tensor the records reach."""
-        self._grads = []
+        self._invalidate()  # the C tape may free or reuse the buffers of the last gradients
         check(_tape_backward(self._ptr, loss._ptr), "dlca_tape_backward")
 
     def grad(self, t):
@@ -81,7 +81,8 @@ class Tape:
         if self._ptr:
             self.end()
             self._invalidate()
-            _tape_free(self._ptr)
+            if _alive(self._ctx):
+                _tape_free(self._ptr)
             self._ptr, self._kept = _P(), []
 
     def __del__(self):

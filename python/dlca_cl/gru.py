@@ -14,7 +14,7 @@ import numpy as np
 
 from . import ops
 from ._lib import check
-from .tensor import Tensor, _decl, _ctx_ptr
+from .tensor import Tensor, _decl, _ctx_ptr, _alive
 
 _P, _I, _SZ = C.c_void_p, C.c_int, C.c_size_t
 # ---- ops.h: the GRU ----
@@ -59,7 +59,7 @@ class GRU:
         return g
 
     def __del__(self):
-        if getattr(self, "_ptr", None):
+        if getattr(self, "_ptr", None) and _alive(self._ctx):
             _free(self._ptr)
             self._ptr = None
 

@@ -13,7 +13,7 @@ import ctypes as C
 import numpy as np
 
 from ._lib import check
-from .tensor import _decl, _ctx_ptr
+from .tensor import _decl, _ctx_ptr, _alive
 from .optim import config as _optim_config, _Config
 
 __all__ = ["Net", "Trainer", "load_digits", "load_digits_file", "perm", "LAYERS", "LOSSES"]
@@ -201,7 +201,7 @@ class Trainer:
         return np.array(losses)
 
     def __del__(self):
-        if getattr(self, "_ptr", None):
+        if getattr(self, "_ptr", None) and (self._ctx is None or _alive(self._ctx)):
             _tr_free(self._ptr)
             self._ptr = None
 

@@ -11,7 +11,7 @@ import ctypes as C
 import numpy as np
 
 from ._lib import lib, check
-from .tensor import Tensor, _decl, _ctx_ptr
+from .tensor import Tensor, _decl, _ctx_ptr, _alive
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "config", "clip_grad_norm_",
            "clip_grad_value_", "grad_norm", "Schedule", "SequentialLR"]
@@ -162,7 +162,7 @@ class Optimizer:
         return None
 
     def __del__(self):
-        if getattr(self, "_ptr", None):
+        if getattr(self, "_ptr", None) and (not self.device or _alive(self._ctx)):
             (_cl_free if self.device else _free)(self._ptr)
             self._ptr = None
 

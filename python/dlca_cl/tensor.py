@@ -49,6 +49,11 @@ def _ctx_ptr(ctx):
     return ctx._ptr
 
 
+def _alive(ctx):
+    """Whether ctx is still open (Context.close() sets its _ptr to None)."""
+    return bool(getattr(ctx, "_ptr", None))
+
+
 def _shape_array(shape):
     shape = tuple(int(d) for d in shape)
     if len(shape) > MAX_RANK:
@@ -103,14 +108,22 @@ class Tensor:
     def upload(self, a):
         """Copies a (of the tensor's element count) in, and waits."""
         a = _as_f32(a)
+        self._check_open()
         check(_upload(self._ptr, _fptr(a), a.size), "dlca_tensor_upload")
         return self
 
     def numpy(self):
         """Waits for the ops enqueued before, and returns a new float32 array."""
+        self._check_open()
         out = np.empty(self.shape, dtype=np.float32)
         check(_download(self._ptr, _fptr(out), out.size), "dlca_tensor_download")
         return out
+
+    def _check_open(self):
+        if not _alive(self._ctx):
+            raise ValueError("the tensor's context is closed")
+        if not self._ptr:
+            raise ValueError("the tensor was freed (or was a tape's gradient, replaced by a later backward)")
 
     def __array__(self, dtype=None, copy=None):
         a = self.numpy()
@@ -141,8 +154,9 @@ class Tensor:
         return self.shape[0]
 
     def free(self):
-        """Frees the device memory now (a group's member: a no-op)."""
-        if self._owner is None and self._ptr:
+        """Frees the device memory now (a group's member: a no-op; after its
+        context was closed, nothing is freed rather than touch a freed context)."""
+        if self._owner is None and self._ptr and _alive(self._ctx):
             _free(self._ptr)
         self._ptr = _P()
 
@@ -189,7 +203,7 @@ class TensorGroup:
         return iter(self.members)
 
     def __del__(self):
-        if getattr(self, "_ptr", None):
+        if getattr(self, "_ptr", None) and _alive(self._ctx):
             _group_free(self._ptr)
             self._ptr = None
 

@@ -103,3 +103,25 @@ def test_no_leak(ctx):  # noqa: F811
         cycle()
     gc.collect()
     assert _rss_kib() - before < 512
+
+
+def test_closed_context_and_stale_grads(ctx):  # noqa: F811
+    """A closed context or a replaced tape gradient raises instead of crashing."""
+    from dlca_cl import Context
+    own = Context("cpu")
+    t = dlca_cl.tensor(own, np.ones(3))
+    own.close()
+    with pytest.raises(ValueError, match="closed"):
+        t.numpy()
+    with pytest.raises(ValueError, match="closed"):
+        ops.exp(t)
+    del t
+    x = dlca_cl.tensor(ctx, np.arange(3.0))
+    with ops.tape(ctx) as tp:
+        s = ops.sum(ops.mul(x, x))
+    tp.backward(s)
+    g = tp.grad(x)
+    np.testing.assert_allclose(g.numpy(), 2 * np.arange(3.0))
+    tp.backward(s)
+    with pytest.raises(ValueError, match="freed"):
+        g.numpy()
