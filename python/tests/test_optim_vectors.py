@@ -99,3 +99,20 @@ def test_config_errors_carry_the_message():
         optim.SGD(None, [np.zeros(2, np.float32)], amsgrad=1)
     with pytest.raises(TypeError):
         optim.SGD(None, [np.zeros(2, np.float64)])
+
+
+def test_device_step_over_groups_matches_cpu(ctx):  # noqa: F811
+    """A device AdamW over two tensor groups (one launch) gives the CPU twin's bits."""
+    from dlca_cl.tensor import TensorGroup
+    rng = np.random.default_rng(11)
+    shapes = [(4, 3), (3,), (2, 2, 2)]
+    ps = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    gs = [[rng.standard_normal(s).astype(np.float32) for s in shapes] for _ in range(3)]
+    pg = TensorGroup.from_numpy(ctx, ps)
+    dev = optim.AdamW(ctx, list(pg), lr=0.01, weight_decay=0.1)
+    cpu = optim.AdamW(None, ps, lr=0.01, weight_decay=0.1)
+    for g in gs:
+        dev.step(list(TensorGroup.from_numpy(ctx, g)))
+        cpu.step(g)
+    for t, p in zip(pg, ps):
+        np.testing.assert_array_equal(t.numpy(), p)
