@@ -26,7 +26,7 @@ tests_main_SOURCES += tests/test_ops.c tests/ops_util.h tests/ops_util.c tests/t
 	tests/test_ops_cl_loss.c
 # The public ops API and its tape (issue 31).
 tests_main_SOURCES += tests/test_ops_api.c tests/test_ops_tape.c tests/test_ops_api_blas.c tests/test_ops_api_conv.c \
-	tests/test_ops_api_train.c
+	tests/test_ops_api_train.c tests/test_ops_api_gru.c
 # The optimizer suite (issue 32) against the same vectors.
 tests_main_SOURCES += tests/test_optim.c tests/test_optim_checks.c tests/test_optim_ref.c
 AM_TESTS_ENVIRONMENT = DLCA_TESTDATA='$(abs_top_srcdir)/../shared/testdata/reference'; export DLCA_TESTDATA; \

@@ -266,6 +266,29 @@ END_TEST
 
 /* ---- histogram, shape ---------------------------------------------------- */
 
+/* dlca_model_wires gives every layer's wires as the model holds them, and
+ * refuses a layer out of range with a message. */
+START_TEST(test_wires) {
+  dlca_model *m = small_model(2, 2, 1, DLCA_WIRING_RANDOM, 0, 9);
+  int32_t wa[1024], wb[1024];
+  for (int u = 0; u < 2; u++) {
+    const int n = u ? m->n_update : m->n_perceive;
+    for (int l = 0; l < n; l++) {
+      const dlca_layer *L = u ? &m->update[l] : &m->perceive[l];
+      ck_assert_int_le(L->n_gates, 1024);
+      ck_assert_int_eq(dlca_model_wires(m, u, l, wa, wb), DLCA_OK);
+      ck_assert_mem_eq(wa, L->wa, (size_t)L->n_gates * sizeof *wa);
+      ck_assert_mem_eq(wb, L->wb, (size_t)L->n_gates * sizeof *wb);
+    }
+    ck_assert_int_eq(dlca_model_wires(m, u, n, wa, wb), DLCA_EINVAL);
+    ck_assert_ptr_nonnull(strstr(dlca_last_error(), "layer"));
+  }
+  ck_assert_int_eq(dlca_model_wires(m, 0, -1, wa, wb), DLCA_EINVAL);
+  ck_assert_int_eq(dlca_model_wires(m, 0, 0, NULL, wb), DLCA_EINVAL);
+  dlca_model_free(m);
+}
+END_TEST
+
 START_TEST(test_histogram) {
   dlca_model *m = small_model(2, 2, 1, DLCA_WIRING_UNIQUE, 0, 4);
   size_t counts[16], n = dlca_model_n_gates(m);
@@ -382,6 +405,7 @@ Suite *suite_model(void) {
   tcase_add_test(tc, test_save_atomic);
   tcase_add_test(tc, test_save_not_finite);
   tcase_add_test(tc, test_histogram);
+  tcase_add_test(tc, test_wires);
   tcase_add_test(tc, test_init_logits);
   tcase_add_test(tc, test_strerror);
   tcase_add_test(tc, test_version);

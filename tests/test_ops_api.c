@@ -285,6 +285,7 @@ TCase *to_tcase_tape(void);
 TCase *to_tcase_api_blas(void);
 TCase *to_tcase_api_conv(void);
 TCase *to_tcase_api_train(void);
+TCase *to_tcase_api_gru(void);
 
 static TCase *to_tcase_api(void) {
   TCase *tc = tcase_create("api");
@@ -308,5 +309,6 @@ Suite *suite_ops_api(void) {
   suite_add_tcase(s, to_tcase_api_blas());
   suite_add_tcase(s, to_tcase_api_conv());
   suite_add_tcase(s, to_tcase_api_train());
+  suite_add_tcase(s, to_tcase_api_gru());
   return s;
 }

@@ -118,6 +118,11 @@ DLCA_API float *dlca_model_params(dlca_model *m);
 DLCA_API const float *dlca_model_params_const(const dlca_model *m);
 /* Offset, into the flat array, of a perception (0) or update (1) layer. */
 DLCA_API size_t dlca_model_layer_offset(const dlca_model *m, int update, int layer);
+/* The wires of a perception (update 0; shared by every kernel) or update (1)
+ * layer: wa[g] and wb[g], the inputs of gate g, into arrays of the layer's
+ * gate count (layers[layer + 1] of the shape). DLCA_EINVAL for a layer out of
+ * range or a NULL argument. */
+DLCA_API DLCA_WUR int dlca_model_wires(const dlca_model *m, int update, int layer, int32_t *wa, int32_t *wb);
 
 /* The hard circuit's gate histogram: counts[i] = gates whose hard op is i
  * (softmax-16: the argmax; IWP: the truth table of the signs; perception

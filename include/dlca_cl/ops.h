@@ -160,6 +160,33 @@ DLCA_API DLCA_WUR int dlca_pool2d_backward(dlca_pool_fn fn, int k, int s, const 
                                            dlca_tensor *dx);
 DLCA_API DLCA_WUR int dlca_pool2d_shape(dlca_pool_fn fn, int k, int s, const dlca_tensor *x, int *rank, size_t *shape);
 
+/* ---- GRU and randomized SVD (twins: lib/ops/ref_gru.h) ----
+ * A one-layer torch.nn.GRU, batch first, gate order r, z, n (T = 1:
+ * torch.nn.GRUCell): x [B, T, D], h0 [B, H], w_ih [3H, D], w_hh [3H, H],
+ * b_ih and b_hh [3H] (both NULL: no biases); y [B, T, H] every step's h,
+ * h_n [B, H] (may be NULL). A dlca_gru holds the device buffers of one
+ * (B, T, D, H) and what its last forward keeps for the backward (BPTT, with
+ * the same x and weights): dy, dh_n (either NULL: zero) give dx, dh0 and
+ * the weight gradients (any NULL: not computed). Counts are checked
+ * (DLCA_EINVAL naming the tensor); the calls enqueue only. Not on the tape. */
+typedef struct dlca_gru dlca_gru;
+DLCA_API DLCA_WUR int dlca_gru_new(dlca_context *ctx, size_t B, size_t T, size_t D, size_t H, dlca_gru **out);
+DLCA_API void dlca_gru_free(dlca_gru *g);
+DLCA_API DLCA_WUR int dlca_gru_forward(dlca_gru *g, const dlca_tensor *x, const dlca_tensor *h0,
+                                       const dlca_tensor *w_ih, const dlca_tensor *w_hh, const dlca_tensor *b_ih,
+                                       const dlca_tensor *b_hh, dlca_tensor *y, dlca_tensor *h_n);
+DLCA_API DLCA_WUR int dlca_gru_backward(dlca_gru *g, const dlca_tensor *x, const dlca_tensor *w_ih,
+                                        const dlca_tensor *w_hh, const dlca_tensor *b_ih, const dlca_tensor *b_hh,
+                                        const dlca_tensor *dy, const dlca_tensor *dh_n, dlca_tensor *dx,
+                                        dlca_tensor *dh0, dlca_tensor *dw_ih, dlca_tensor *dw_hh, dlca_tensor *db_ih,
+                                        dlca_tensor *db_hh);
+/* The randomized SVD of a [m, n] on a's device: u [m, rank], s [rank]
+ * (descending), v [n, rank] with a ~ u diag(s) v^T; rank + oversample
+ * sketch columns (Gaussian, from seed), power_iters power iterations.
+ * DLCA_EINVAL for a rank of 0 or above min(m, n), or a non-finite a. */
+DLCA_API DLCA_WUR int dlca_rsvd(const dlca_tensor *a, size_t rank, size_t oversample, size_t power_iters,
+                                uint64_t seed, dlca_tensor *u, dlca_tensor *s, dlca_tensor *v);
+
 /* Waits for every op enqueued on ctx. */
 DLCA_API DLCA_WUR int dlca_ops_finish(dlca_context *ctx);
 

@@ -214,6 +214,17 @@ size_t dlca_model_layer_offset(const dlca_model *m, int update, int layer) {
   return (layer >= 0 && layer < m->n_perceive) ? m->perceive[layer].offset : m->n_params;
 }
 
+int dlca_model_wires(const dlca_model *m, int update, int layer, int32_t *wa, int32_t *wb) {
+  const int n = m ? (update ? m->n_update : m->n_perceive) : 0;
+  if (!wa || !wb || layer < 0 || layer >= n)
+    return dlca__fail(DLCA_EINVAL, "dlca_model_wires: %s layer %d of %d, or a NULL argument",
+                      update ? "update" : "perception", layer, n);
+  const dlca_layer *L = update ? &m->update[layer] : &m->perceive[layer];
+  memcpy(wa, L->wa, (size_t)L->n_gates * sizeof *wa);
+  memcpy(wb, L->wb, (size_t)L->n_gates * sizeof *wb);
+  return DLCA_OK;
+}
+
 size_t dlca_model_gate_histogram(const dlca_model *m, size_t counts[16]) {
   size_t active = 0;
   for (int i = 0; i < 16; i++) counts[i] = 0;

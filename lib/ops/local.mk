@@ -24,4 +24,5 @@ libdlca_cl_internal_la_SOURCES += lib/ops/cl_gru.h lib/ops/cl_gru_int.h lib/ops/
 	lib/ops/cl_gru_case.c lib/ops/rsvd_int.h lib/ops/rsvd_orth.c lib/ops/rsvd_dev.c lib/ops/rsvd_cl.c lib/ops/cl_norm.h lib/ops/cl_norm.c
 # h-api: vector cases on the device, their public parity, the public ops API and its tape.
 libdlca_cl_internal_la_SOURCES += lib/ops/cl_case.h lib/ops/cl_case.c lib/ops/parity.c lib/ops/api.h lib/ops/api.c \
-	lib/ops/api_more.c lib/ops/api_blas.c lib/ops/api_conv.c lib/ops/tape.c
+	lib/ops/api_more.c lib/ops/api_blas.c lib/ops/api_conv.c lib/ops/tape.c \
+	lib/ops/api_gru.c
