@@ -12,13 +12,19 @@ dist-hook:
 	  $(distdir)/python/build
 
 if ENABLE_PYTHON
-# pip builds in a copy, so that a read-only source tree (distcheck) works;
-# --prefix keeps a system Python's own packages untouched.
+# The binding goes where $(PYTHON) looks for a prefix's packages: on
+# Debian's python3, prefix /usr/local gives /usr/local/lib/python3.X/
+# dist-packages (its posix_local scheme), elsewhere the posix_prefix one.
+# pip builds in a copy, so that a read-only source tree (distcheck) works.
+dlca_py_sitedir = $(PYTHON) -c 'import sys, sysconfig as s; p = sys.argv[1]; \
+	deb = "posix_local" in s.get_scheme_names() and p.endswith("/local"); \
+	print(s.get_path("purelib", "posix_local", {"base": p[:-6]}) if deb else \
+	s.get_path("purelib", "posix_prefix", {"base": p, "platbase": p}))' '$(prefix)'
 install-data-local:
 	rm -rf python-build && cp -R $(srcdir)/python python-build && chmod -R u+w python-build
-	$(PYTHON) -m pip install --no-deps --no-build-isolation --no-warn-script-location \
-	  $${DESTDIR:+--root "$(DESTDIR)"} --prefix '$(prefix)' ./python-build
+	dir=`$(dlca_py_sitedir)` && $(MKDIR_P) "$(DESTDIR)$$dir" && \
+	$(PYTHON) -m pip install --no-deps --no-build-isolation --upgrade --target "$(DESTDIR)$$dir" ./python-build
 	rm -rf python-build
 uninstall-local:
-	-$(PYTHON) -m pip uninstall -y dlca_cl
+	dir=`$(dlca_py_sitedir)` && rm -rf "$(DESTDIR)$$dir/dlca_cl" "$(DESTDIR)$$dir"/dlca_cl-*.dist-info
 endif
