@@ -106,3 +106,12 @@ EXTRA_DIST += tests/dlca-opsbench.sh
 tests_main_SOURCES += tests/test_net.c tests/test_net_cl.c
 TESTS += tests/dlca-net.sh
 EXTRA_DIST += tests/dlca-net.sh
+# dlca-eval --gif (giflib): frame count, size, delays and loop, read back by
+# tests/gifinfo through giflib; without giflib, the clear refusal.
+if HAVE_GIF
+check_PROGRAMS += tests/gifinfo
+endif
+tests_gifinfo_SOURCES = tests/gifinfo.c
+tests_gifinfo_LDADD = $(GIF_LIBS)
+TESTS += tests/dlca-eval-gif.sh
+EXTRA_DIST += tests/dlca-eval-gif.sh

@@ -1,7 +1,7 @@
 /* dlca-eval: runs a trained model's hard circuit and says whether it really
  * works: fresh start grids, larger grids for more steps, Game of Life step
  * by step, growth and colour targets exactly. Public API and libpng only.
- * Usage: --help, or doc/dlca-eval.md. */
+ * --png and --gif picture one rollout. Usage: --help, or doc/dlca-eval.md. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "eval_options.h"
 #include "gates.h"
+#include "gif.h"
 #include "rollout.h"
 #include "strip.h"
 
@@ -46,7 +47,9 @@ typedef struct eval {
   gate_summary gates;
   check fresh, general, boards, board, tgt, picture_only;
   int gen_h, gen_w, gen_steps;
-  strip pic;
+  strip pic, movie;   /* --png's frames; --gif's */
+  long movie_every;
+  gif_options gif;
   float *last_exact; /* growth's --png: channel 0 of the target, [H][W], for the last frame's red cells */
   int pic_ran;
   long pic_every;
@@ -119,7 +122,8 @@ static int check_options(eval *e) {
                  o->scale ? "--scale" : "--grid", p, e->preset.height, e->preset.width);
   if (o->gol_board && !e->is_gol) return usage("--gol-board: only for the gol preset, not %s", p);
   if (e->is_gol && o->steps > 0 && !o->gol_board) return usage("--steps: for gol, give it with --gol-board N");
-  if (e->is_gol && o->png && !o->gol_board) return usage("--png: for gol, the picture is of --gol-board N");
+  if (e->is_gol && (o->png || o->gif) && !o->gol_board)
+    return usage("%s: for gol, the picture is of --gol-board N", o->png ? "--png" : "--gif");
   if (o->target && !e->is_image)
     return usage("--target: the %s preset has a fixed target; --target is for growth and colour", p);
   if (e->is_cb && (o->scale || o->grid_h || o->steps > 0)) {
@@ -144,6 +148,9 @@ static int check_options(eval *e) {
 static int setup(eval *e) {
   const eval_options *o = &e->opt;
   int rc;
+  if (o->gif && !gif_available())
+    return usage("--gif: this build of dlca-eval lacks giflib; install libgif-dev (Debian/Ubuntu) and run "
+                 "configure again, or use --png");
   if ((rc = dlca_preset_get(o->preset, &e->preset))) return fail_lib(CLI_USAGE, rc, "--preset");
   e->is_gol = dlca_preset_is_gol(&e->preset);
   e->is_image = !strcmp(e->preset.name, "growth") || !strcmp(e->preset.name, "colour");
@@ -241,11 +248,44 @@ static size_t host_errors(const eval *e, const float *x, const float *y, int bat
 enum { STREAM_GENERAL = 0x45560001u, STREAM_BOARD = 0x45560002u, STREAM_PICTURE = 0x45560003u,
        STREAM_MASKS = 0x45560004u };
 
-static void frame(eval *e, const rollout *r, const float *exact) {
+static void frame(eval *e, strip *st, const float *x, const float *exact) {
   if (e->preset.shape.channels >= 3 && !strcmp(e->preset.name, "colour"))
-    strip_add_rgb(&e->pic, r->x, r->channels, 0);
+    strip_add_rgb(st, x, e->shape.channels, 0);
   else
-    strip_add_gray(&e->pic, r->x, r->channels, exact, 0);
+    strip_add_gray(st, x, e->shape.channels, exact, 0);
+}
+
+/* More cells than this in --gif's frames ([frames][H][W], 3 bytes each) is
+ * a GIF no viewer would open: --frame-every thins it. */
+#define MAX_MOVIE_CELLS (1ull << 27)
+
+/* Room for the pictures of a T-step rollout on an H x W grid: --png's strip
+ * (about 8 frames) and --gif's (every step, or --frame-every). */
+static int pictures_init(eval *e, int H, int W, int T) {
+  const eval_options *o = &e->opt;
+  if (o->png) {
+    if (!e->pic_every) e->pic_every = o->frame_every ? o->frame_every : (T + 7) / 8;
+    if (strip_init(&e->pic, H, W, (int)(T / e->pic_every) + 3)) return oom("--png");
+  }
+  if (o->gif) {
+    e->movie_every = o->frame_every ? o->frame_every : 1;
+    const unsigned long long frames = (unsigned long long)(T / e->movie_every) + 2;
+    const int zoom = gif_zoom(&e->gif, H, W);
+    if ((long)H * zoom > GIF_MAX_SIDE || (long)W * zoom > GIF_MAX_SIDE)
+      return usage("--gif: %dx%d cells at %d pixels a cell is more than %d pixels a side; lower --gif-scale", H, W,
+                   zoom, GIF_MAX_SIDE);
+    if (frames * H * W > MAX_MOVIE_CELLS)
+      return usage("--gif: %llu frames of %dx%d cells is too large; give --frame-every K", frames, H, W);
+    if (strip_init(&e->movie, H, W, (int)frames)) return oom("--gif");
+  }
+  return 0;
+}
+
+/* Step s's frames, where the strips take one. exact: the cells to compare
+ * with (red where unlike), or NULL. */
+static void pictures_add(eval *e, const float *x, long s, long T, const float *exact) {
+  if (e->opt.png && (s % e->pic_every == 0 || s == T)) frame(e, &e->pic, x, exact);
+  if (e->opt.gif && (s % e->movie_every == 0 || s == T)) frame(e, &e->movie, x, exact);
 }
 
 /* The target check: which values of the loss channels are at least 0.5 from
@@ -290,13 +330,11 @@ static int run_rollout(eval *e, check *c, int batch, int H, int W, int T, const 
     return fail_lib(status_code(rc), rc, "%s: a %dx%d grid, batch %d", e->opt.model, H, W, batch);
   }
   if (picture) {
-    if (!e->pic_every) e->pic_every = e->opt.frame_every ? e->opt.frame_every : (T + 7) / 8;
-    int cap = (int)(T / e->pic_every) + 3;
-    if (strip_init(&e->pic, H, W, cap)) {
+    if ((rc = pictures_init(e, H, W, T))) {
       rollout_free(&r), free(life);
-      return oom("--png");
+      return rc;
     }
-    frame(e, &r, NULL);
+    pictures_add(e, r.x, 0, T, NULL);
     /* growth: the last frame shows the cells unlike the target in red */
     free(e->last_exact), e->last_exact = NULL;
     if (!gol && strcmp(e->preset.name, "colour") && (e->last_exact = malloc(sizeof(float) * H * W)))
@@ -314,10 +352,10 @@ static int run_rollout(eval *e, check *c, int batch, int H, int W, int T, const 
       if (c->first_mismatch < 0) c->first_mismatch = s, c->mismatch_cells = c->ev.errors;
       c->mismatch_total += c->ev.errors;
     }
-    if (picture && (s % e->pic_every == 0 || s == T)) frame(e, &r, s == T && !gol ? e->last_exact : life);
+    if (picture) pictures_add(e, r.x, s, T, s == T && !gol ? e->last_exact : life);
     if (s == T && c == &e->tgt && (rc = list_wrong(e, c, r.x, target, H, W))) break;
   }
-  if (!rc && picture && !gol) { /* the target last, after a wider gap */
+  if (!rc && picture && !gol && e->opt.png) { /* the target last, after a wider gap */
     if (!strcmp(e->preset.name, "colour")) strip_add_rgb(&e->pic, target, C, 1);
     else strip_add_gray(&e->pic, target, C, NULL, 1);
   }
@@ -368,7 +406,7 @@ static int check_board(eval *e) {
   float *x = malloc(sizeof(float) * N * N);
   if (!x) return oom("--gol-board");
   dlca_target_random_bits(x, (size_t)N * N, e->opt.seed, STREAM_BOARD);
-  int rc = run_rollout(e, &e->board, 1, N, N, T, x, NULL, e->opt.png != NULL);
+  int rc = run_rollout(e, &e->board, 1, N, N, T, x, NULL, e->opt.png || e->opt.gif);
   free(x);
   return rc;
 }
@@ -384,7 +422,7 @@ static int check_target(eval *e) {
     for (int k = 0; k < C; k++) x[((size_t)(H / 2) * W + W / 2) * C + k] = 1.0f;
   else if (e->preset.start == DLCA_START_RANDOM)
     dlca_target_random_bits(x, (size_t)H * W * C, e->opt.seed, STREAM_PICTURE);
-  int rc = run_rollout(e, &e->tgt, 1, H, W, T, x, e->target, e->opt.png != NULL);
+  int rc = run_rollout(e, &e->tgt, 1, H, W, T, x, e->target, e->opt.png || e->opt.gif);
   free(x);
   return rc;
 }
@@ -444,10 +482,14 @@ static void print_report(const eval *e, int n_checks, int n_failed) {
       putchar('\n');
     }
   }
-  if (e->pic_ran)
+  if (e->pic_ran && o->png)
     printf("picture:        %s (%d frames, every %ld steps%s)\n", o->png, e->pic.n, e->pic_every,
            e->is_gol ? "; red: unlike Life"
            : e->last_exact ? ", then the target; red: unlike the target at the last step" : ", then the target");
+  if (e->pic_ran && o->gif)
+    printf("gif:            %s (%d frames, every %ld step%s, %d ms a frame, %d pixels a cell)\n", o->gif,
+           e->movie.n, e->movie_every, e->movie_every == 1 ? "" : "s", e->gif.delay_ms,
+           gif_zoom(&e->gif, e->movie.height, e->movie.width));
   if (o->json && strcmp(o->json, "-")) printf("json:           %s\n", o->json);
   if (n_failed)
     printf("result:         FAIL (%d of %d check%s failed)\n", n_failed, n_checks, n_checks == 1 ? "" : "s");
@@ -538,7 +580,13 @@ static int write_json(const eval *e, int n_checks, int n_failed) {
   }
   json_check(f, "target", &e->tgt, wrong);
   free(wrong);
-  if (e->pic_ran) {
+  if (e->pic_ran && o->gif) {
+    fprintf(f, ",\n  \"gif\": {\"file\": ");
+    json_string(f, o->gif);
+    fprintf(f, ", \"frames\": %d, \"frame_every\": %ld, \"delay_ms\": %d, \"scale\": %d}", e->movie.n,
+            e->movie_every, e->gif.delay_ms, gif_zoom(&e->gif, e->movie.height, e->movie.width));
+  }
+  if (e->pic_ran && o->png) {
     fprintf(f, ",\n  \"picture\": {\"file\": ");
     json_string(f, o->png);
     fprintf(f, ", \"frames\": %d, \"frame_every\": %ld}", e->pic.n, e->pic_every);
@@ -567,15 +615,17 @@ static int run_checks(eval *e) {
     if ((rc = check_target(e))) return rc;
   } else {
     if (o->fresh > 0 && (rc = check_fresh(e))) return rc;
-    if (e->gen_h && (rc = check_general(e, o->png != NULL))) return rc;
-    if (!e->gen_h && o->png && (rc = picture_training_grid(e))) return rc;
+    if (e->gen_h && (rc = check_general(e, o->png || o->gif))) return rc;
+    if (!e->gen_h && (o->png || o->gif) && (rc = picture_training_grid(e))) return rc;
   }
-  if (e->pic_ran) {
-    char err[512];
-    if (strip_save(&e->pic, o->png, err, sizeof err)) {
-      fprintf(stderr, "%s: --png %s: %s\n", EVAL_PROG, o->png, err);
-      return EVAL_RUNTIME;
-    }
+  char err[512];
+  if (e->pic_ran && o->png && strip_save(&e->pic, o->png, err, sizeof err)) {
+    fprintf(stderr, "%s: --png %s: %s\n", EVAL_PROG, o->png, err);
+    return EVAL_RUNTIME;
+  }
+  if (e->pic_ran && o->gif && gif_save(&e->movie, o->gif, &e->gif, err, sizeof err)) {
+    fprintf(stderr, "%s: --gif %s: %s\n", EVAL_PROG, o->gif, err);
+    return EVAL_RUNTIME;
   }
   return 0;
 }
@@ -591,6 +641,8 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (e.opt.version) return cli_print_version(EVAL_PROG, dlca_version_string());
+  e.gif.zoom = (int)e.opt.gif_scale, e.gif.delay_ms = (int)e.opt.gif_delay_ms;
+  e.gif.hold_ms = e.gif.delay_ms > 1000 ? e.gif.delay_ms : 1000;
   if (!(rc = setup(&e)) && !(rc = run_checks(&e))) {
     const check *all[] = {&e.fresh, &e.general, &e.boards, &e.board, &e.tgt};
     int n = 0, failed = 0;
@@ -604,6 +656,7 @@ int main(int argc, char **argv) {
   check *all[] = {&e.fresh, &e.general, &e.boards, &e.board, &e.tgt, &e.picture_only};
   for (size_t i = 0; i < sizeof all / sizeof *all; i++) free(all[i]->per_step);
   strip_free(&e.pic);
+  strip_free(&e.movie);
   free(e.tgt.wrong);
   free(e.last_exact);
   free(e.target);

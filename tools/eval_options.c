@@ -13,7 +13,8 @@ static const char help_text[] =
     "SYNOPSIS\n"
     "    dlca-eval --preset NAME --model MODEL.json [--backend cl|ref] [--device SPEC]\n"
     "              [--fresh N] [--scale S | --grid HxW] [--steps N] [--gol-board N]\n"
-    "              [--target FILE] [--png FILE] [--json FILE] [--seed N]\n"
+    "              [--target FILE] [--png FILE] [--gif FILE [--gif-delay MS]\n"
+    "              [--gif-scale N]] [--frame-every K] [--json FILE] [--seed N]\n"
     "\n"
     "DESCRIPTION\n"
     "    Runs a model saved by dlca-train --save with hard gates (each gate its\n"
@@ -59,7 +60,14 @@ static const char help_text[] =
     "                         --gol-board run (cells that differ from Life in red);\n"
     "                         growth and checkerboards: the last step's cells\n"
     "                         unlike the target in red\n"
-    "    --frame-every K      steps between frames (default: about 8 frames)\n"
+    "    --gif FILE           the same rollout as an animated GIF, every\n"
+    "                         --frame-every steps (default every step), looping;\n"
+    "                         the last frame is held for a second (needs giflib)\n"
+    "    --gif-delay MS       milliseconds between GIF frames (default 100)\n"
+    "    --gif-scale N        GIF pixels per cell side (default: a side of about\n"
+    "                         256 pixels)\n"
+    "    --frame-every K      steps between frames (default: about 8 frames in the\n"
+    "                         PNG, every step in the GIF)\n"
     "    --json FILE          every figure as one JSON object (- for stdout)\n"
     "    -h, --help           this text\n"
     "    -V, --version        the library version\n"
@@ -79,6 +87,7 @@ static const char help_text[] =
     "EXAMPLES\n"
     "    dlca-train --preset checkerboard --save cb.json\n"
     "    dlca-eval --preset checkerboard --model cb.json --scale 4 --png cb.png\n"
+    "    dlca-eval --preset checkerboard --model cb.json --gif cb.gif --gif-scale 8\n"
     "    dlca-eval --preset gol --model gol.json --gol-board 64 --backend ref\n"
     "    dlca-eval --preset growth --model lizard.json --target lizard.png --json out.json\n"
     "\n"
@@ -88,7 +97,7 @@ void eval_options_help(void) { fputs(help_text, stdout); }
 
 enum {
   OPT_PRESET = 256, OPT_MODEL, OPT_BACKEND, OPT_DEVICE, OPT_SEED, OPT_FRESH, OPT_SCALE, OPT_GRID, OPT_STEPS,
-  OPT_GOL_BOARD, OPT_TARGET, OPT_PNG, OPT_FRAME_EVERY, OPT_JSON, OPT_HELP, OPT_VERSION
+  OPT_GOL_BOARD, OPT_TARGET, OPT_PNG, OPT_GIF, OPT_GIF_DELAY, OPT_GIF_SCALE, OPT_FRAME_EVERY, OPT_JSON, OPT_HELP, OPT_VERSION
 };
 
 static const struct option long_options[] = {
@@ -98,7 +107,8 @@ static const struct option long_options[] = {
     {"scale", required_argument, NULL, OPT_SCALE},       {"grid", required_argument, NULL, OPT_GRID},
     {"steps", required_argument, NULL, OPT_STEPS},       {"gol-board", required_argument, NULL, OPT_GOL_BOARD},
     {"target", required_argument, NULL, OPT_TARGET},     {"png", required_argument, NULL, OPT_PNG},
-    {"frame-every", required_argument, NULL, OPT_FRAME_EVERY},
+    {"frame-every", required_argument, NULL, OPT_FRAME_EVERY}, {"gif", required_argument, NULL, OPT_GIF},
+    {"gif-delay", required_argument, NULL, OPT_GIF_DELAY},     {"gif-scale", required_argument, NULL, OPT_GIF_SCALE},
     {"json", required_argument, NULL, OPT_JSON},         {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},         {NULL, 0, NULL, 0},
 };
@@ -123,6 +133,7 @@ int eval_options_parse(int argc, char **argv, eval_options *o) {
   memset(o, 0, sizeof *o);
   o->fresh = 4;
   o->steps = -1;
+  o->gif_delay_ms = 100;
   opterr = 0; /* getopt's own messages do not follow "dlca-eval: what: why" */
   int c;
   while ((c = getopt_long(argc, argv, ":hV", long_options, NULL)) != -1) {
@@ -158,6 +169,9 @@ int eval_options_parse(int argc, char **argv, eval_options *o) {
       case OPT_GOL_BOARD: bad = cli_parse_long(EVAL_PROG, "--gol-board", optarg, 3, MAX_SIDE, &o->gol_board); break;
       case OPT_TARGET: o->target = optarg; break;
       case OPT_PNG: o->png = optarg; break;
+      case OPT_GIF: o->gif = optarg; break;
+      case OPT_GIF_DELAY: bad = cli_parse_long(EVAL_PROG, "--gif-delay", optarg, 20, 60000, &o->gif_delay_ms); break;
+      case OPT_GIF_SCALE: bad = cli_parse_long(EVAL_PROG, "--gif-scale", optarg, 1, 256, &o->gif_scale); break;
       case OPT_FRAME_EVERY:
         bad = cli_parse_long(EVAL_PROG, "--frame-every", optarg, 1, MAX_STEPS, &o->frame_every);
         break;
@@ -183,6 +197,10 @@ int eval_options_parse(int argc, char **argv, eval_options *o) {
   }
   if (!o->model) {
     fprintf(stderr, "%s: --model: missing; a dlca-model JSON file, as dlca-train --save writes it\n", EVAL_PROG);
+    return CLI_USAGE;
+  }
+  if (!o->gif && o->gif_scale) {
+    fprintf(stderr, "%s: --gif-scale: only with --gif FILE\n", EVAL_PROG);
     return CLI_USAGE;
   }
   if (o->scale && o->grid_h) {

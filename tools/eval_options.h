@@ -11,7 +11,7 @@
 #define EVAL_RUNTIME 1
 
 typedef struct eval_options {
-  const char *model, *preset, *device, *target, *png, *json;
+  const char *model, *preset, *device, *target, *png, *gif, *json;
   int backend_ref;
   uint64_t seed;
   long fresh;           /* batches of the fresh check on the training grid (4) */
@@ -20,6 +20,8 @@ typedef struct eval_options {
   long steps;           /* -1: not given */
   long gol_board;       /* 0: off */
   long frame_every;     /* 0: automatic */
+  long gif_delay_ms;    /* --gif: between frames (100) */
+  long gif_scale;       /* --gif: pixels per cell side; 0: automatic */
   int help, version;
 } eval_options;
 

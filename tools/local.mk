@@ -4,7 +4,7 @@
 noinst_LTLIBRARIES += tools/libdlca_tools.la
 tools_libdlca_tools_la_SOURCES = tools/cli.h tools/progress.c tools/progress.h tools/csvlog.c tools/csvlog.h \
 	tools/gates.c tools/gates.h tools/rollout.c tools/rollout.h tools/strip.c tools/strip.h \
-	tools/jobs.c tools/jobs.h
+	tools/jobs.c tools/jobs.h tools/outfile.c tools/outfile.h
 DLCA_TOOLS_LIBS = tools/libdlca_tools.la libdlca_cl.la
 
 # dlca-train: trains a preset over the library's training loop. Public API only.
@@ -23,10 +23,11 @@ bin_PROGRAMS += tools/dlca-info
 tools_dlca_info_SOURCES = tools/dlca-info.c
 tools_dlca_info_LDADD = libdlca_cl.la $(JANSSON_LIBS)
 
-# dlca-eval: scores a saved model's hard circuit. Public API and libpng only.
+# dlca-eval: scores a saved model's hard circuit. Public API, libpng and
+# (optional, configure --with-gif) giflib for --gif.
 bin_PROGRAMS += tools/dlca-eval
-tools_dlca_eval_SOURCES = tools/dlca-eval.c tools/eval_options.c tools/eval_options.h
-tools_dlca_eval_LDADD = $(DLCA_TOOLS_LIBS) $(PNG_LIBS) -lm
+tools_dlca_eval_SOURCES = tools/dlca-eval.c tools/eval_options.c tools/eval_options.h tools/gif.c tools/gif.h
+tools_dlca_eval_LDADD = $(DLCA_TOOLS_LIBS) $(PNG_LIBS) $(GIF_LIBS) -lm
 
 # dlca-export: a saved model's hard circuit as C or Verilog. Public API only.
 bin_PROGRAMS += tools/dlca-export

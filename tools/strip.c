@@ -1,29 +1,32 @@
 /* Rollout pictures; see strip.h. */
-#include <errno.h>
 #include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "outfile.h"
 #include "strip.h"
 
 #define GAP 2       /* grey pixels between frames */
 #define WIDE_GAP 8  /* before a frame that is not a step (the target) */
 #define GREY 128
 
-/* Writes an 8-bit RGB picture, [height][width][3], as a PNG. */
+/* Writes an 8-bit RGB picture, [height][width][3], as a PNG: encoded in
+ * memory, then put on the disk whole (outfile.h). */
 static int save_rgb(const char *path, int width, int height, const unsigned char *rgb, char *err, size_t n) {
   png_image png;
   memset(&png, 0, sizeof png);
   png.version = PNG_IMAGE_VERSION;
   png.width = (png_uint_32)width, png.height = (png_uint_32)height;
   png.format = PNG_FORMAT_RGB;
-  if (!png_image_write_to_file(&png, path, 0, rgb, 0, NULL)) {
-    /* libpng says "fopen: ..." or similar; errno is the better reason when set */
-    snprintf(err, n, "cannot write a PNG (%s)", png.message[0] ? png.message : strerror(errno));
-    png_image_free(&png);
-    return -1;
-  }
-  return 0;
+  png_alloc_size_t len = 0;
+  void *mem = NULL;
+  int ok = png_image_write_get_memory_size(png, len, 0, rgb, 0, NULL) && (mem = malloc(len)) &&
+           png_image_write_to_memory(&png, mem, &len, 0, rgb, 0, NULL);
+  if (!ok) snprintf(err, n, "cannot encode a PNG (%s)", png.message[0] ? png.message : "out of memory");
+  int rc = ok ? outfile_write(path, mem, len, err, n) : -1;
+  png_image_free(&png);
+  free(mem);
+  return rc;
 }
 
 int strip_init(strip *s, int H, int W, int cap) {
