@@ -25,13 +25,13 @@ def test_callback_stops():
     def cb(info):
         calls.append(info["epoch"])
         return False
-    model, res = dlca_cl.train("checkerboard", seed=2, callback=cb, epochs=100)
+    model, res = dlca_cl.train("checkerboard", seed=1, callback=cb, epochs=100)
     assert calls == [10] and res["epoch"] == 10
     assert isinstance(model, dlca_cl.Model)
 
 
 def test_loop_by_hand():
-    with dlca_cl.Loop("checkerboard", seed=3, recipe="paper", epochs=20, eval_every=5) as run:
+    with dlca_cl.Loop("checkerboard", seed=1, recipe="paper", epochs=20, eval_every=5) as run:
         evaluated = []
         while not run.result["done"]:
             r = run.epoch()
@@ -42,8 +42,8 @@ def test_loop_by_hand():
 
 
 def test_population_steps():
-    with dlca_cl.Population("checkerboard", 2, seed=11, recipe="paper", replace=False, epochs=4, eval_every=2) as pop:
-        assert len(pop) == 2 and pop.seeds() == [11, 12]
+    with dlca_cl.Population("checkerboard", 2, seed=1, recipe="paper", replace=False, epochs=4, eval_every=2) as pop:
+        assert len(pop) == 2 and pop.seeds() == [1, 2]
         assert np.isnan(pop.losses()).all()
         pop.step()
         loss = pop.losses()
@@ -53,5 +53,5 @@ def test_population_steps():
         assert set(pop.states()) <= {"right", "wrong"}
         assert len(pop.eval_hard()) == 2
         m = pop.take(1)
-        assert m.n_gates == dlca_cl.Model.from_preset("checkerboard", 12).n_gates
+        assert m.n_gates == dlca_cl.Model.from_preset("checkerboard", 2).n_gates
         assert pop.result(0)["epoch"] == 4
