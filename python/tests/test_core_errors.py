@@ -65,7 +65,7 @@ def _rss():
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="needs /proc")
 def test_no_leak_1000_cycles():
-    ctx = dlca_cl.Context("cpu")
+    ctx = dlca_cl.Context()
 
     def cycle(i):  # one seed: a new seed is a new program build on the device
         with dlca_cl.Model.from_preset("checkerboard", seed=1) as m:
