@@ -74,7 +74,7 @@ if vec.exists():
         from dlca_cl.tensor import Tensor
         y = ops.mul(Tensor.from_numpy(ctx, a), Tensor.from_numpy(ctx, b)).numpy()
         print("dlca_cl.ops.mul vs numpy:", np.abs(y - a * b).max())
-    except ImportError as e:
+    except (ImportError, AttributeError) as e:  # the package or its library predates the ops
         print("dlca_cl.ops not in this build:", e)
 else:
     print(f"{vec} not found (set DLCA_SHARED)")
