@@ -192,8 +192,9 @@ def train(preset="checkerboard", seed=1, recipe="recommended", callback=None, co
     circuit is wrong on fresh grids (100 batches with restarts, as the tool).
     callback(info) runs at every hard evaluation with info = {epoch, soft,
     hard, errors, accuracy, best_hard, cooldowns, seed}; returning False
-    stops that run. Returns (model, result dict with "seed", "fresh_ok",
-    "log": the list of infos)."""
+    stops that run. Returns (model, result dict with "seed", "fresh_ok"
+    (None without a fresh check: eval_fresh=0 and no restarts), "log": the
+    list of infos)."""
     if isinstance(restarts, bool) or not isinstance(restarts, int) or restarts < 0:
         raise ValueError(f"restarts must be an int >= 0, not {restarts!r}")
     log = []
@@ -208,7 +209,8 @@ def train(preset="checkerboard", seed=1, recipe="recommended", callback=None, co
         with Loop(preset, seed=s, recipe=recipe, context=context, parametrisation=parametrisation,
                   with_abandon=restarts > 0, **options) as run:
             res = run.run(cb)
-            res["seed"], res["fresh_ok"], res["log"] = s, run.fresh_ok, log
+            res["seed"], res["log"] = s, log
+            res["fresh_ok"] = run.fresh_ok if res["have_fresh"] else None  # None: no fresh check asked
             model = run.model()
             res["config"] = config_dict(run.config)
         if res["fresh_ok"] or k == restarts:

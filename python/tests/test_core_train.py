@@ -26,7 +26,7 @@ def test_callback_stops():
         calls.append(info["epoch"])
         return False
     model, res = dlca_cl.train("checkerboard", seed=1, callback=cb, epochs=100)
-    assert calls == [10] and res["epoch"] == 10
+    assert calls == [10] and res["epoch"] == 10 and res["fresh_ok"] is None
     assert isinstance(model, dlca_cl.Model)
 
 
