@@ -2,21 +2,34 @@
 recipe reaches hard loss 0 (seed 1: about 440 epochs, 20 s on a 2-core VM),
 the callback sees each evaluation and can stop a run, a population steps."""
 import numpy as np
+import pytest
 
 import dlca_cl
 
 
 def test_checkerboard_recipe_reaches_zero():
-    seen = []
-    model, res = dlca_cl.train("checkerboard", seed=1, callback=seen.append, eval_fresh=10)
+    seen, events = [], []
+    model, res = dlca_cl.train("checkerboard", seed=1, callback=seen.append, events=events.append, eval_fresh=10)
     assert res["hard"]["hard_loss"] == 0 and res["hard"]["errors"] == 0
     assert res["fresh"]["errors"] == 0 and res["fresh_ok"]
     assert seen and seen == res["log"] and seen[-1]["hard"] == 0
     assert [i["epoch"] for i in seen] == sorted(i["epoch"] for i in seen)
     assert all(np.isfinite(i["soft"]) for i in seen)
+    cool = [e for e in events if e["kind"] == "cooldown"]  # the recipe cools down at hard loss 0
+    assert cool and cool[0]["why"] and cool[0]["new_lr"] < cool[0]["old_lr"] and res["cooldowns"] == len(cool)
     # the trained circuit, checked again through a fresh trainer on the reference
     assert dlca_cl.evaluate(model, "checkerboard", seed=7, batches=4)["errors"] == 0
     model.close()
+
+
+def test_event_exception_surfaces():
+    def boom(ev):
+        raise KeyError("from the event callback")
+    with dlca_cl.Loop("checkerboard", seed=1, recipe="paper", epochs=2, repair=1, events=boom) as run:
+        run.epoch(), run.epoch()
+        run.finish()
+        with pytest.raises(KeyError, match="from the event"):
+            run.polish()
 
 
 def test_callback_stops():
