@@ -6,13 +6,14 @@ import ctypes as C
 import math
 
 from ._lib import lib, check
-from ._decl import LoopOptions, LoopResult
+from ._decl import LoopOptions, LoopResult, LOOP_EVENT_FN
 from .config import train_config, config_dict
 from .device import _Owned, resolve
 from .model import Model, param_code, _f32
 from .trainer import _Borrowed, eval_dict, preset_target
 
 __all__ = ["Loop", "train", "recipe"]
+_EVENTS = ("cooldown", "repair", "evolve")
 _SCHEDULES = {"constant": 0, "cosine": 1, "warmup-cosine": 2, "cooldown": 3}
 _LOOP_KEYS = ("epochs", "eval_every", "warmup", "plateau", "max_cooldowns", "early_stop", "repair",
               "repair_max_wrong", "evolve", "evolve_max_wrong", "evolve_lineages", "evolve_lambda",
@@ -111,7 +112,7 @@ class Loop(_Owned):
     _free = "dlca_loop_free"
 
     def __init__(self, preset, seed=1, model=None, recipe="recommended", context=None, target=None,
-                 parametrisation="softmax16", with_abandon=False, **options):
+                 parametrisation="softmax16", with_abandon=False, events=None, **options):
         p, cfg, o = loop_setup(preset, seed, recipe, parametrisation, with_abandon, options)
         self.config, self.options, self._preset = cfg, o, p
         if model is None:
@@ -127,6 +128,26 @@ class Loop(_Owned):
         ptr = C.c_void_p()
         check(lib.dlca_loop_new(cptr, C.byref(p), model.ptr, C.byref(cfg), tp, C.byref(o), C.byref(ptr)), "Loop")
         self._ptr = ptr.value
+        if events is not None:
+            self.set_events(events)
+
+    def set_events(self, fn):
+        """fn(event) at each cooldown, repair pass and evolution step: a dict of
+        kind ("cooldown", "repair", "evolve"), epoch, why, old_lr, new_lr,
+        cooldowns, pass, done, total, best (an eval dict or None). A true
+        return stops a repair or evolution with its best so far."""
+        def tramp(user, ev):
+            e = ev.contents
+            d = {"kind": _EVENTS[e.kind], "epoch": e.epoch, "why": (e.why or b"").decode(), "old_lr": e.old_lr,
+                 "new_lr": e.new_lr, "cooldowns": e.cooldowns, "pass": e.pass_, "done": e.done, "total": e.total,
+                 "best": eval_dict(e.best.contents) if e.best else None}
+            try:
+                return 1 if fn(d) else 0
+            except Exception as exc:  # an exception cannot cross C; keep it for the next call
+                self._event_error = exc
+                return 1
+        self._events = LOOP_EVENT_FN(tramp) if fn is not None else LOOP_EVENT_FN()  # kept alive with the loop
+        lib.dlca_loop_set_events(self.ptr, self._events, None)
 
     @property
     def trainer(self):
@@ -137,13 +158,20 @@ class Loop(_Owned):
         """One epoch; returns the result dict (result["evaluated"]: a hard
         evaluation was made; result["done"]: nothing more to train)."""
         check(lib.dlca_loop_epoch(self.ptr), "Loop.epoch")
+        self._reraise()
         return self.result
+
+    def _reraise(self):
+        exc, self._event_error = getattr(self, "_event_error", None), None
+        if exc is not None:
+            raise exc
 
     def finish(self):
         check(lib.dlca_loop_finish(self.ptr), "Loop.finish")
 
     def polish(self):
         check(lib.dlca_loop_polish(self.ptr), "Loop.polish")
+        self._reraise()
 
     def eval_fresh(self):
         check(lib.dlca_loop_eval_fresh(self.ptr), "Loop.eval_fresh")
@@ -186,14 +214,15 @@ def _info(r):
 
 
 def train(preset="checkerboard", seed=1, recipe="recommended", callback=None, context=None, restarts=0,
-          parametrisation="softmax16", **options):
+          parametrisation="softmax16", events=None, **options):
     """Trains a preset as dlca_train_preset (and dlca-train --preset P --seed
     S --restarts N) does: the recipe, then seeds seed + 1000 k while the
     circuit is wrong on fresh grids (100 batches with restarts, as the tool).
     callback(info) runs at every hard evaluation with info = {epoch, soft,
     hard, errors, accuracy, best_hard, cooldowns, seed}; returning False
-    stops that run. Returns (model, result dict with "seed", "fresh_ok",
-    "log": the list of infos)."""
+    stops that run. Returns (model, result dict with "seed", "fresh_ok"
+    (None without a fresh check: eval_fresh=0 and no restarts), "log": the
+    list of infos). events: as Loop.set_events."""
     if isinstance(restarts, bool) or not isinstance(restarts, int) or restarts < 0:
         raise ValueError(f"restarts must be an int >= 0, not {restarts!r}")
     log = []
@@ -206,9 +235,10 @@ def train(preset="checkerboard", seed=1, recipe="recommended", callback=None, co
             log.append(info)
             return callback(info) if callback is not None else None
         with Loop(preset, seed=s, recipe=recipe, context=context, parametrisation=parametrisation,
-                  with_abandon=restarts > 0, **options) as run:
+                  with_abandon=restarts > 0, events=events, **options) as run:
             res = run.run(cb)
-            res["seed"], res["fresh_ok"], res["log"] = s, run.fresh_ok, log
+            res["seed"], res["log"] = s, log
+            res["fresh_ok"] = run.fresh_ok if res["have_fresh"] else None  # None: no fresh check asked
             model = run.model()
             res["config"] = config_dict(run.config)
         if res["fresh_ok"] or k == restarts:

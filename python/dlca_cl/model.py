@@ -12,9 +12,9 @@ from .device import _Owned
 
 __all__ = ["Model", "presets", "preset", "GATE_NAMES"]
 
-# doc/semantics.md section 1: op i's name.
-GATE_NAMES = ("FALSE", "AND", "A_AND_NOT_B", "A", "NOT_A_AND_B", "B", "XOR", "OR", "NOR", "XNOR", "NOT_B",
-              "A_OR_NOT_B", "NOT_A", "NOT_A_OR_B", "NAND", "TRUE")
+# doc/semantics.md section 1: op i's name, as dlca-eval prints it.
+GATE_NAMES = ("FALSE", "AND", "A AND NOT B", "A", "NOT A AND B", "B", "XOR", "OR", "NOR", "XNOR", "NOT B",
+              "A OR NOT B", "NOT A", "NOT A OR B", "NAND", "TRUE")
 _PARAMS = {"softmax16": 0, "iwp": 1}
 
 
