@@ -349,6 +349,8 @@ static const opt_spec specs[] = {
     {"population", K_LONG, O(population), 1, 65536L, 0, 0, 0, -1},
     {"max-models", K_LONG, O(max_models), 1, 100000000L, 0, 0, 0, -1},
     {"compiled-wires", K_FLAG, O(compiled_wires), 0, 0, 0, 0, 0, -1},
+    {"measure", K_FLAG, O(measure), 0, 0, 0, 0, 0, -1},
+    {"runs", K_STR, O(runs), 0, 0, 0, 0, 0, -1},
     {"abandon", K_OTHER, 0, 0, 0, 0, F_TRAINS, -1, -1},
     {"evolve", K_LONG, O(evolve), 0, 1000000000L, 0, 0, 0, -1},
     {"evolve-lineages", K_LONG, O(evolve_lineages), 1, 65536L, 0, 0, 0, -1},
@@ -575,11 +577,17 @@ static int check_combinations(train_options *o, const opt_spec *cooldown_only, c
     return usage("--jobs: runs the runs of a chain of --restarts side by side, which is not given");
   if (o->restarts > 0 && o->eval_fresh == 0) o->eval_fresh = 100; /* what decides a restart */
   if (o->population > 0 && (o->restarts > 0 || o->jobs > 1 || o->resume || o->model || o->checkpoint ||
-                             o->eval_scale > 0))
+                             (o->eval_scale > 0 && !o->measure)))
     return usage("--population: trains fresh models side by side; not with --restarts, --jobs, --resume, --model, "
-                 "--checkpoint or --eval-scale");
-  if ((o->max_models > 0 || o->compiled_wires) && o->population == 0)
-    return usage("--%s: only with --population", o->max_models > 0 ? "max-models" : "compiled-wires");
+                 "--checkpoint or (without --measure) --eval-scale");
+  if ((o->max_models > 0 || o->compiled_wires || o->measure || o->runs) && o->population == 0)
+    return usage("--%s: only with --population", o->max_models > 0 ? "max-models" : o->compiled_wires ?
+                 "compiled-wires" : o->measure ? "measure" : "runs");
+  if (o->measure && (o->max_models > 0 || o->save || o->log))
+    return usage("--measure: every model trains to its end and none is replaced; not with --max-models, --save "
+                 "or --log (the per-seed results go to --runs FILE)");
+  /* the success criterion of issue 34: the checkerboards also exact on 64x64 for 80 steps */
+  if (o->measure && o->eval_scale == 0 && o->preset && !strncmp(o->preset, "checkerboard", 12)) o->eval_scale = 4;
   if (o->population > 0 && o->eval_fresh == 0) o->eval_fresh = 100; /* what decides the winner */
   if (o->backend_ref && o->device) return usage("--device: chooses an OpenCL device, but --backend is ref");
   return 0;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "train_measure.h"
 #include "train_run.h"
 
 #define POP_LOG_HEADER CSVLOG_HEADER ",pop_best_hard,pop_median_hard"
@@ -32,6 +33,7 @@ typedef struct pop_run {
   pop_curve *curves;
   dlca_population_state *was; /* each slot's state before the step */
   double *hard;               /* scratch: the latest hard losses */
+  pop_tally done;             /* every model done (--runs, --measure) */
   double t0, tick, rate;      /* start, last progress line, model-epochs per second */
   uint64_t rate_epochs;
 } pop_run;
@@ -86,17 +88,25 @@ static int record(pop_run *p) {
   return 0;
 }
 
-/* A line for each model that ended in this step (not with --quiet). */
-static void announce(pop_run *p) {
+/* Each model that ended in this step joins the tally, with a line (not
+ * with --quiet). */
+static int announce(pop_run *p) {
   for (int j = 0; j < dlca_population_size(p->P); j++) {
     const dlca_population_state s = dlca_population_model_state(p->P, j);
-    if (p->was[j] != DLCA_POP_TRAINING || s == DLCA_POP_TRAINING || p->r->opt.quiet) continue;
+    if (p->was[j] != DLCA_POP_TRAINING || s == DLCA_POP_TRAINING) continue;
+    int right, rc = pop_tally_add(p->r, &p->done, p->P, j, &right);
+    if (rc) return rc;
+    if (p->r->opt.quiet) continue;
     dlca_loop_result w;
     dlca_loop_get_result(dlca_population_loop(p->P, j), &w);
+    const pop_done *d = &p->done.rows[p->done.n - 1];
     const unsigned long long seed = (unsigned long long)dlca_population_seed(p->P, j), e = w.epoch;
-    if (s == DLCA_POP_RIGHT)
+    if (right)
       fprintf(stderr, "%s: seed %llu: right on every fresh grid after epoch %llu (%.1f s)\n", TRAIN_PROG, seed, e,
               cli_now() - p->r->t_start);
+    else if (s == DLCA_POP_RIGHT)
+      fprintf(stderr, "%s: seed %llu: right on fresh grids after epoch %llu, but %zu of %zu values wrong at "
+              "--eval-scale %ld\n", TRAIN_PROG, seed, e, d->scale_errors, d->scale_total, p->r->opt.eval_scale);
     else if (s == DLCA_POP_ABANDONED)
       fprintf(stderr, "%s: seed %llu: abandoned at epoch %llu (lowest hard loss %g)\n", TRAIN_PROG, seed,
               (unsigned long long)w.abandoned_epoch, w.min_hard);
@@ -105,6 +115,7 @@ static void announce(pop_run *p) {
       fprintf(stderr, "%s: seed %llu: wrong after epoch %llu (%zu of %zu fresh values wrong)\n", TRAIN_PROG, seed, e,
               w.fresh.errors, w.fresh.total);
   }
+  return 0;
 }
 
 /* The rate, and every POP_TICK_S a line of where the population stands. */
@@ -154,7 +165,9 @@ static int summary(pop_run *p, int interrupted) {
   if (!r->opt.quiet) {
     printf("population:     %ld at once, %ld models started (%ld finished, %ld abandoned), %llu epochs in all\n",
            r->opt.population, st.models, st.finished, st.abandoned, (unsigned long long)st.epochs);
-    if (st.winner >= 0) {
+    if (r->opt.measure) {
+      pop_tally_print(r, &p->done, interrupted);
+    } else if (st.winner >= 0) {
       dlca_loop_result w;
       dlca_loop_get_result(dlca_population_loop(p->P, st.winner), &w);
       printf("winner:         seed %llu, epoch %llu, right on every fresh grid (%zu values)\n",
@@ -164,8 +177,10 @@ static int summary(pop_run *p, int interrupted) {
     }
     printf("wall time:      %s from the start (%.2f s)\n", cli_duration(dt, took, sizeof took), dt);
   }
-  if (st.winner < 0) return interrupted ? CLI_INTERRUPTED : 0;
-  int rc = r->opt.log ? write_log(p, st.winner) : 0;
+  int rc = pop_tally_write(r, &p->done);
+  if (r->opt.measure) return rc ? rc : interrupted ? CLI_INTERRUPTED : 0;
+  if (st.winner < 0) return rc ? rc : interrupted ? CLI_INTERRUPTED : 0;
+  if (!rc && r->opt.log) rc = write_log(p, st.winner);
   if (!rc && r->opt.save) {
     dlca_model *m = NULL;
     int s = dlca_population_take(p->P, st.winner, &m);
@@ -182,8 +197,11 @@ static int setup(pop_run *p) {
   const int M = (int)r->opt.population;
   dlca_model_shape shape;
   dlca_model_get_shape(r->model, &shape);
-  dlca_population_options po = {M, NULL, 1, 0, r->opt.max_models > 0 ? r->opt.max_models : 10L * M,
-                                 (float)r->opt.iwp_init, r->opt.compiled_wires};
+  const int measure = r->opt.measure;
+  dlca_population_options po = {.n_models = M, .replace = !measure,
+                                 .max_models = measure ? M : r->opt.max_models > 0 ? r->opt.max_models : 10L * M,
+                                 .iwp_init = (float)r->opt.iwp_init, .compiled_wires = r->opt.compiled_wires,
+                                 .run_all = measure};
   p->curves = calloc((size_t)M, sizeof *p->curves);
   p->was = calloc((size_t)M, sizeof *p->was);
   p->hard = calloc((size_t)M, sizeof *p->hard);
@@ -192,10 +210,11 @@ static int setup(pop_run *p) {
   if (rc) return train_fail(r, rc == DLCA_EDEVMEM || rc == DLCA_EINVAL ? CLI_USAGE : CLI_FAIL, rc,
                             "--population %d", M);
   if (!r->opt.quiet)
-    fprintf(stderr, "%s: %s on %s: a population of %d models (seeds %llu..%llu, then fresh ones), batch %d, %d steps, "
+    fprintf(stderr, "%s: %s on %s: a population of %d models (seeds %llu..%llu%s), batch %d, %d steps, "
             "lr %g, epochs up to %ld each, at most %ld models\n", TRAIN_PROG, r->preset.name, r->device, M,
             (unsigned long long)r->opt.seed, (unsigned long long)r->opt.seed + (unsigned long long)M - 1,
-            r->cfg.batch, r->cfg.steps, r->cfg.optim.lr, r->opt.epochs, po.max_models);
+            measure ? ", each to its end" : ", then fresh ones", r->cfg.batch, r->cfg.steps, r->cfg.optim.lr,
+            r->opt.epochs, po.max_models);
   return 0;
 }
 
@@ -211,11 +230,13 @@ int train_population(run *r) {
     int s = dlca_population_step(p.P);
     if (s) rc = train_fail(r, CLI_FAIL, s, "--population");
     if (!rc) rc = record(&p);
-    if (!rc) announce(&p), tick(&p);
+    if (!rc) rc = announce(&p);
+    if (!rc) tick(&p);
   }
   if (!rc) rc = summary(&p, train_stop_signal != 0);
   for (int j = 0; p.curves && j < (int)r->opt.population; j++) free(p.curves[j].rows);
   free(p.curves), free(p.was), free(p.hard);
+  pop_tally_free(&p.done);
   dlca_population_free(p.P);
   return rc;
 }

@@ -6,7 +6,8 @@
  * loss. Model j gives exactly the losses and the circuit of a single run
  * of its seed (dlca_loop with the same configuration and options).
  * The population stops at the first model whose circuit is right (the
- * check on fresh grids, o->eval_fresh; the hard loss 0 without it), and
+ * check on fresh grids, o->eval_fresh; the hard loss 0 without it; with
+ * run_all it goes on until every model is done), and
  * replaces a model that ended wrong or was abandoned (o's abandon points)
  * with a fresh seed. */
 #ifndef DLCA_CL_POPULATION_H
@@ -31,6 +32,8 @@ typedef struct dlca_population_options {
   float iwp_init;        /* > 0: dlca_model_init_pass_through(model, iwp_init) on each fresh model */
   int compiled_wires;    /* 1: cfg->shared_program as given (0: a program build per seed, the fastest
                           * steps); 0: shared_program set, one build for every seed */
+  int run_all;           /* 1: no stop at the first right model, every model trains to its end (with
+                          * replace 0: M single runs, to measure a recipe's success rate) */
 } dlca_population_options;
 
 /* Where model j stands. */
@@ -75,8 +78,8 @@ DLCA_API void dlca_population_free(dlca_population *P);
 /* One epoch of every model still training: the replacements due, then all
  * the steps enqueued, then the losses and the evaluations due. A model that
  * is done is finished as one run is (dlca_loop_finish, _polish,
- * _eval_fresh) and judged. Nothing is trained once a model is right or
- * none is training. */
+ * _eval_fresh) and judged. Nothing is trained once a model is right
+ * (unless run_all) or none is training. */
 DLCA_API DLCA_WUR int dlca_population_step(dlca_population *P);
 /* Whether a step would train anything. */
 DLCA_API int dlca_population_running(const dlca_population *P);

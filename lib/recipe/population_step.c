@@ -56,7 +56,7 @@ static int replace_due(dlca_population *P) {
 }
 
 int dlca_population_running(const dlca_population *P) {
-  if (!P || P->winner >= 0) return 0;
+  if (!P || (P->winner >= 0 && !P->po.run_all)) return 0;
   const int more = P->po.replace && (P->po.max_models == 0 || P->started < P->po.max_models);
   for (int j = 0; j < P->M; j++) {
     dlca_population_state s = P->models[j].state;

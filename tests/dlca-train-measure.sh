@@ -1,0 +1,42 @@
+#!/bin/sh
+# dlca-train --population M --measure on PoCL (issue 34): M single runs side
+# by side, each to its end, none replaced and no stop at the first right
+# one; the summary's success rate and median epoch, and --runs' rows agree
+# with each seed trained alone. gol, seeds 103 and 104 to epoch 2000 (one
+# ends wrong, one right; about 15 s on 2 cores). Exit 77 (automake's
+# "skipped") when the tool was not built or no OpenCL platform is there.
+
+. "$(dirname "$0")/shell-lib.sh"
+dlca_test_init tools/dlca-train dlca-train-measure
+
+# (a) options that do not go with --measure
+expect 2 "--measure without --population" -- "$prog" --backend ref --preset gol --measure
+expect 2 "--measure with --save" -- "$prog" --backend ref --preset gol --population 2 --measure --save m.json
+expect 2 "--measure with --max-models" -- "$prog" --backend ref --preset gol --population 2 --measure --max-models 4
+expect 2 "--eval-scale without --measure" -- "$prog" --backend ref --preset checkerboard --population 2 --eval-scale 4
+
+# (b) gol on the OpenCL device, both models to their ends
+"$prog" --preset gol --population 2 --measure --seed 103 --epochs 2000 --runs runs.csv >out.txt 2>err.txt
+got=$?
+if [ "$got" -ne 0 ] && grep -qi 'platform' err.txt; then
+  echo "SKIP (the rest): no OpenCL platform"
+  [ "$failures" -eq 0 ] || exit 1
+  exit 77
+fi
+[ "$got" -eq 0 ] || fail "gol --measure: exit $got: $(cat err.txt)"
+grep -q '^population: *2 at once, 2 models started (2 finished, 0 abandoned)' out.txt ||
+  fail "--measure replaced or abandoned a model: $(cat out.txt)"
+grep -q '^measured: *1 of 2 right (50.0%) on all 512 boards, seeds 103..104' out.txt ||
+  fail "--measure's rate: $(cat out.txt)"
+grep -q '^right ones: *median epoch 1900 ' out.txt || fail "--measure's median epoch: $(cat out.txt)"
+head -n 1 runs.csv | grep -q '^seed,right,how,epoch,hard_loss,' || fail "--runs header: $(head -n 1 runs.csv)"
+grep -q '^103,0,wrong,2000,' runs.csv || fail "--runs: seed 103 did not end wrong at epoch 2000: $(cat runs.csv)"
+grep -q '^104,1,right,1900,' runs.csv || fail "--runs: seed 104 was not right at epoch 1900: $(cat runs.csv)"
+echo "ok: gol --measure: $(grep '^measured' out.txt)"
+
+# (c) seed 103 alone: the same end and the same errors on the 512 boards
+expect 0 "seed 103 alone" -- "$prog" --preset gol --seed 103 --epochs 2000 --eval-fresh 100
+want=$(sed -n 's/^103,0,wrong,2000,[^,]*,[^,]*,\([0-9]*\),.*/\1/p' runs.csv)
+grep -q "^fresh accuracy: .*(${want:-x} of 4608 values wrong" out.txt ||
+  fail "seed 103 alone: not ${want:-?} of 4608 wrong: $(grep '^fresh' out.txt)"
+[ "$failures" -eq 0 ]
