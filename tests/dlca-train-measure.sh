@@ -2,8 +2,9 @@
 # dlca-train --population M --measure on PoCL (issue 34): M single runs side
 # by side, each to its end, none replaced and no stop at the first right
 # one; the summary's success rate and median epoch, and --runs' rows agree
-# with each seed trained alone. gol, seeds 103 and 104 to epoch 2000 (one
-# ends wrong, one right; about 15 s on 2 cores). Exit 77 (automake's
+# with each seed trained alone, also with each model's own hyperparameters
+# (--lr-jitter ...). gol, seeds 103 and 104 to epoch 2000 (one ends wrong,
+# one right; about 20 s on 2 cores). Exit 77 (automake's
 # "skipped") when the tool was not built or no OpenCL platform is there.
 
 . "$(dirname "$0")/shell-lib.sh"
@@ -36,7 +37,21 @@ echo "ok: gol --measure: $(grep '^measured' out.txt)"
 
 # (c) seed 103 alone: the same end and the same errors on the 512 boards
 expect 0 "seed 103 alone" -- "$prog" --preset gol --seed 103 --epochs 2000 --eval-fresh 100
-want=$(sed -n 's/^103,0,wrong,2000,[^,]*,[^,]*,\([0-9]*\),.*/\1/p' runs.csv)
-grep -q "^fresh accuracy: .*(${want:-x} of 4608 values wrong" out.txt ||
-  fail "seed 103 alone: not ${want:-?} of 4608 wrong: $(grep '^fresh' out.txt)"
+errs=$(sed -n 's/^103,0,wrong,2000,[^,]*,[^,]*,\([0-9]*\),.*/\1/p' runs.csv)
+grep -q "^fresh accuracy: .*(${errs:-x} of 4608 values wrong" out.txt ||
+  fail "seed 103 alone: not ${errs:-?} of 4608 wrong: $(grep '^fresh' out.txt)"
+
+# (d) each model its own lr, temperature and Gumbel scale (the jitters):
+# seed 103 alone with the ones --runs names ends the same
+expect 0 "--measure with jitters" -- "$prog" --preset gol --population 2 --measure --seed 103 --epochs 300 \
+  --lr-jitter 0.5 --temperature-jitter 0.3 --gumbel-jitter 0.5 --runs j.csv
+row=$(grep '^103,' j.csv)
+lr=$(echo "$row" | cut -d, -f11) t=$(echo "$row" | cut -d, -f12) g=$(echo "$row" | cut -d, -f13)
+errs=$(echo "$row" | cut -d, -f7)
+[ "$lr" != "0.0500000007" ] || fail "--lr-jitter left seed 103's lr as it was: $row"
+expect 0 "seed 103 alone, its own hyperparameters" -- "$prog" --preset gol --seed 103 --epochs 300 --eval-fresh 100 \
+  --lr "$lr" --temperature "$t" --gumbel "$g"
+grep -q "^fresh accuracy: .*(${errs:-x} of 4608 values wrong" out.txt ||
+  fail "seed 103 alone with --lr $lr --temperature $t --gumbel $g: not ${errs:-?} wrong: $(grep '^fresh' out.txt)"
+expect 2 "--lr-jitter without --population" -- "$prog" --backend ref --preset gol --lr-jitter 0.5
 [ "$failures" -eq 0 ]

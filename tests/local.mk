@@ -72,7 +72,7 @@ tests_main_SOURCES += tests/test_bits.c
 tests_main_SOURCES += tests/test_export.c
 tests_main_SOURCES += tests/test_jobs.c
 tests_main_SOURCES += tests/test_recipe.c
-tests_main_SOURCES += tests/test_population.c
+tests_main_SOURCES += tests/test_population.c tests/test_population_sel.c
 # Smoke test of bench/dlca-recipes on the CPU reference.
 TESTS += tests/dlca-recipes.sh
 EXTRA_DIST += tests/dlca-recipes.sh

@@ -54,9 +54,12 @@ int pop_tally_add(run *r, pop_tally *t, dlca_population *P, int j, int *right) {
   d.how = d.right ? "right" : s == DLCA_POP_ABANDONED ? "abandoned" : w.diverged ? "diverged" : "wrong";
   final_hard(&w, &d.hard_loss, &d.hard_errors);
   d.have_fresh = w.have_fresh, d.fresh_errors = w.fresh.errors, d.fresh_total = w.fresh.total;
-  d.lr = r->cfg.optim.lr, d.temperature = r->cfg.relax.temperature > 0 ? r->cfg.relax.temperature : 1;
-  d.gumbel = r->cfg.relax.gumbel_scale;
-  int rc = d.right && r->opt.eval_scale > 0 ? scale_check(r, P, j, &d) : 0;
+  dlca_train_config c;
+  int rc = dlca_population_config(P, j, &c);
+  if (rc) return train_fail(r, CLI_FAIL, rc, "--population");
+  d.lr = c.optim.lr, d.temperature = c.relax.temperature > 0 ? c.relax.temperature : 1;
+  d.gumbel = c.relax.gumbel_scale;
+  rc = d.right && r->opt.eval_scale > 0 ? scale_check(r, P, j, &d) : 0;
   if (rc) return rc;
   if (!d.right && s == DLCA_POP_RIGHT) d.how = "wrong at scale";
   d.seconds = cli_now() - r->t_start;

@@ -350,6 +350,9 @@ static const opt_spec specs[] = {
     {"max-models", K_LONG, O(max_models), 1, 100000000L, 0, 0, 0, -1},
     {"compiled-wires", K_FLAG, O(compiled_wires), 0, 0, 0, 0, 0, -1},
     {"measure", K_FLAG, O(measure), 0, 0, 0, 0, 0, -1},
+    {"lr-jitter", K_NONNEG, O(lr_jitter), 0, 0, 0, 0, 0, -1},
+    {"temperature-jitter", K_NONNEG, O(temperature_jitter), 0, 0, 0, 0, 0, -1},
+    {"gumbel-jitter", K_NONNEG, O(gumbel_jitter), 0, 0, 0, 0, 0, -1},
     {"runs", K_STR, O(runs), 0, 0, 0, 0, 0, -1},
     {"abandon", K_OTHER, 0, 0, 0, 0, F_TRAINS, -1, -1},
     {"evolve", K_LONG, O(evolve), 0, 1000000000L, 0, 0, 0, -1},
@@ -580,9 +583,12 @@ static int check_combinations(train_options *o, const opt_spec *cooldown_only, c
                              (o->eval_scale > 0 && !o->measure)))
     return usage("--population: trains fresh models side by side; not with --restarts, --jobs, --resume, --model, "
                  "--checkpoint or (without --measure) --eval-scale");
-  if ((o->max_models > 0 || o->compiled_wires || o->measure || o->runs) && o->population == 0)
-    return usage("--%s: only with --population", o->max_models > 0 ? "max-models" : o->compiled_wires ?
-                 "compiled-wires" : o->measure ? "measure" : "runs");
+  const char *pop_only = o->max_models > 0 ? "max-models" : o->compiled_wires ? "compiled-wires"
+                         : o->measure ? "measure" : o->runs ? "runs" : o->lr_jitter > 0 ? "lr-jitter"
+                         : o->temperature_jitter > 0 ? "temperature-jitter" : o->gumbel_jitter > 0 ? "gumbel-jitter" : NULL;
+  if (pop_only && o->population == 0) return usage("--%s: only with --population", pop_only);
+  if (o->lr_jitter > 20 || o->temperature_jitter > 20 || o->gumbel_jitter > 20)
+    return usage("--lr-jitter, --temperature-jitter, --gumbel-jitter: at most 20");
   if (o->measure && (o->max_models > 0 || o->save || o->log))
     return usage("--measure: every model trains to its end and none is replaced; not with --max-models, --save "
                  "or --log (the per-seed results go to --runs FILE)");

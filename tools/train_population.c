@@ -155,6 +155,16 @@ static int write_log(pop_run *p, int j) {
   return 0;
 }
 
+/* With jitters: the winner's own hyperparameters, which its single run needs. */
+static void print_hypers(pop_run *p, int j) {
+  const train_options *o = &p->r->opt;
+  dlca_train_config c;
+  if (!(o->lr_jitter > 0 || o->temperature_jitter > 0 || o->gumbel_jitter > 0) || dlca_population_config(p->P, j, &c))
+    return;
+  printf("its own:        --lr %.9g --temperature %.9g --gumbel %.9g (the jitters' draws for its seed)\n",
+         c.optim.lr, c.relax.temperature > 0 ? c.relax.temperature : 1.0, c.relax.gumbel_scale);
+}
+
 /* The summary on stdout; --save and --log of the winner. */
 static int summary(pop_run *p, int interrupted) {
   run *r = p->r;
@@ -172,6 +182,7 @@ static int summary(pop_run *p, int interrupted) {
       dlca_loop_get_result(dlca_population_loop(p->P, st.winner), &w);
       printf("winner:         seed %llu, epoch %llu, right on every fresh grid (%zu values)\n",
              (unsigned long long)st.winner_seed, (unsigned long long)st.winner_epoch, w.fresh.total);
+      print_hypers(p, st.winner);
     } else {
       printf("winner:         none%s\n", interrupted ? " (interrupted)" : " right on every fresh grid");
     }
@@ -201,7 +212,9 @@ static int setup(pop_run *p) {
   dlca_population_options po = {.n_models = M, .replace = !measure,
                                  .max_models = measure ? M : r->opt.max_models > 0 ? r->opt.max_models : 10L * M,
                                  .iwp_init = (float)r->opt.iwp_init, .compiled_wires = r->opt.compiled_wires,
-                                 .run_all = measure};
+                                 .run_all = measure, .lr_jitter = r->opt.lr_jitter,
+                                 .temperature_jitter = r->opt.temperature_jitter,
+                                 .gumbel_jitter = r->opt.gumbel_jitter};
   p->curves = calloc((size_t)M, sizeof *p->curves);
   p->was = calloc((size_t)M, sizeof *p->was);
   p->hard = calloc((size_t)M, sizeof *p->hard);

@@ -34,6 +34,10 @@ typedef struct dlca_population_options {
                           * steps); 0: shared_program set, one build for every seed */
   int run_all;           /* 1: no stop at the first right model, every model trains to its end (with
                           * replace 0: M single runs, to measure a recipe's success rate) */
+  /* Each model's own hyperparameters (dlca_population_model_config): its
+   * lr, temperature and Gumbel scale times exp(U(-j, j)), U drawn from its
+   * seed; 0 (the default): the configuration's. Each in [0, 20]. */
+  double lr_jitter, temperature_jitter, gumbel_jitter;
 } dlca_population_options;
 
 /* Where model j stands. */
@@ -53,6 +57,16 @@ typedef struct dlca_population_stats {
   uint64_t steps;           /* dlca_population_step calls that trained */
   int training;             /* models still training */
 } dlca_population_stats;
+
+/* The configuration the model of seed `seed` trains with in a population
+ * of cfg and po: cfg with that seed, and its lr, temperature (0: 1) and
+ * Gumbel scale jittered as po asks. A single run (dlca_loop) with it gives
+ * the model's losses and circuit. */
+DLCA_API void dlca_population_model_config(const dlca_population_options *po, const dlca_train_config *cfg,
+                                           uint64_t seed, dlca_train_config *out);
+/* Model j's configuration now (its seed's, or what population-based
+ * training gave it). */
+DLCA_API DLCA_WUR int dlca_population_config(const dlca_population *P, int j, dlca_train_config *out);
 
 /* The bytes on the device of a population of n_models models of this
  * preset, shape and configuration (gol: each with its 512-board twin). */

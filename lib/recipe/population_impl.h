@@ -8,6 +8,7 @@
 typedef struct pop_model {
   dlca_loop *loop;
   uint64_t seed;
+  dlca_train_config cfg;      /* its own: dlca_population_model_config's */
   dlca_population_state state;
 } pop_model;
 
@@ -28,6 +29,8 @@ struct dlca_population {
   uint64_t steps;
 };
 
+/* population_hyper.c: the jitters are in [0, 20]. */
+int dlca__pop_check_jitter(const dlca_population_options *po);
 /* Slot j: a fresh model of seed s and its run (the old one freed). */
 int dlca__pop_start(dlca_population *P, int j, uint64_t s);
 

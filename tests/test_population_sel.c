@@ -1,0 +1,127 @@
+/* The population's selection (dlca_cl/population.h, issue 34): each
+ * model's own hyperparameters (the jitters) with model j still a single
+ * run of its seed and configuration. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dlca_cl.h"
+#include "cl_util.h"
+
+#define SEL_M 2
+#define SEL_EPOCHS 4
+
+/* A tiny checkerboard: 2 grids, 4 steps, a Gumbel relaxation, an
+ * evaluation every 2 epochs. */
+static void tiny(dlca_preset *p, dlca_train_config *cfg, dlca_loop_options *o) {
+  ck_assert_int_eq(dlca_preset_get("checkerboard", p), DLCA_OK);
+  dlca_train_config_from_preset(p, cfg);
+  cfg->batch = 2, cfg->steps = 4, cfg->seed = 7;
+  cfg->relax.temperature = 2, cfg->relax.gumbel_scale = 0.5f;
+  dlca_loop_options_default(o);
+  o->epochs = SEL_EPOCHS, o->eval_every = 2;
+}
+
+/* The soft losses of a single run of cfg (its seed) with o. */
+static void single_run(dlca_context *ctx, const dlca_train_config *cfg, double *soft) {
+  dlca_preset p;
+  dlca_train_config c0;
+  dlca_loop_options o;
+  tiny(&p, &c0, &o);
+  o.seed = cfg->seed;
+  dlca_model *m;
+  dlca_loop *l;
+  ck_assert_int_eq(dlca_model_new(&p.shape, cfg->seed, &m), DLCA_OK);
+  ck_assert_int_eq(dlca_loop_new(ctx, &p, m, cfg, NULL, &o, &l), DLCA_OK);
+  for (int e = 0; e < SEL_EPOCHS; e++) {
+    ck_assert_int_eq(dlca_loop_epoch(l), DLCA_OK);
+    dlca_loop_result r;
+    dlca_loop_get_result(l, &r);
+    soft[e] = r.soft;
+  }
+  dlca_loop_free(l);
+  dlca_model_free(m);
+}
+
+/* Jittered lr, temperature and Gumbel scale: each within exp(+-j) of the
+ * configuration's, drawn per seed, and model j a single run of its seed
+ * with dlca_population_model_config's configuration. */
+static void jitter_parity(dlca_context *ctx) {
+  static const uint64_t seeds[SEL_M] = {21, 22};
+  dlca_preset p;
+  dlca_train_config cfg;
+  dlca_loop_options o;
+  tiny(&p, &cfg, &o);
+  dlca_population_options po = {.n_models = SEL_M, .seeds = seeds, .lr_jitter = 1, .temperature_jitter = 0.5,
+                                .gumbel_jitter = 0.7};
+  dlca_population *P;
+  ck_assert_int_eq(dlca_population_new(ctx, &p, NULL, &cfg, NULL, &o, &po, &P), DLCA_OK);
+  double soft[SEL_EPOCHS][SEL_M];
+  for (int e = 0; e < SEL_EPOCHS; e++) {
+    ck_assert_int_eq(dlca_population_step(P), DLCA_OK);
+    dlca_population_losses(P, soft[e]);
+  }
+  float lr[SEL_M];
+  for (int j = 0; j < SEL_M; j++) {
+    dlca_train_config c, mine;
+    dlca_population_model_config(&po, &cfg, seeds[j], &c);
+    ck_assert_int_eq(dlca_population_config(P, j, &mine), DLCA_OK);
+    ck_assert_msg(c.optim.lr == mine.optim.lr && c.relax.gumbel_scale == mine.relax.gumbel_scale,
+                  "model %d: the population's configuration is not dlca_population_model_config's", j);
+    lr[j] = c.optim.lr;
+    ck_assert(c.seed == seeds[j]);
+    ck_assert(c.optim.lr >= cfg.optim.lr * expf(-1.0f) * 0.999f && c.optim.lr <= cfg.optim.lr * expf(1.0f) * 1.001f);
+    ck_assert(c.relax.temperature >= 2 * expf(-0.5f) * 0.999f && c.relax.temperature <= 2 * expf(0.5f) * 1.001f);
+    ck_assert(c.relax.gumbel_scale >= 0.5f * expf(-0.7f) * 0.999f &&
+              c.relax.gumbel_scale <= 0.5f * expf(0.7f) * 1.001f);
+    ck_assert(c.relax.temperature != 2 && c.relax.gumbel_scale != 0.5f);
+    double s1[SEL_EPOCHS];
+    single_run(ctx, &c, s1);
+    for (int e = 0; e < SEL_EPOCHS; e++)
+      ck_assert_msg(soft[e][j] == s1[e], "model %d, epoch %d: soft %.9g, single run %.9g", j, e + 1, soft[e][j],
+                    s1[e]);
+  }
+  ck_assert_msg(lr[0] != lr[1], "seeds 21 and 22 drew the same lr %g", lr[0]);
+  dlca_population_free(P);
+}
+
+START_TEST(test_jitter_parity_ref) { jitter_parity(NULL); }
+END_TEST
+
+START_TEST(test_jitter_parity_cl) {
+  if (!tcl_platform()) return;
+  dlca_context *ctx = tcl_context();
+  jitter_parity(ctx);
+  dlca_context_free(ctx);
+}
+END_TEST
+
+/* A jitter outside [0, 20] is refused, naming it. */
+START_TEST(test_jitter_checked) {
+  dlca_preset p;
+  dlca_train_config cfg;
+  dlca_loop_options o;
+  tiny(&p, &cfg, &o);
+  dlca_population_options po = {.n_models = 1, .gumbel_jitter = -1};
+  dlca_population *P = NULL;
+  ck_assert_int_eq(dlca_population_new(NULL, &p, NULL, &cfg, NULL, &o, &po, &P), DLCA_EINVAL);
+  ck_assert_ptr_null(P);
+  ck_assert_msg(strstr(dlca_last_error(), "gumbel_jitter") != NULL, "message: %s", dlca_last_error());
+  dlca_train_config c;
+  po.gumbel_jitter = 0;
+  dlca_population_model_config(&po, &cfg, 5, &c);
+  ck_assert(c.optim.lr == cfg.optim.lr && c.relax.temperature == 2 && c.seed == 5);
+}
+END_TEST
+
+Suite *suite_population_sel(void) {
+  Suite *s = suite_create("population_sel");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, test_jitter_parity_ref);
+  tcase_add_test(tc, test_jitter_parity_cl);
+  tcase_add_test(tc, test_jitter_checked);
+  suite_add_tcase(s, tc);
+  return s;
+}
