@@ -1,6 +1,6 @@
 /* The population's selection (dlca_cl/population.h, issue 34): each
  * model's own hyperparameters (the jitters) with model j still a single
- * run of its seed and configuration. */
+ * run of its seed and configuration; population-based training's copies. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -115,6 +115,79 @@ START_TEST(test_jitter_checked) {
 }
 END_TEST
 
+/* Population-based training, 4 models, a round every 2 steps: the worst
+ * takes the best's logits and optimizer state (equal right after the
+ * round), keeps its seed, gets the best's lr times 0.8 or 1.25 and a
+ * lineage; two populations give the same losses. */
+static void pbt_run(dlca_context *ctx, double soft[SEL_EPOCHS][4], long *copies) {
+  static const uint64_t seeds[4] = {31, 32, 33, 34};
+  dlca_preset p;
+  dlca_train_config cfg;
+  dlca_loop_options o;
+  tiny(&p, &cfg, &o);
+  dlca_population_options po = {.n_models = 4, .seeds = seeds, .pbt_every = 2, .pbt_fraction = 0.25};
+  dlca_population *P;
+  ck_assert_int_eq(dlca_population_new(ctx, &p, NULL, &cfg, NULL, &o, &po, &P), DLCA_OK);
+  for (int e = 0; e < SEL_EPOCHS; e++) {
+    dlca_loop_result before[4];
+    for (int j = 0; j < 4; j++) dlca_loop_get_result(dlca_population_loop(P, j), &before[j]);
+    ck_assert_int_eq(dlca_population_step(P), DLCA_OK);
+    dlca_population_losses(P, soft[e]);
+    for (int j = 0; j < 4; j++) {
+      dlca_population_lineage g;
+      dlca_population_get_lineage(P, j, &g);
+      ck_assert(dlca_population_seed(P, j) == seeds[j]);
+      if (g.copies == 0 || g.from_epoch != (uint64_t)e + 1) continue;
+      int d = -1; /* the giver: the slot of from_seed */
+      for (int i = 0; i < 4; i++) d = seeds[i] == g.from_seed ? i : d;
+      ck_assert_int_ge(d, 0);
+      dlca_trainer *tj = dlca_loop_trainer(dlca_population_loop(P, j)), *td = dlca_loop_trainer(dlca_population_loop(P, d));
+      const size_t n = dlca_trainer_n_params(tj);
+      float *a = malloc(sizeof(float) * n), *b = malloc(sizeof(float) * n);
+      for (size_t slot = 0; slot <= dlca_trainer_state_slots(tj); slot++) {
+        if (slot == 0) ck_assert_int_eq(dlca_trainer_get_params(tj, a) | dlca_trainer_get_params(td, b), DLCA_OK);
+        else ck_assert_int_eq(dlca_trainer_get_state_slot(tj, slot - 1, a) |
+                              dlca_trainer_get_state_slot(td, slot - 1, b), DLCA_OK);
+        ck_assert_msg(memcmp(a, b, sizeof(float) * n) == 0, "model %d: slot %zu is not model %d's", j, slot, d);
+      }
+      free(a), free(b);
+      ck_assert(dlca_trainer_epoch(tj) == (uint64_t)e + 1);
+      ck_assert_msg(before[d].hard.hard_loss < before[j].hard.hard_loss || before[j].hard_epoch != (uint64_t)e + 1,
+                    "model %d took model %d's copy but was not worse", j, d);
+      dlca_train_config cj, cd;
+      ck_assert_int_eq(dlca_population_config(P, j, &cj) | dlca_population_config(P, d, &cd), DLCA_OK);
+      ck_assert(cj.optim.lr == (float)(cd.optim.lr * 0.8) || cj.optim.lr == (float)(cd.optim.lr * 1.25));
+      ck_assert(cj.seed == seeds[j] && g.origin_seed == seeds[d]);
+    }
+  }
+  dlca_population_stats st;
+  dlca_population_get_stats(P, &st);
+  *copies = st.pbt_copies;
+  ck_assert_int_eq((int)st.epochs, 4 * SEL_EPOCHS);
+  dlca_population_free(P);
+}
+
+static void pbt(dlca_context *ctx) {
+  double a[SEL_EPOCHS][4], b[SEL_EPOCHS][4];
+  long ca, cb;
+  pbt_run(ctx, a, &ca);
+  pbt_run(ctx, b, &cb);
+  ck_assert_int_ge(ca, 1);
+  ck_assert_int_eq(ca, cb);
+  ck_assert_msg(memcmp(a, b, sizeof a) == 0, "population-based training is not deterministic");
+}
+
+START_TEST(test_pbt_ref) { pbt(NULL); }
+END_TEST
+
+START_TEST(test_pbt_cl) {
+  if (!tcl_platform()) return;
+  dlca_context *ctx = tcl_context();
+  pbt(ctx);
+  dlca_context_free(ctx);
+}
+END_TEST
+
 Suite *suite_population_sel(void) {
   Suite *s = suite_create("population_sel");
   TCase *tc = tcase_create("core");
@@ -122,6 +195,8 @@ Suite *suite_population_sel(void) {
   tcase_add_test(tc, test_jitter_parity_ref);
   tcase_add_test(tc, test_jitter_parity_cl);
   tcase_add_test(tc, test_jitter_checked);
+  tcase_add_test(tc, test_pbt_ref);
+  tcase_add_test(tc, test_pbt_cl);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -59,6 +59,9 @@ int pop_tally_add(run *r, pop_tally *t, dlca_population *P, int j, int *right) {
   if (rc) return train_fail(r, CLI_FAIL, rc, "--population");
   d.lr = c.optim.lr, d.temperature = c.relax.temperature > 0 ? c.relax.temperature : 1;
   d.gumbel = c.relax.gumbel_scale;
+  dlca_population_lineage g;
+  dlca_population_get_lineage(P, j, &g);
+  d.copies = g.copies, d.origin_seed = g.origin_seed;
   rc = d.right && r->opt.eval_scale > 0 ? scale_check(r, P, j, &d) : 0;
   if (rc) return rc;
   if (!d.right && s == DLCA_POP_RIGHT) d.how = "wrong at scale";
@@ -86,14 +89,15 @@ int pop_tally_write(run *r, const pop_tally *t) {
   int bad = !f;
   if (f) {
     fprintf(f, "seed,right,how,epoch,hard_loss,hard_errors,fresh_errors,fresh_total,scale_errors,scale_total,"
-            "lr,temperature,gumbel,seconds\n");
+            "lr,temperature,gumbel,seconds,copies,origin_seed\n");
     for (size_t i = 0; i < t->n; i++) {
       const pop_done *d = &rows[i];
       fprintf(f, "%llu,%d,%s,%llu,%.9g,%zu,", (unsigned long long)d->seed, d->right, d->how,
               (unsigned long long)d->epoch, d->hard_loss, d->hard_errors);
       fprintf(f, d->have_fresh ? "%zu,%zu," : ",,", d->fresh_errors, d->fresh_total);
       fprintf(f, d->have_scale ? "%zu,%zu," : ",,", d->scale_errors, d->scale_total);
-      fprintf(f, "%.9g,%.9g,%.9g,%.3f\n", d->lr, d->temperature, d->gumbel, d->seconds);
+      fprintf(f, "%.9g,%.9g,%.9g,%.3f,%ld,%llu\n", d->lr, d->temperature, d->gumbel, d->seconds, d->copies,
+              (unsigned long long)d->origin_seed);
     }
     bad = fclose(f) != 0;
   }

@@ -17,6 +17,8 @@ typedef struct pop_done {
   size_t fresh_errors, fresh_total, scale_errors, scale_total;
   double lr, temperature, gumbel; /* the model's own (dlca_population_model_config) */
   double seconds;             /* from the process's start to its judging */
+  long copies;                /* --pbt's copies into it (0: the single run of its seed) */
+  uint64_t origin_seed;       /* the seed of its wires */
 } pop_done;
 
 typedef struct pop_tally {

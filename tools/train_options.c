@@ -350,6 +350,7 @@ static const opt_spec specs[] = {
     {"max-models", K_LONG, O(max_models), 1, 100000000L, 0, 0, 0, -1},
     {"compiled-wires", K_FLAG, O(compiled_wires), 0, 0, 0, 0, 0, -1},
     {"measure", K_FLAG, O(measure), 0, 0, 0, 0, 0, -1},
+    {"pbt", K_STR, O(pbt), 0, 0, 0, 0, 0, -1},
     {"lr-jitter", K_NONNEG, O(lr_jitter), 0, 0, 0, 0, 0, -1},
     {"temperature-jitter", K_NONNEG, O(temperature_jitter), 0, 0, 0, 0, 0, -1},
     {"gumbel-jitter", K_NONNEG, O(gumbel_jitter), 0, 0, 0, 0, 0, -1},
@@ -587,6 +588,12 @@ static int check_combinations(train_options *o, const opt_spec *cooldown_only, c
                          : o->measure ? "measure" : o->runs ? "runs" : o->lr_jitter > 0 ? "lr-jitter"
                          : o->temperature_jitter > 0 ? "temperature-jitter" : o->gumbel_jitter > 0 ? "gumbel-jitter" : NULL;
   if (pop_only && o->population == 0) return usage("--%s: only with --population", pop_only);
+  if (o->pbt && o->population == 0) return usage("--pbt: only with --population");
+  if (o->pbt && o->measure) return usage("--pbt: copies models into others, but --measure trains single runs");
+  char end;
+  if (o->pbt && (sscanf(o->pbt, "%ld:%lf%c", &o->pbt_every, &o->pbt_fraction, &end) != 2 || o->pbt_every < 1 ||
+                 !(o->pbt_fraction > 0 && o->pbt_fraction <= 0.5)))
+    return usage("--pbt: '%s' is not EVERY:FRACTION, EVERY >= 1 steps and FRACTION in (0, 0.5]", o->pbt);
   if (o->lr_jitter > 20 || o->temperature_jitter > 20 || o->gumbel_jitter > 20)
     return usage("--lr-jitter, --temperature-jitter, --gumbel-jitter: at most 20");
   if (o->measure && (o->max_models > 0 || o->save || o->log))

@@ -52,6 +52,9 @@ typedef struct train_options {
   int measure;                   /* --population --measure: M single runs to their ends, the success rate */
   const char *runs;              /* --population: one CSV row per model done */
   double lr_jitter, temperature_jitter, gumbel_jitter; /* --population: each model's own, exp(U(-j, j)) times */
+  const char *pbt;               /* --pbt EVERY:FRACTION, population-based training */
+  long pbt_every;                /* its parts; 0: none */
+  double pbt_fraction;
   /* --abandon E:W[,E:W...]: at the first evaluation at or after epoch E,
    * stop the run if its lowest hard loss so far is above W */
   int n_abandon;                 /* checkpoints given; 0: never abandon */

@@ -155,13 +155,21 @@ static int write_log(pop_run *p, int j) {
   return 0;
 }
 
-/* With jitters: the winner's own hyperparameters, which its single run needs. */
+/* With jitters: the winner's own hyperparameters, which its single run
+ * needs; after --pbt's copies, that it is no single run. */
 static void print_hypers(pop_run *p, int j) {
   const train_options *o = &p->r->opt;
+  dlca_population_lineage g;
+  dlca_population_get_lineage(p->P, j, &g);
+  if (g.copies)
+    printf("lineage:        no single run of its seed: %ld --pbt cop%s, the last of seed %llu's model at epoch %llu; "
+           "the wires of seed %llu\n", g.copies, g.copies == 1 ? "y" : "ies", (unsigned long long)g.from_seed,
+           (unsigned long long)g.from_epoch, (unsigned long long)g.origin_seed);
   dlca_train_config c;
-  if (!(o->lr_jitter > 0 || o->temperature_jitter > 0 || o->gumbel_jitter > 0) || dlca_population_config(p->P, j, &c))
+  if (!(o->lr_jitter > 0 || o->temperature_jitter > 0 || o->gumbel_jitter > 0 || g.copies) ||
+      dlca_population_config(p->P, j, &c))
     return;
-  printf("its own:        --lr %.9g --temperature %.9g --gumbel %.9g (the jitters' draws for its seed)\n",
+  printf("its own:        --lr %.9g --temperature %.9g --gumbel %.9g (its seed's jitters, or a copy's)\n",
          c.optim.lr, c.relax.temperature > 0 ? c.relax.temperature : 1.0, c.relax.gumbel_scale);
 }
 
@@ -175,6 +183,9 @@ static int summary(pop_run *p, int interrupted) {
   if (!r->opt.quiet) {
     printf("population:     %ld at once, %ld models started (%ld finished, %ld abandoned), %llu epochs in all\n",
            r->opt.population, st.models, st.finished, st.abandoned, (unsigned long long)st.epochs);
+    if (r->opt.pbt_every)
+      printf("pbt:            %ld copies of a best model into a worst (every %ld steps, the worst %g)\n",
+             st.pbt_copies, r->opt.pbt_every, r->opt.pbt_fraction);
     if (r->opt.measure) {
       pop_tally_print(r, &p->done, interrupted);
     } else if (st.winner >= 0) {
@@ -214,7 +225,8 @@ static int setup(pop_run *p) {
                                  .iwp_init = (float)r->opt.iwp_init, .compiled_wires = r->opt.compiled_wires,
                                  .run_all = measure, .lr_jitter = r->opt.lr_jitter,
                                  .temperature_jitter = r->opt.temperature_jitter,
-                                 .gumbel_jitter = r->opt.gumbel_jitter};
+                                 .gumbel_jitter = r->opt.gumbel_jitter, .pbt_every = r->opt.pbt_every,
+                                 .pbt_fraction = r->opt.pbt_fraction};
   p->curves = calloc((size_t)M, sizeof *p->curves);
   p->was = calloc((size_t)M, sizeof *p->was);
   p->hard = calloc((size_t)M, sizeof *p->hard);

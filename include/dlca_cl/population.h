@@ -38,6 +38,15 @@ typedef struct dlca_population_options {
    * lr, temperature and Gumbel scale times exp(U(-j, j)), U drawn from its
    * seed; 0 (the default): the configuration's. Each in [0, 20]. */
   double lr_jitter, temperature_jitter, gumbel_jitter;
+  /* Population-based training: every pbt_every steps (0: never) the worst
+   * pbt_fraction (in [0, 0.5]; at least one of two or more) of the models
+   * training, by the hard loss of their last evaluation, each take a copy
+   * of one of the best (the k-th worst of the k-th best): its wires,
+   * logits, optimizer state and hyperparameters, the lr times 0.8 or 1.25.
+   * A model keeps its seed (its noise, fresh grids) and epoch; its circuit
+   * is then no single run of its seed (dlca_population_get_lineage). */
+  long pbt_every;
+  double pbt_fraction;
 } dlca_population_options;
 
 /* Where model j stands. */
@@ -56,7 +65,17 @@ typedef struct dlca_population_stats {
   uint64_t epochs;          /* epochs trained, summed over every model started */
   uint64_t steps;           /* dlca_population_step calls that trained */
   int training;             /* models still training */
+  long pbt_copies;          /* copies taken by population-based training */
 } dlca_population_stats;
+
+/* Where model j's circuit came from: copies 0 (it is the single run of its
+ * seed), else population-based training's last copy, from the model of
+ * from_seed at epoch from_epoch, and origin_seed, the seed whose wires it
+ * has. */
+typedef struct dlca_population_lineage {
+  long copies;
+  uint64_t origin_seed, from_seed, from_epoch;
+} dlca_population_lineage;
 
 /* The configuration the model of seed `seed` trains with in a population
  * of cfg and po: cfg with that seed, and its lr, temperature (0: 1) and
@@ -101,6 +120,7 @@ DLCA_API int dlca_population_size(const dlca_population *P);
 DLCA_API void dlca_population_get_stats(const dlca_population *P, dlca_population_stats *out);
 DLCA_API uint64_t dlca_population_seed(const dlca_population *P, int j);
 DLCA_API dlca_population_state dlca_population_model_state(const dlca_population *P, int j);
+DLCA_API void dlca_population_get_lineage(const dlca_population *P, int j, dlca_population_lineage *out);
 /* Model j's run: its trainer, its result. Replaced at the next step. */
 DLCA_API dlca_loop *dlca_population_loop(dlca_population *P, int j);
 /* The last soft loss of every model, soft[n_models] (NAN before a step). */

@@ -57,6 +57,7 @@ int dlca__pop_start(dlca_population *P, int j, uint64_t s) {
   dlca_loop_free(pm->loop);
   memset(pm, 0, sizeof *pm);
   pm->seed = s;
+  pm->lineage.origin_seed = s;
   dlca_population_model_config(&P->po, &P->cfg, s, &pm->cfg);
   dlca_loop_options o = P->lo;
   o.seed = s;
@@ -106,6 +107,7 @@ int dlca_population_new(dlca_context *ctx, const dlca_preset *p, const dlca_mode
     return dlca__fail(DLCA_EINVAL, "dlca_population_new: n_models %d (>= 1) or max_models %ld (>= 0)",
                       po->n_models, po->max_models);
   int rc = dlca__pop_check_jitter(po);
+  if (!rc) rc = dlca__pop_check_pbt(po);
   if (rc) return rc;
   dlca_population *P = calloc(1, sizeof *P);
   if (!P) return dlca__fail(DLCA_ENOMEM, "dlca_population_new: out of memory");

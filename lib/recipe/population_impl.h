@@ -8,7 +8,8 @@
 typedef struct pop_model {
   dlca_loop *loop;
   uint64_t seed;
-  dlca_train_config cfg;      /* its own: dlca_population_model_config's */
+  dlca_train_config cfg;      /* its own: dlca_population_model_config's, or a copy's */
+  dlca_population_lineage lineage;
   dlca_population_state state;
 } pop_model;
 
@@ -27,10 +28,15 @@ struct dlca_population {
   long started, finished, abandoned;
   uint64_t epochs_done;       /* epochs of models already replaced */
   uint64_t steps;
+  long pbt_copies;            /* population-based training's copies */
 };
 
 /* population_hyper.c: the jitters are in [0, 20]. */
 int dlca__pop_check_jitter(const dlca_population_options *po);
+/* population_pbt.c: pbt_every >= 0, pbt_fraction in [0, 0.5]; after a
+ * step's judging, the worst take copies of the best where due. */
+int dlca__pop_check_pbt(const dlca_population_options *po);
+int dlca__pop_pbt(dlca_population *P);
 /* Slot j: a fresh model of seed s and its run (the old one freed). */
 int dlca__pop_start(dlca_population *P, int j, uint64_t s);
 

@@ -77,8 +77,9 @@ int dlca_population_step(dlca_population *P) {
     if ((rc = dlca__loop_collect(pm->loop))) break;
     if (pm->loop->res.done) rc = judge(P, j);
   }
+  P->steps += !rc;
+  if (!rc && dlca_population_running(P)) rc = dlca__pop_pbt(P); /* population_pbt.c */
   if (rc) return dlca__loop_fail(rc, "population step %llu", (unsigned long long)P->steps + 1);
-  P->steps++;
   return DLCA_OK;
 }
 
@@ -86,7 +87,7 @@ void dlca_population_get_stats(const dlca_population *P, dlca_population_stats *
   memset(out, 0, sizeof *out);
   out->winner = P->winner;
   out->models = P->started, out->finished = P->finished, out->abandoned = P->abandoned;
-  out->epochs = P->epochs_done, out->steps = P->steps;
+  out->epochs = P->epochs_done, out->steps = P->steps, out->pbt_copies = P->pbt_copies;
   for (int j = 0; j < P->M; j++) {
     out->epochs += epochs_of(P->models[j].loop);
     out->training += P->models[j].state == DLCA_POP_TRAINING;
