@@ -1,6 +1,7 @@
 /* The population's selection (dlca_cl/population.h, issue 34): each
  * model's own hyperparameters (the jitters) with model j still a single
- * run of its seed and configuration; population-based training's copies. */
+ * run of its seed and configuration; population-based training's copies;
+ * the repair of models that are done on a host thread. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -188,6 +189,77 @@ START_TEST(test_pbt_cl) {
 }
 END_TEST
 
+/* Repair and evolution of models that are done: on a host thread
+ * (polish_inline 0) or inline, every model ends with the circuit of its
+ * single run (dlca_loop_finish, _polish, _eval_fresh). */
+static void polish_run(dlca_context *ctx, int inline_, float **logits, size_t *n, int *states) {
+  static const uint64_t seeds[3] = {41, 42, 43};
+  dlca_preset p;
+  dlca_train_config cfg;
+  dlca_loop_options o;
+  tiny(&p, &cfg, &o);
+  o.repair = 2, o.evolve = 16, o.evolve_lineages = 8, o.eval_fresh = 1;
+  dlca_population_options po = {.n_models = 3, .seeds = seeds, .polish_inline = inline_};
+  dlca_population *P;
+  ck_assert_int_eq(dlca_population_new(ctx, &p, NULL, &cfg, NULL, &o, &po, &P), DLCA_OK);
+  for (int k = 0; k < 100 && dlca_population_running(P); k++) ck_assert_int_eq(dlca_population_step(P), DLCA_OK);
+  ck_assert_int_eq(dlca_population_running(P), 0);
+  for (int j = 0; j < 3; j++) {
+    dlca_trainer *t = dlca_loop_trainer(dlca_population_loop(P, j));
+    *n = dlca_trainer_n_params(t);
+    logits[j] = malloc(sizeof(float) * *n);
+    ck_assert_int_eq(dlca_trainer_get_params(t, logits[j]), DLCA_OK);
+    states[j] = dlca_population_model_state(P, j);
+    dlca_loop_result w;
+    dlca_loop_get_result(dlca_population_loop(P, j), &w);
+    ck_assert_msg(w.have_repair && w.have_fresh, "model %d: no repair or fresh check", j);
+  }
+  dlca_population_free(P);
+}
+
+static void polish(dlca_context *ctx) {
+  float *a[3], *b[3];
+  size_t n;
+  int sa[3], sb[3];
+  polish_run(ctx, 0, a, &n, sa);
+  polish_run(ctx, 1, b, &n, sb);
+  for (int j = 0; j < 3; j++) {
+    ck_assert_int_eq(sa[j], sb[j]);
+    ck_assert_msg(memcmp(a[j], b[j], sizeof(float) * n) == 0, "model %d: the thread's repair differs", j);
+    /* the single run of seed 41 + j */
+    dlca_preset p;
+    dlca_train_config cfg;
+    dlca_loop_options o;
+    tiny(&p, &cfg, &o);
+    o.repair = 2, o.evolve = 16, o.evolve_lineages = 8, o.eval_fresh = 1;
+    cfg.seed = o.seed = 41 + (uint64_t)j;
+    dlca_model *m;
+    dlca_loop *l;
+    ck_assert_int_eq(dlca_model_new(&p.shape, cfg.seed, &m), DLCA_OK);
+    ck_assert_int_eq(dlca_loop_new(ctx, &p, m, &cfg, NULL, &o, &l), DLCA_OK);
+    for (int e = 0; e < SEL_EPOCHS; e++) ck_assert_int_eq(dlca_loop_epoch(l), DLCA_OK);
+    ck_assert_int_eq(dlca_loop_finish(l), DLCA_OK);
+    ck_assert_int_eq(dlca_loop_polish(l), DLCA_OK);
+    float *c = malloc(sizeof(float) * n);
+    ck_assert_int_eq(dlca_trainer_get_params(dlca_loop_trainer(l), c), DLCA_OK);
+    ck_assert_msg(memcmp(a[j], c, sizeof(float) * n) == 0, "model %d: not its single run's circuit", j);
+    free(c), free(a[j]), free(b[j]);
+    dlca_loop_free(l);
+    dlca_model_free(m);
+  }
+}
+
+START_TEST(test_polish_thread_ref) { polish(NULL); }
+END_TEST
+
+START_TEST(test_polish_thread_cl) {
+  if (!tcl_platform()) return;
+  dlca_context *ctx = tcl_context();
+  polish(ctx);
+  dlca_context_free(ctx);
+}
+END_TEST
+
 Suite *suite_population_sel(void) {
   Suite *s = suite_create("population_sel");
   TCase *tc = tcase_create("core");
@@ -197,6 +269,8 @@ Suite *suite_population_sel(void) {
   tcase_add_test(tc, test_jitter_checked);
   tcase_add_test(tc, test_pbt_ref);
   tcase_add_test(tc, test_pbt_cl);
+  tcase_add_test(tc, test_polish_thread_ref);
+  tcase_add_test(tc, test_polish_thread_cl);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -92,8 +92,9 @@ static int record(pop_run *p) {
  * with --quiet). */
 static int announce(pop_run *p) {
   for (int j = 0; j < dlca_population_size(p->P); j++) {
-    const dlca_population_state s = dlca_population_model_state(p->P, j);
-    if (p->was[j] != DLCA_POP_TRAINING || s == DLCA_POP_TRAINING) continue;
+    const dlca_population_state s = dlca_population_model_state(p->P, j), was = p->was[j];
+    if ((was != DLCA_POP_TRAINING && was != DLCA_POP_POLISHING) || s == DLCA_POP_TRAINING || s == DLCA_POP_POLISHING)
+      continue; /* not one that ended in this step (a repair on a host thread ends later) */
     int right, rc = pop_tally_add(p->r, &p->done, p->P, j, &right);
     if (rc) return rc;
     if (p->r->opt.quiet) continue;

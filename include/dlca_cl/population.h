@@ -47,6 +47,12 @@ typedef struct dlca_population_options {
    * is then no single run of its seed (dlca_population_get_lineage). */
   long pbt_every;
   double pbt_fraction;
+  /* 0: a model's repair and evolution (o->repair, o->evolve, packed bits)
+   * run on a host thread (one at a time) while the device trains the
+   * others; the model is judged at the first step after the search ended
+   * (the lowest slot first), its circuit the same. 1: on the caller's
+   * thread at once, stalling every model. */
+  int polish_inline;
 } dlca_population_options;
 
 /* Where model j stands. */
@@ -54,7 +60,8 @@ typedef enum dlca_population_state {
   DLCA_POP_TRAINING, /* still training */
   DLCA_POP_RIGHT,    /* done, and its circuit is right: the winner if the first */
   DLCA_POP_WRONG,    /* done, its circuit wrong (or it diverged); replaced at the next step with replace */
-  DLCA_POP_ABANDONED /* abandoned at an abandon point; replaced at the next step with replace */
+  DLCA_POP_ABANDONED, /* abandoned at an abandon point; replaced at the next step with replace */
+  DLCA_POP_POLISHING  /* done training; its repair or evolution runs on a host thread, judged at a later step */
 } dlca_population_state;
 
 typedef struct dlca_population_stats {

@@ -112,6 +112,7 @@ int dlca_population_new(dlca_context *ctx, const dlca_preset *p, const dlca_mode
   dlca_population *P = calloc(1, sizeof *P);
   if (!P) return dlca__fail(DLCA_ENOMEM, "dlca_population_new: out of memory");
   P->ctx = ctx, P->preset = *p, P->cfg = *cfg, P->lo = *o, P->po = *po, P->M = po->n_models, P->winner = -1;
+  pthread_mutex_init(&P->polish_lock, NULL);
   if (!po->compiled_wires) P->cfg.shared_program = 1; /* one program for every seed (dlca_train_config) */
   P->po.seeds = NULL;
   rc = copy_in(P, shape, target);
@@ -133,7 +134,9 @@ int dlca_population_new(dlca_context *ctx, const dlca_preset *p, const dlca_mode
 
 void dlca_population_free(dlca_population *P) {
   if (!P) return;
+  dlca__pop_drop(P);
   for (int j = 0; P->models && j < P->M; j++) dlca_loop_free(P->models[j].loop);
+  pthread_mutex_destroy(&P->polish_lock);
   free(P->models), free(P->target);
   free(P);
 }
