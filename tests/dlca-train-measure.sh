@@ -14,7 +14,7 @@ dlca_test_init tools/dlca-train dlca-train-measure
 expect 2 "--measure without --population" -- "$prog" --backend ref --preset gol --measure
 expect 2 "--measure with --save" -- "$prog" --backend ref --preset gol --population 2 --measure --save m.json
 expect 2 "--measure with --max-models" -- "$prog" --backend ref --preset gol --population 2 --measure --max-models 4
-expect 2 "--eval-scale without --measure" -- "$prog" --backend ref --preset checkerboard --population 2 --eval-scale 4
+expect 2 "--eval-scale on gol" -- "$prog" --backend ref --preset gol --population 2 --measure --eval-scale 4
 
 # (b) gol on the OpenCL device, both models to their ends
 "$prog" --preset gol --population 2 --measure --seed 103 --epochs 2000 --runs runs.csv >out.txt 2>err.txt

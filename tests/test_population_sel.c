@@ -260,6 +260,52 @@ START_TEST(test_polish_thread_cl) {
 }
 END_TEST
 
+/* accept: gol seed 104 with the recipe is right on all 512 boards at epoch
+ * 1900 (tests/dlca-train-measure.sh); an accept that says no makes it
+ * wrong, called once, with the model's final circuit in its trainer. */
+static int accepts_seen;
+static int say_no(void *user, dlca_population *P, int j, int *right) {
+  (void)user;
+  dlca_loop_result w;
+  dlca_loop_get_result(dlca_population_loop(P, j), &w);
+  ck_assert(w.have_fresh && w.fresh.errors == 0 && *right == 1);
+  accepts_seen++, *right = 0;
+  return DLCA_OK;
+}
+
+START_TEST(test_accept_cl) {
+  if (!tcl_platform()) return;
+  dlca_context *ctx = tcl_context();
+  dlca_preset p;
+  dlca_train_config cfg;
+  dlca_loop_options o;
+  const dlca_recipe *q;
+  ck_assert_int_eq(dlca_preset_get("gol", &p), DLCA_OK);
+  dlca_train_config_from_preset(&p, &cfg);
+  dlca_loop_options_default(&o);
+  ck_assert_int_eq(dlca_recipe_for("gol", DLCA_PARAM_SOFTMAX16, &q), DLCA_OK);
+  ck_assert_int_eq(dlca_recipe_apply(q, &p, 0, &cfg, &o), DLCA_OK);
+  o.epochs = 2000, o.eval_fresh = 100;
+  static const uint64_t seed[1] = {104};
+  dlca_population_options po = {.n_models = 1, .seeds = seed, .accept = say_no};
+  dlca_population *P;
+  ck_assert_int_eq(dlca_population_new(ctx, &p, NULL, &cfg, NULL, &o, &po, &P), DLCA_OK);
+  accepts_seen = 0;
+  while (dlca_population_running(P)) ck_assert_int_eq(dlca_population_step(P), DLCA_OK);
+  ck_assert_int_eq(accepts_seen, 1);
+  ck_assert_int_eq(dlca_population_model_state(P, 0), DLCA_POP_WRONG);
+  dlca_population_stats st;
+  dlca_population_get_stats(P, &st);
+  ck_assert_int_eq(st.winner, -1);
+  ck_assert_int_eq((int)st.winner_epoch, 0);
+  dlca_loop_result w;
+  dlca_loop_get_result(dlca_population_loop(P, 0), &w);
+  ck_assert_int_eq((int)w.epoch, 1900);
+  dlca_population_free(P);
+  dlca_context_free(ctx);
+}
+END_TEST
+
 Suite *suite_population_sel(void) {
   Suite *s = suite_create("population_sel");
   TCase *tc = tcase_create("core");
@@ -271,6 +317,7 @@ Suite *suite_population_sel(void) {
   tcase_add_test(tc, test_pbt_cl);
   tcase_add_test(tc, test_polish_thread_ref);
   tcase_add_test(tc, test_polish_thread_cl);
+  tcase_add_test(tc, test_accept_cl);
   suite_add_tcase(s, tc);
   return s;
 }

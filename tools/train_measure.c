@@ -28,22 +28,32 @@ static int push(pop_tally *t, const pop_done *d) {
   return 0;
 }
 
-/* --eval-scale of model j, a right one: exact on the larger grid too. */
-static int scale_check(run *r, dlca_population *P, int j, pop_done *d) {
-  dlca_model *m = NULL;
-  int rc = dlca_population_take(P, j, &m);
-  if (rc) return train_fail(r, CLI_FAIL, rc, "--eval-scale: model %d", j);
-  outcome o;
-  memset(&o, 0, sizeof o);
-  rc = train_eval_scale(r, m, d->seed, &o);
-  dlca_model_free(m);
-  if (rc) return rc;
-  d->have_scale = 1, d->scale_errors = o.scale_errors, d->scale_total = o.scale_total;
-  d->right = o.scale_errors == 0;
+int pop_tally_init(pop_tally *t, run *r, int M) {
+  memset(t, 0, sizeof *t);
+  t->r = r;
+  if (!(t->scale = calloc((size_t)M, sizeof *t->scale)))
+    return train_fail(r, CLI_FAIL, DLCA_ENOMEM, "--population");
   return 0;
 }
 
-int pop_tally_add(run *r, pop_tally *t, dlca_population *P, int j, int *right) {
+int pop_accept_scale(void *user, dlca_population *P, int j, int *right) {
+  pop_tally *t = user;
+  run *r = t->r;
+  if (r->opt.eval_scale <= 0) return DLCA_OK;
+  dlca_model *m = NULL;
+  int rc = dlca_population_take(P, j, &m);
+  if (rc) return rc;
+  outcome o;
+  memset(&o, 0, sizeof o);
+  rc = train_eval_scale(r, m, dlca_population_seed(P, j), &o);
+  dlca_model_free(m);
+  if (rc) return DLCA_EINVAL; /* train_eval_scale said why */
+  t->scale[j] = (pop_scale){1, o.scale_errors, o.scale_total};
+  *right = o.scale_errors == 0;
+  return DLCA_OK;
+}
+
+int pop_tally_add(run *r, pop_tally *t, dlca_population *P, int j) {
   dlca_loop_result w;
   dlca_loop_get_result(dlca_population_loop(P, j), &w);
   const dlca_population_state s = dlca_population_model_state(P, j);
@@ -52,6 +62,11 @@ int pop_tally_add(run *r, pop_tally *t, dlca_population *P, int j, int *right) {
   d.seed = dlca_population_seed(P, j), d.epoch = w.epoch;
   d.right = s == DLCA_POP_RIGHT;
   d.how = d.right ? "right" : s == DLCA_POP_ABANDONED ? "abandoned" : w.diverged ? "diverged" : "wrong";
+  if (t->scale[j].have) {
+    d.have_scale = 1, d.scale_errors = t->scale[j].errors, d.scale_total = t->scale[j].total;
+    if (!d.right) d.how = "wrong at scale";
+    t->scale[j].have = 0; /* the slot's next model */
+  }
   final_hard(&w, &d.hard_loss, &d.hard_errors);
   d.have_fresh = w.have_fresh, d.fresh_errors = w.fresh.errors, d.fresh_total = w.fresh.total;
   dlca_train_config c;
@@ -62,12 +77,8 @@ int pop_tally_add(run *r, pop_tally *t, dlca_population *P, int j, int *right) {
   dlca_population_lineage g;
   dlca_population_get_lineage(P, j, &g);
   d.copies = g.copies, d.origin_seed = g.origin_seed;
-  rc = d.right && r->opt.eval_scale > 0 ? scale_check(r, P, j, &d) : 0;
-  if (rc) return rc;
-  if (!d.right && s == DLCA_POP_RIGHT) d.how = "wrong at scale";
   d.seconds = cli_now() - r->t_start;
   if (push(t, &d)) return train_fail(r, CLI_FAIL, DLCA_ENOMEM, "--population: the models done");
-  *right = d.right;
   return 0;
 }
 
@@ -138,6 +149,6 @@ void pop_tally_print(const run *r, const pop_tally *t, int interrupted) {
 }
 
 void pop_tally_free(pop_tally *t) {
-  free(t->rows);
+  free(t->rows), free(t->scale);
   memset(t, 0, sizeof *t);
 }

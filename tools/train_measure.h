@@ -21,15 +21,28 @@ typedef struct pop_done {
   uint64_t origin_seed;       /* the seed of its wires */
 } pop_done;
 
+typedef struct pop_scale { /* --eval-scale of a slot's model, by pop_accept_scale */
+  int have;
+  size_t errors, total;
+} pop_scale;
+
 typedef struct pop_tally {
+  run *r;
+  pop_scale *scale;           /* [M] */
   pop_done *rows;
   size_t n, cap;
 } pop_tally;
 
-/* Model j of P, just done, into t: judged as its single run is (with
- * --eval-scale on the checkerboards); *right says whether it is. 0, or an
- * exit code after printing why. */
-int pop_tally_add(run *r, pop_tally *t, dlca_population *P, int j, int *right);
+/* The tally of a population of M (0, or an exit code after saying why). */
+int pop_tally_init(pop_tally *t, run *r, int M);
+/* dlca_population_options.accept with user a pop_tally: a model right on
+ * the fresh grids is right only if exact at --eval-scale too, as the
+ * single run of its seed judges (finish() in dlca-train.c). */
+int pop_accept_scale(void *user, dlca_population *P, int j, int *right);
+
+/* Model j of P, just done, into t (its row). 0, or an exit code after
+ * printing why. */
+int pop_tally_add(run *r, pop_tally *t, dlca_population *P, int j);
 /* --runs: the rows in seed order, written to FILE.tmp and renamed. */
 int pop_tally_write(run *r, const pop_tally *t);
 /* --measure's lines of the summary: the fraction right, the median epoch. */

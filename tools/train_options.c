@@ -600,10 +600,9 @@ static int check_combinations(train_options *o, const opt_spec *cooldown_only, c
   if (o->jobs > 1 && o->restarts == 0)
     return usage("--jobs: runs the runs of a chain of --restarts side by side, which is not given");
   if (o->restarts > 0 && o->eval_fresh == 0) o->eval_fresh = 100; /* what decides a restart */
-  if (o->population > 0 && (o->restarts > 0 || o->jobs > 1 || o->resume || o->model || o->checkpoint ||
-                             (o->eval_scale > 0 && !o->measure)))
-    return usage("--population: trains fresh models side by side; not with --restarts, --jobs, --resume, --model, "
-                 "--checkpoint or (without --measure) --eval-scale");
+  if (o->population > 0 && (o->restarts > 0 || o->jobs > 1 || o->resume || o->model || o->checkpoint))
+    return usage("--population: trains fresh models side by side; not with --restarts, --jobs, --resume, --model "
+                 "or --checkpoint");
   const char *pop_only = o->max_models > 0 ? "max-models" : o->compiled_wires ? "compiled-wires"
                          : o->measure ? "measure" : o->runs ? "runs" : o->lr_jitter > 0 ? "lr-jitter"
                          : o->temperature_jitter > 0 ? "temperature-jitter" : o->gumbel_jitter > 0 ? "gumbel-jitter" : NULL;
@@ -619,8 +618,9 @@ static int check_combinations(train_options *o, const opt_spec *cooldown_only, c
   if (o->measure && (o->max_models > 0 || o->save || o->log))
     return usage("--measure: every model trains to its end and none is replaced; not with --max-models, --save "
                  "or --log (the per-seed results go to --runs FILE)");
-  /* the success criterion of issue 34: the checkerboards also exact on 64x64 for 80 steps */
-  if (o->measure && o->eval_scale == 0 && o->preset && !strncmp(o->preset, "checkerboard", 12)) o->eval_scale = 4;
+  /* a population's criterion (issue 34): the checkerboards also exact on 64x64 for 80 steps */
+  if (o->population > 0 && o->eval_scale == 0 && o->preset && !strncmp(o->preset, "checkerboard", 12))
+    o->eval_scale = 4;
   if (o->population > 0 && o->eval_fresh == 0) o->eval_fresh = 100; /* what decides the winner */
   if (o->backend_ref && o->device) return usage("--device: chooses an OpenCL device, but --backend is ref");
   return 0;

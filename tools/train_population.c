@@ -95,17 +95,17 @@ static int announce(pop_run *p) {
     const dlca_population_state s = dlca_population_model_state(p->P, j), was = p->was[j];
     if ((was != DLCA_POP_TRAINING && was != DLCA_POP_POLISHING) || s == DLCA_POP_TRAINING || s == DLCA_POP_POLISHING)
       continue; /* not one that ended in this step (a repair on a host thread ends later) */
-    int right, rc = pop_tally_add(p->r, &p->done, p->P, j, &right);
+    int rc = pop_tally_add(p->r, &p->done, p->P, j);
     if (rc) return rc;
     if (p->r->opt.quiet) continue;
     dlca_loop_result w;
     dlca_loop_get_result(dlca_population_loop(p->P, j), &w);
     const pop_done *d = &p->done.rows[p->done.n - 1];
     const unsigned long long seed = (unsigned long long)dlca_population_seed(p->P, j), e = w.epoch;
-    if (right)
+    if (d->right)
       fprintf(stderr, "%s: seed %llu: right on every fresh grid after epoch %llu (%.1f s)\n", TRAIN_PROG, seed, e,
               cli_now() - p->r->t_start);
-    else if (s == DLCA_POP_RIGHT)
+    else if (d->have_scale && d->scale_errors)
       fprintf(stderr, "%s: seed %llu: right on fresh grids after epoch %llu, but %zu of %zu values wrong at "
               "--eval-scale %ld\n", TRAIN_PROG, seed, e, d->scale_errors, d->scale_total, p->r->opt.eval_scale);
     else if (s == DLCA_POP_ABANDONED)
@@ -227,12 +227,15 @@ static int setup(pop_run *p) {
                                  .run_all = measure, .lr_jitter = r->opt.lr_jitter,
                                  .temperature_jitter = r->opt.temperature_jitter,
                                  .gumbel_jitter = r->opt.gumbel_jitter, .pbt_every = r->opt.pbt_every,
-                                 .pbt_fraction = r->opt.pbt_fraction};
+                                 .pbt_fraction = r->opt.pbt_fraction, .accept = pop_accept_scale,
+                                 .accept_user = &p->done};
+  int rc = pop_tally_init(&p->done, r, M);
+  if (rc) return rc;
   p->curves = calloc((size_t)M, sizeof *p->curves);
   p->was = calloc((size_t)M, sizeof *p->was);
   p->hard = calloc((size_t)M, sizeof *p->hard);
   if (!p->curves || !p->was || !p->hard) return train_fail(r, CLI_FAIL, DLCA_ENOMEM, "--population");
-  int rc = dlca_population_new(r->ctx, &r->preset, &shape, &r->cfg, r->target, &r->lo, &po, &p->P);
+  rc = dlca_population_new(r->ctx, &r->preset, &shape, &r->cfg, r->target, &r->lo, &po, &p->P);
   if (rc) return train_fail(r, rc == DLCA_EDEVMEM || rc == DLCA_EINVAL ? CLI_USAGE : CLI_FAIL, rc,
                             "--population %d", M);
   if (!r->opt.quiet)

@@ -53,6 +53,11 @@ typedef struct dlca_population_options {
    * (the lowest slot first), its circuit the same. 1: on the caller's
    * thread at once, stalling every model. */
   int polish_inline;
+  /* Optional: a model right on the fresh grids is right only if accept
+   * says so too (*right 0: wrong), called on the stepping thread with the
+   * model's trainer holding its final circuit (dlca-train's --eval-scale). */
+  int (*accept)(void *user, dlca_population *P, int j, int *right);
+  void *accept_user;
 } dlca_population_options;
 
 /* Where model j stands. */

@@ -51,6 +51,8 @@ static int decide(dlca_population *P, int j) {
     if ((rc = dlca__loop_evaluate(r, &ev))) return rc;
     right = ev.errors == 0;
   }
+  if (right && P->po.accept && (rc = P->po.accept(P->po.accept_user, P, j, &right)))
+    return dlca__loop_fail(rc, "population: accepting model %d, seed %llu", j, (unsigned long long)pm->seed);
   pm->state = right ? DLCA_POP_RIGHT : w->abandoned ? DLCA_POP_ABANDONED : DLCA_POP_WRONG;
   P->finished += !w->abandoned;
   P->abandoned += w->abandoned != 0;
