@@ -10,12 +10,15 @@
 . "$(dirname "$0")/shell-lib.sh"
 dlca_test_init tools/dlca-train dlca-train-measure
 
-# (a) options that do not go with --measure
+# (a) options that do not go with --measure or --pbt
 expect 2 "--measure without --population" -- "$prog" --backend ref --preset gol --measure
 expect 2 "--measure with --save" -- "$prog" --backend ref --preset gol --population 2 --measure --save m.json
 expect 2 "--measure with --max-models" -- "$prog" --backend ref --preset gol --population 2 --measure --max-models 4
+expect 2 "--pbt with --measure" -- "$prog" --backend ref --preset gol --population 2 --measure --pbt 100:0.25
+expect 2 "--pbt FRACTION above 0.5" -- "$prog" --backend ref --preset gol --population 2 --pbt 100:0.7
+expect 2 "--pbt without FRACTION" -- "$prog" --backend ref --preset gol --population 2 --pbt 100
+expect 2 "--pbt without --population" -- "$prog" --backend ref --preset gol --pbt 100:0.25
 expect 2 "--eval-scale on gol" -- "$prog" --backend ref --preset gol --population 2 --measure --eval-scale 4
-
 # (b) gol on the OpenCL device, both models to their ends
 "$prog" --preset gol --population 2 --measure --seed 103 --epochs 2000 --runs runs.csv >out.txt 2>err.txt
 got=$?
@@ -53,5 +56,9 @@ expect 0 "seed 103 alone, its own hyperparameters" -- "$prog" --preset gol --see
   --lr "$lr" --temperature "$t" --gumbel "$g"
 grep -q "^fresh accuracy: .*(${errs:-x} of 4608 values wrong" out.txt ||
   fail "seed 103 alone with --lr $lr --temperature $t --gumbel $g: not ${errs:-?} wrong: $(grep '^fresh' out.txt)"
+
+# (e) --pbt: the worst of 4 take copies of the best every 100 epochs
+expect 0 "--pbt 100:0.25" -- "$prog" --preset gol --population 4 --max-models 4 --seed 5 --epochs 300 --pbt 100:0.25
+grep -q '^pbt: *[1-9][0-9]* copies' out.txt || fail "--pbt made no copy: $(cat out.txt)"
 expect 2 "--lr-jitter without --population" -- "$prog" --backend ref --preset gol --lr-jitter 0.5
 [ "$failures" -eq 0 ]

@@ -102,6 +102,7 @@ static int join(dlca_population *P, int j) {
   if (pj->threaded) pthread_join(pj->thread, NULL), P->polishing--;
   pm->job = NULL;
   pm->loop->res = pj->res;
+  pm->loop->res.evaluated = 0; /* its last evaluation was seen at the step that ended its training */
   pj->job.w = &pm->loop->res;
   if (pj->msg) pj->job.rc = dlca__fail(pj->job.rc, "%s", pj->msg);
   int rc = dlca__loop_polish_end(pm->loop, &pj->job);

@@ -54,7 +54,7 @@ int dlca_population_step(dlca_population *P) {
     if ((rc = dlca__loop_collect(pm->loop))) break;
     if (pm->loop->res.done) rc = dlca__pop_judge(P, j); /* population_repair.c */
   }
-  P->steps += !rc;
+  P->steps += !rc && training;
   if (!rc && dlca_population_running(P)) rc = dlca__pop_pbt(P); /* population_pbt.c */
   if (rc) return dlca__loop_fail(rc, "population step %llu", (unsigned long long)P->steps + 1);
   return DLCA_OK;
