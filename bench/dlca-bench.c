@@ -216,6 +216,22 @@ static const struct option long_options[] = {
     {"population-batch", required_argument, NULL, OPT_POP_BATCH}, {NULL, 0, NULL, 0},
 };
 
+/* A comma-separated list of at most MAX_LIST numbers in [1, hi] into out
+ * and *n (0 on an error); nonzero after printing why. */
+static int parse_list(const char *opt, const char *what, const char *arg, long hi, long *out, int *n) {
+  char buf[1024];
+  const char *items[MAX_LIST];
+  snprintf(buf, sizeof buf, "%s", arg);
+  int k = split_list(buf, items, MAX_LIST), bad = 0;
+  if (k <= 0) {
+    fprintf(stderr, "%s: %s: '%s' is not a list of at most %d %s\n", PROG, opt, arg, MAX_LIST, what);
+    bad = 1;
+  }
+  for (int i = 0; i < k && !bad; i++) bad = cli_parse_long(PROG, opt, items[i], 1, hi, &out[i]);
+  *n = bad ? 0 : k;
+  return bad;
+}
+
 /* 0 to run, -1 for --help/--version done, else an exit code. */
 static int parse_options(int argc, char **argv, options *o) {
   static char preset_buf[1024];
@@ -236,33 +252,8 @@ static int parse_options(int argc, char **argv, options *o) {
         }
         snprintf(preset_buf, sizeof preset_buf, "%s", optarg);
         break;
-      case OPT_BATCH: {
-        char buf[1024];
-        const char *items[MAX_LIST];
-        snprintf(buf, sizeof buf, "%s", optarg);
-        int n = split_list(buf, items, MAX_LIST);
-        if (n <= 0) {
-          fprintf(stderr, "%s: --batch: '%s' is not a list of at most %d batch sizes\n", PROG, optarg, MAX_LIST);
-          bad = 1;
-        }
-        for (int i = 0; i < n && !bad; i++) bad = cli_parse_long(PROG, "--batch", items[i], 1, MAX_BATCH, &o->batches[i]);
-        o->n_batches = bad ? 0 : n;
-        break;
-      }
-      case OPT_POPULATION: {
-        char buf[1024];
-        const char *items[MAX_LIST];
-        snprintf(buf, sizeof buf, "%s", optarg);
-        int n = split_list(buf, items, MAX_LIST);
-        if (n <= 0) {
-          fprintf(stderr, "%s: --population: '%s' is not a list of at most %d sizes\n", PROG, optarg, MAX_LIST);
-          bad = 1;
-        }
-        for (int i = 0; i < n && !bad; i++)
-          bad = cli_parse_long(PROG, "--population", items[i], 1, 65536L, &o->pops[i]);
-        o->n_pops = bad ? 0 : n;
-        break;
-      }
+      case OPT_BATCH: bad = parse_list("--batch", "batch sizes", optarg, MAX_BATCH, o->batches, &o->n_batches); break;
+      case OPT_POPULATION: bad = parse_list("--population", "sizes", optarg, 65536L, o->pops, &o->n_pops); break;
       case OPT_POP_BATCH: bad = cli_parse_long(PROG, "--population-batch", optarg, 1, MAX_BATCH, &o->pop_batch); break;
       case OPT_STEPS: bad = cli_parse_long(PROG, "--steps", optarg, 1, MAX_STEPS, &o->steps); break;
       case OPT_WARMUP: bad = cli_parse_long(PROG, "--warmup", optarg, 0, MAX_REPEATS, &o->warmup); break;

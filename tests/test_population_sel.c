@@ -142,7 +142,8 @@ static void pbt_run(dlca_context *ctx, double soft[SEL_EPOCHS][4], long *copies)
       int d = -1; /* the giver: the slot of from_seed */
       for (int i = 0; i < 4; i++) d = seeds[i] == g.from_seed ? i : d;
       ck_assert_int_ge(d, 0);
-      dlca_trainer *tj = dlca_loop_trainer(dlca_population_loop(P, j)), *td = dlca_loop_trainer(dlca_population_loop(P, d));
+      dlca_trainer *tj = dlca_loop_trainer(dlca_population_loop(P, j));
+      dlca_trainer *td = dlca_loop_trainer(dlca_population_loop(P, d));
       const size_t n = dlca_trainer_n_params(tj);
       float *a = malloc(sizeof(float) * n), *b = malloc(sizeof(float) * n);
       for (size_t slot = 0; slot <= dlca_trainer_state_slots(tj); slot++) {

@@ -605,7 +605,8 @@ static int check_combinations(train_options *o, const opt_spec *cooldown_only, c
                  "or --checkpoint");
   const char *pop_only = o->max_models > 0 ? "max-models" : o->compiled_wires ? "compiled-wires"
                          : o->measure ? "measure" : o->runs ? "runs" : o->lr_jitter > 0 ? "lr-jitter"
-                         : o->temperature_jitter > 0 ? "temperature-jitter" : o->gumbel_jitter > 0 ? "gumbel-jitter" : NULL;
+                         : o->temperature_jitter > 0 ? "temperature-jitter"
+                         : o->gumbel_jitter > 0 ? "gumbel-jitter" : NULL;
   if (pop_only && o->population == 0) return usage("--%s: only with --population", pop_only);
   if (o->pbt && o->population == 0) return usage("--pbt: only with --population");
   if (o->pbt && o->measure) return usage("--pbt: copies models into others, but --measure trains single runs");
