@@ -18,6 +18,7 @@
 #endif
 #include "dlca_cl.h"
 #include "cli.h"
+#include "bench_population.h"
 
 #define PROG "dlca-bench"
 #define MAX_LIST 64
@@ -78,6 +79,12 @@ static const char help_text[] =
     "    --batch LIST         comma-separated batch sizes, e.g. 1,2,8,32,128,512,1024\n"
     "                         (default: each preset's own)\n"
     "    --steps N            CA steps per epoch (default: the preset's)\n"
+    "    --population LIST    also, per preset, a row for each population size M\n"
+    "                         in LIST: M models trained side by side\n"
+    "                         (dlca_population_step), each at --population-batch;\n"
+    "                         samples/s counts model-samples, the floors are M\n"
+    "                         models' work with one model's launches\n"
+    "    --population-batch B the batch of each model of a population (default 2)\n"
     "    --model FILE.json    train this saved model (dlca-train --save) instead\n"
     "                         of the preset's; the preset still gives the grid,\n"
     "                         steps, loss and optimizer (its shape must fit them)\n"
@@ -126,13 +133,17 @@ static const char help_text[] =
     "EXAMPLES\n"
     "    dlca-bench --preset checkerboard --batch 1,2,8,32,128,512,1024 --device gpu\n"
     "    dlca-bench --preset checkerboard --batch 2 --backend ref --repeats 3\n"
-    "    dlca-bench --preset all --json bench.json --markdown perf.md\n";
+    "    dlca-bench --preset all --json bench.json --markdown perf.md\n"
+    "    dlca-bench --preset checkerboard --batch 512 --population 64,256,1024\n";
 
 typedef struct options {
   const char *presets[MAX_LIST];
   int n_presets;
   long batches[MAX_LIST];
   int n_batches;
+  long pops[MAX_LIST];    /* --population: the sizes M of the population rows */
+  int n_pops;
+  long pop_batch;         /* --population-batch (2) */
   long steps, warmup, repeats;
   int backend_ref, quiet;
   const char *device, *json, *markdown;
@@ -152,6 +163,7 @@ enum { ROW_OK = 0, ROW_NOFIT = 1, ROW_FAILED = 2 };
 typedef struct row {
   char preset[32];
   int batch, steps, backend_ref;
+  int models;  /* 1, or a population's M (batch is then each model's) */
   int status;
   char *error; /* whole: a build failure carries the compiler's log */
   double setup_s;
@@ -187,7 +199,8 @@ static int split_list(char *s, const char **out, int max) {
 
 enum {
   OPT_PRESET = 256, OPT_BATCH, OPT_STEPS, OPT_WARMUP, OPT_REPEATS, OPT_BACKEND, OPT_DEVICE, OPT_JSON,
-  OPT_MARKDOWN, OPT_GFLOPS, OPT_GBS, OPT_LOCAL_GBS, OPT_LAUNCH, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_MODEL
+  OPT_MARKDOWN, OPT_GFLOPS, OPT_GBS, OPT_LOCAL_GBS, OPT_LAUNCH, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_MODEL,
+  OPT_POPULATION, OPT_POP_BATCH
 };
 
 static const struct option long_options[] = {
@@ -199,14 +212,31 @@ static const struct option long_options[] = {
     {"peak-gbs", required_argument, NULL, OPT_GBS},    {"launch-us", required_argument, NULL, OPT_LAUNCH},
     {"peak-local-gbs", required_argument, NULL, OPT_LOCAL_GBS}, {"model", required_argument, NULL, OPT_MODEL},
     {"quiet", no_argument, NULL, OPT_QUIET},           {"help", no_argument, NULL, OPT_HELP},
-    {"version", no_argument, NULL, OPT_VERSION},       {NULL, 0, NULL, 0},
+    {"version", no_argument, NULL, OPT_VERSION},       {"population", required_argument, NULL, OPT_POPULATION},
+    {"population-batch", required_argument, NULL, OPT_POP_BATCH}, {NULL, 0, NULL, 0},
 };
+
+/* A comma-separated list of at most MAX_LIST numbers in [1, hi] into out
+ * and *n (0 on an error); nonzero after printing why. */
+static int parse_list(const char *opt, const char *what, const char *arg, long hi, long *out, int *n) {
+  char buf[1024];
+  const char *items[MAX_LIST];
+  snprintf(buf, sizeof buf, "%s", arg);
+  int k = split_list(buf, items, MAX_LIST), bad = 0;
+  if (k <= 0) {
+    fprintf(stderr, "%s: %s: '%s' is not a list of at most %d %s\n", PROG, opt, arg, MAX_LIST, what);
+    bad = 1;
+  }
+  for (int i = 0; i < k && !bad; i++) bad = cli_parse_long(PROG, opt, items[i], 1, hi, &out[i]);
+  *n = bad ? 0 : k;
+  return bad;
+}
 
 /* 0 to run, -1 for --help/--version done, else an exit code. */
 static int parse_options(int argc, char **argv, options *o) {
   static char preset_buf[1024];
   memset(o, 0, sizeof *o);
-  o->steps = -1, o->warmup = 3, o->repeats = 10;
+  o->steps = -1, o->warmup = 3, o->repeats = 10, o->pop_batch = 2;
   o->peak_gflops = o->peak_gbs = o->launch_us = o->peak_local_gbs = -1;
   snprintf(preset_buf, sizeof preset_buf, "checkerboard");
   int help = 0, version = 0, c;
@@ -222,19 +252,9 @@ static int parse_options(int argc, char **argv, options *o) {
         }
         snprintf(preset_buf, sizeof preset_buf, "%s", optarg);
         break;
-      case OPT_BATCH: {
-        char buf[1024];
-        const char *items[MAX_LIST];
-        snprintf(buf, sizeof buf, "%s", optarg);
-        int n = split_list(buf, items, MAX_LIST);
-        if (n <= 0) {
-          fprintf(stderr, "%s: --batch: '%s' is not a list of at most %d batch sizes\n", PROG, optarg, MAX_LIST);
-          bad = 1;
-        }
-        for (int i = 0; i < n && !bad; i++) bad = cli_parse_long(PROG, "--batch", items[i], 1, MAX_BATCH, &o->batches[i]);
-        o->n_batches = bad ? 0 : n;
-        break;
-      }
+      case OPT_BATCH: bad = parse_list("--batch", "batch sizes", optarg, MAX_BATCH, o->batches, &o->n_batches); break;
+      case OPT_POPULATION: bad = parse_list("--population", "sizes", optarg, 65536L, o->pops, &o->n_pops); break;
+      case OPT_POP_BATCH: bad = cli_parse_long(PROG, "--population-batch", optarg, 1, MAX_BATCH, &o->pop_batch); break;
       case OPT_STEPS: bad = cli_parse_long(PROG, "--steps", optarg, 1, MAX_STEPS, &o->steps); break;
       case OPT_WARMUP: bad = cli_parse_long(PROG, "--warmup", optarg, 0, MAX_REPEATS, &o->warmup); break;
       case OPT_REPEATS: bad = cli_parse_long(PROG, "--repeats", optarg, 1, MAX_REPEATS, &o->repeats); break;
@@ -471,7 +491,7 @@ static void run_workload(const options *o, dlca_context *ctx, const peaks *pk, c
   if (batch > 0) cfg.batch = (int)batch;
   if (o->steps > 0) cfg.steps = (int)o->steps;
   snprintf(r->preset, sizeof r->preset, "%s", p.name);
-  r->batch = cfg.batch, r->steps = cfg.steps, r->backend_ref = o->backend_ref;
+  r->batch = cfg.batch, r->steps = cfg.steps, r->backend_ref = o->backend_ref, r->models = 1;
   if (!m) {
     if ((rc = dlca_model_new_preset(p.name, 1, &own))) {
       set_error(r, ROW_FAILED, "model", rc);
@@ -551,6 +571,50 @@ out:
   free(y);
   dlca_trainer_free(t);
   dlca_model_free(own);
+}
+
+/* A population of M models at --population-batch: the floors are M
+ * models' arithmetic and bytes with one model's launches (the best of one
+ * launch per phase); samples/s counts model-samples. */
+static void run_population(const options *o, dlca_context *ctx, const peaks *pk, const char *preset_name, long M,
+                           row *r) {
+  dlca_preset p;
+  dlca_train_config cfg;
+  dlca_model *m = NULL;
+  time_t now = time(NULL);
+  strftime(r->date, sizeof r->date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+  r->load = host_load();
+  int rc = dlca_preset_get(preset_name, &p); /* checked by parse_options */
+  if (!rc) rc = dlca_model_new_preset(p.name, 1, &m);
+  if (rc) {
+    set_error(r, ROW_FAILED, "model", rc);
+    return;
+  }
+  dlca_train_config_from_preset(&p, &cfg);
+  cfg.batch = (int)o->pop_batch;
+  if (o->steps > 0) cfg.steps = (int)o->steps;
+  snprintf(r->preset, sizeof r->preset, "%s x%ld", p.name, M);
+  r->batch = cfg.batch, r->steps = cfg.steps, r->backend_ref = o->backend_ref, r->models = (int)M;
+  floors(r, m, &cfg, pk);
+  dlca_model_free(m);
+  r->gate_evals *= (double)M, r->gflop *= (double)M, r->gbytes *= (double)M, r->glocal *= (double)M;
+  r->fl_arith *= (double)M, r->fl_bytes *= (double)M, r->fl_local *= (double)M;
+  set_launches(r, r->launches, pk);
+  progress(o, "%s, %ld models at batch %d: %ld warm-up and %ld timed steps", p.name, M, cfg.batch, o->warmup,
+           o->repeats);
+  bench_pop b;
+  rc = bench_population(ctx, p.name, cfg.batch, cfg.steps, (int)M, o->warmup, o->repeats, &b);
+  r->setup_s = b.setup_s;
+  if (ctx && b.bytes) r->mem_mb = (double)b.bytes / (1024.0 * 1024.0);
+  if (rc) {
+    int nofit = rc == DLCA_EDEVMEM || rc == DLCA_ECONFIG || rc == DLCA_ENOMEM;
+    set_error(r, nofit ? ROW_NOFIT : ROW_FAILED, b.what, rc);
+    return;
+  }
+  r->ms_med = b.ms_med, r->ms_min = b.ms_min;
+  r->samples_s = (double)M * cfg.batch / (1e-3 * r->ms_med);
+  r->gate_evals_s = r->gate_evals / (1e-3 * r->ms_med);
+  r->efficiency = r->floor_ms / r->ms_med;
 }
 
 /* ---- output ---- */
@@ -658,8 +722,8 @@ static int write_json(const char *path, const row *rows, int n, const char *devi
     const row *r = &rows[i];
     int ok = r->status == ROW_OK;
     fputs("  {\"preset\": ", f), json_string(f, r->preset);
-    fprintf(f, ", \"batch\": %d, \"steps\": %d, \"backend\": \"%s\", \"device\": ", r->batch, r->steps,
-            r->backend_ref ? "ref" : "cl");
+    fprintf(f, ", \"models\": %d, \"batch\": %d, \"steps\": %d, \"backend\": \"%s\", \"device\": ",
+            r->models, r->batch, r->steps, r->backend_ref ? "ref" : "cl");
     json_string(f, device);
     fprintf(f, ",\n   \"status\": \"%s\"", ok ? "ok" : r->status == ROW_NOFIT ? "does not fit" : "failed");
     if (!ok) fputs(", \"error\": ", f), json_string(f, row_error(r));
@@ -836,7 +900,7 @@ int main(int argc, char **argv) {
   if (isfinite(load)) printf("host load average (1 min): %.2f\n", load);
   print_header();
   int n_batches = o.n_batches ? o.n_batches : 1;
-  int n_rows = o.n_presets * n_batches;
+  int n_rows = o.n_presets * (n_batches + o.n_pops);
   row *rows = calloc((size_t)n_rows, sizeof *rows);
   if (!rows) {
     fprintf(stderr, "%s: out of memory\n", PROG);
@@ -846,8 +910,9 @@ int main(int argc, char **argv) {
   }
   int failed = 0, k = 0;
   for (int i = 0; i < o.n_presets; i++)
-    for (int j = 0; j < n_batches; j++, k++) {
-      run_workload(&o, ctx, &pk, o.presets[i], o.n_batches ? o.batches[j] : -1, &rows[k]);
+    for (int j = 0; j < n_batches + o.n_pops; j++, k++) {
+      if (j < n_batches) run_workload(&o, ctx, &pk, o.presets[i], o.n_batches ? o.batches[j] : -1, &rows[k]);
+      else run_population(&o, ctx, &pk, o.presets[i], o.pops[j - n_batches], &rows[k]);
       if (rows[k].status == ROW_FAILED) {
         failed = 1;
         fprintf(stderr, "%s: %s, batch %d: %s\n", PROG, rows[k].preset, rows[k].batch, row_error(&rows[k]));

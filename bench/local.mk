@@ -5,7 +5,7 @@ DLCA_BENCH_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 # dlca-bench: times training epochs per preset and batch size, with floors
 # and a per-phase device profile (doc/performance.md). Public API only.
 noinst_PROGRAMS += bench/dlca-bench
-bench_dlca_bench_SOURCES = bench/dlca-bench.c
+bench_dlca_bench_SOURCES = bench/dlca-bench.c bench/bench_population.c bench/bench_population.h
 bench_dlca_bench_CPPFLAGS = $(DLCA_BENCH_CPPFLAGS)
 bench_dlca_bench_LDADD = libdlca_cl.la -lm
 bench_dlca_bench_LDFLAGS = $(OPENMP_CFLAGS)

@@ -51,6 +51,12 @@ expect 2 "unknown preset" -- "$prog" --preset nosuch --backend ref
 expect 2 "bad batch list" -- "$prog" --batch 1,x --backend ref
 expect 2 "unknown option" -- "$prog" --frobnicate
 
+# a population row beside the single model's: M models at --population-batch, model-samples/s
+expect 0 "population of 3 at batch 1" -- "$prog" --quiet --preset checkerboard --batch 1 --steps 2 --warmup 1 \
+  --repeats 1 --backend ref --population 3 --population-batch 1 --json p.json
+grep -q '^checkerboard x3  *1  *2 ref' out.txt || fail "no population row on stdout: $(cat out.txt)"
+grep -q '"preset": "checkerboard x3", "models": 3, "batch": 1' p.json || fail "p.json: no population row"
+expect 2 "--population 0" -- "$prog" --population 0
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)"
   exit 1

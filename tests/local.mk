@@ -42,6 +42,9 @@ TEST_EXTENSIONS = .sh
 SH_LOG_COMPILER = $(SHELL)
 TESTS += tests/dlca-train.sh
 TESTS += tests/dlca-train-population.sh
+# --population --measure: M single runs to their ends, the success rate (issue 34).
+TESTS += tests/dlca-train-measure.sh
+EXTRA_DIST += tests/dlca-train-measure.sh
 # An outside program built with pkg-config against a DESTDIR install (issue 30).
 TESTS += tests/outside-program.sh
 EXTRA_DIST += tests/outside-program.sh tests/outside/checkerboard.c
@@ -69,7 +72,7 @@ tests_main_SOURCES += tests/test_bits.c
 tests_main_SOURCES += tests/test_export.c
 tests_main_SOURCES += tests/test_jobs.c
 tests_main_SOURCES += tests/test_recipe.c
-tests_main_SOURCES += tests/test_population.c
+tests_main_SOURCES += tests/test_population.c tests/test_population_sel.c
 # Smoke test of bench/dlca-recipes on the CPU reference.
 TESTS += tests/dlca-recipes.sh
 EXTRA_DIST += tests/dlca-recipes.sh

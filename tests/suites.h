@@ -19,6 +19,7 @@
   X(jobs) \
   X(recipe) \
   X(population) \
+  X(population_sel) \
   X(mutations) \
   X(files) \
   X(ops) \

@@ -63,7 +63,7 @@ static void parity(dlca_context *ctx) {
   dlca_train_config cfg;
   dlca_loop_options o;
   tiny(&p, &cfg, &o);
-  dlca_population_options po = {POP_M, seeds, 0, 0, 0, 0, 0};
+  dlca_population_options po = {.n_models = POP_M, .seeds = seeds};
   dlca_population *P;
   ck_assert_int_eq(dlca_population_new(ctx, &p, NULL, &cfg, NULL, &o, &po, &P), DLCA_OK);
   double soft[POP_EPOCHS][POP_M], hard[POP_EPOCHS][POP_M];
@@ -125,7 +125,7 @@ START_TEST(test_population_replaces) {
   tiny(&p, &cfg, &o);
   o.eval_every = 1, o.eval_fresh = 0;
   ck_assert_int_eq(dlca_loop_parse_abandon("2:0", &o), DLCA_OK);
-  dlca_population_options po = {2, NULL, 1, 100, 5, 0, 0};
+  dlca_population_options po = {.n_models = 2, .replace = 1, .next_seed = 100, .max_models = 5};
   dlca_population *P;
   ck_assert_int_eq(dlca_population_new(NULL, &p, NULL, &cfg, NULL, &o, &po, &P), DLCA_OK);
   ck_assert_int_eq((int)dlca_population_seed(P, 1), 8);
@@ -208,7 +208,7 @@ START_TEST(test_population_memory) {
   ck_assert_int_eq(dlca_population_max_models(ctx, &p, NULL, &cfg, &fit), DLCA_OK);
   ck_assert_int_ge(fit, 1);
   if (fit < 1000000) {
-    dlca_population_options po = {fit + 1, NULL, 0, 0, 0, 0, 0};
+    dlca_population_options po = {.n_models = fit + 1};
     dlca_population *P = NULL;
     ck_assert_int_eq(dlca_population_new(ctx, &p, NULL, &cfg, NULL, &o, &po, &P), DLCA_EDEVMEM);
     ck_assert_ptr_null(P);

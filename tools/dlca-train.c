@@ -180,8 +180,9 @@ static int train(run *r, outcome *out, int *ckpt_failed) {
 /* --eval-scale S: the hard circuit of m on 8 fresh random grids S times the
  * training grid's sides for S times its steps, against the checkerboard of
  * that size (the paper's generalisation test; dlca-eval --scale is the same
- * check). Returns 0, or CLI_FAIL after printing why. */
-static int eval_scale(run *r, const dlca_model *m, outcome *w) {
+ * check), the grids drawn from seed (the run's). Returns 0, or CLI_FAIL
+ * after printing why. */
+int train_eval_scale(run *r, const dlca_model *m, uint64_t seed, outcome *w) {
   const int S = (int)r->opt.eval_scale, H = S * r->cfg.height, W = S * r->cfg.width, T = S * r->cfg.steps;
   const int C = r->preset.shape.channels, grids = EVAL_SCALE_GRIDS;
   const size_t n = (size_t)grids * H * W * C;
@@ -191,9 +192,9 @@ static int eval_scale(run *r, const dlca_model *m, outcome *w) {
   memset(&ro, 0, sizeof ro);
   int rc = x && y ? DLCA_OK : DLCA_ENOMEM;
   if (!rc) {
-    dlca_target_random_bits(x, n, r->opt.seed, 0x54530001u); /* "TS": apart from the trainer's draws */
+    dlca_target_random_bits(x, n, seed, 0x54530001u); /* "TS": apart from the trainer's draws */
     dlca_target_checkerboard(H, W, C, y);
-    rc = rollout_new(r->ctx, m, &r->cfg, grids, H, W, x, y, dlca_rng_u32(r->opt.seed, 0x54530002u, 0), &ro);
+    rc = rollout_new(r->ctx, m, &r->cfg, grids, H, W, x, y, dlca_rng_u32(seed, 0x54530002u, 0), &ro);
   }
   dlca_eval ev;
   memset(&ev, 0, sizeof ev);
@@ -252,7 +253,7 @@ static int finish(run *r, outcome *w, int ckpt_failed) {
               o->save ? " saved to " : " not asked for (--save)", o->save ? o->save : "");
     return CLI_FAIL;
   }
-  rc = o->eval_scale > 0 && !w->w.abandoned ? eval_scale(r, m, w) : 0;
+  rc = o->eval_scale > 0 && !w->w.abandoned ? train_eval_scale(r, m, o->seed, w) : 0;
   dlca_model_free(m);
   if (rc) return rc;
   r->abandoned_at = w->w.abandoned ? w->w.abandoned_epoch : 0;
@@ -318,8 +319,9 @@ static void apply_overrides(run *r) {
      * (o is r->opt: the gate first, while o->evolve still says whether --evolve was given) */
     if (!o->evolve_max_wrong_given && o->evolve < 0) r->opt.evolve_max_wrong = q->evolve_max_wrong;
     if (o->evolve < 0) r->opt.evolve = q->evolve, r->lo.search_needs_training |= (q->evolve > 0) << 1;
-    /* the recipe's --abandon is for chains and populations: a single run always trains to its end */
-    const int chain = o->restarts > 0 || o->population > 0;
+    /* the recipe's --abandon is for chains and populations: a single run (and each of --measure's) always
+     * trains to its end */
+    const int chain = o->restarts > 0 || (o->population > 0 && !o->measure);
     if (!o->n_abandon && chain && q->abandon && train_parse_abandon(q->abandon, &r->opt))
       r->opt.n_abandon = 0; /* the table is checked by tests; never reached */
   }

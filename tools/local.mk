@@ -10,7 +10,8 @@ DLCA_TOOLS_LIBS = tools/libdlca_tools.la libdlca_cl.la
 # dlca-train: trains a preset over the library's training loop. Public API only.
 bin_PROGRAMS += tools/dlca-train
 tools_dlca_train_SOURCES = tools/dlca-train.c tools/train_run.h tools/train_options.c tools/train_options.h \
-	tools/train_report.c tools/train_chain.c tools/train_population.c
+	tools/train_report.c tools/train_chain.c tools/train_population.c \
+	tools/train_measure.c tools/train_measure.h
 tools_dlca_train_LDADD = $(DLCA_TOOLS_LIBS) -lm
 
 # dlca-parity: a backend against a JAX vector, or a device against the CPU reference.

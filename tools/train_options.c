@@ -160,11 +160,31 @@ static const char help_text[] =
     "                         seed .. seed + M - 1, each exactly the run of its\n"
     "                         seed; stop at the first whose circuit is right on\n"
     "                         every fresh grid (--eval-fresh, 100 batches if not\n"
-    "                         given), replacing a model that ends wrong or is\n"
+    "                         given; the checkerboards also exact at --eval-scale,\n"
+    "                         4 if not given), replacing a model that ends wrong or is\n"
     "                         abandoned (--abandon, the recipe's) with the next\n"
     "                         fresh seed; --save and --log hold the winner's\n"
     "                         model and curve\n"
     "    --max-models N       --population: at most N models in all (default 10 M)\n"
+    "    --measure            --population: M single runs of seeds seed .. seed +\n"
+    "                         M - 1, each to its end, none replaced, no stop at\n"
+    "                         the first right one (no recipe --abandon); prints\n"
+    "                         the fraction right by the criterion above (that of\n"
+    "                         the single run with the same --eval-fresh and\n"
+    "                         --eval-scale) and the median epoch of the right ones\n"
+    "    --runs FILE.csv      --population: a row per model done: seed, right,\n"
+    "                         epoch, hard loss, fresh and scale errors, its lr,\n"
+    "                         temperature and Gumbel scale, seconds, copies\n"
+    "    --lr-jitter J        --population: each model's lr times exp(U(-J, J)),\n"
+    "                         drawn from its seed (--runs names it; that --lr\n"
+    "                         alone gives the same model); also\n"
+    "    --temperature-jitter J, --gumbel-jitter J (default 0)\n"
+    "    --pbt EVERY:FRAC     --population: every EVERY epochs the worst FRAC\n"
+    "                         (<= 0.5) of the models training take a copy of a\n"
+    "                         best one (wires, logits, optimizer state, its lr\n"
+    "                         x0.8 or x1.25), keeping their seed's noise; the\n"
+    "                         winner is then no single run of its seed (the\n"
+    "                         summary's lineage line)\n"
     "    --compiled-wires     --population: build a program per seed with its\n"
     "                         perception wires compiled in (faster steps, a\n"
     "                         build per seed); by default all seeds share\n"
@@ -349,6 +369,12 @@ static const opt_spec specs[] = {
     {"population", K_LONG, O(population), 1, 65536L, 0, 0, 0, -1},
     {"max-models", K_LONG, O(max_models), 1, 100000000L, 0, 0, 0, -1},
     {"compiled-wires", K_FLAG, O(compiled_wires), 0, 0, 0, 0, 0, -1},
+    {"measure", K_FLAG, O(measure), 0, 0, 0, 0, 0, -1},
+    {"pbt", K_STR, O(pbt), 0, 0, 0, 0, 0, -1},
+    {"lr-jitter", K_NONNEG, O(lr_jitter), 0, 0, 0, 0, 0, -1},
+    {"temperature-jitter", K_NONNEG, O(temperature_jitter), 0, 0, 0, 0, 0, -1},
+    {"gumbel-jitter", K_NONNEG, O(gumbel_jitter), 0, 0, 0, 0, 0, -1},
+    {"runs", K_STR, O(runs), 0, 0, 0, 0, 0, -1},
     {"abandon", K_OTHER, 0, 0, 0, 0, F_TRAINS, -1, -1},
     {"evolve", K_LONG, O(evolve), 0, 1000000000L, 0, 0, 0, -1},
     {"evolve-lineages", K_LONG, O(evolve_lineages), 1, 65536L, 0, 0, 0, -1},
@@ -574,12 +600,28 @@ static int check_combinations(train_options *o, const opt_spec *cooldown_only, c
   if (o->jobs > 1 && o->restarts == 0)
     return usage("--jobs: runs the runs of a chain of --restarts side by side, which is not given");
   if (o->restarts > 0 && o->eval_fresh == 0) o->eval_fresh = 100; /* what decides a restart */
-  if (o->population > 0 && (o->restarts > 0 || o->jobs > 1 || o->resume || o->model || o->checkpoint ||
-                             o->eval_scale > 0))
-    return usage("--population: trains fresh models side by side; not with --restarts, --jobs, --resume, --model, "
-                 "--checkpoint or --eval-scale");
-  if ((o->max_models > 0 || o->compiled_wires) && o->population == 0)
-    return usage("--%s: only with --population", o->max_models > 0 ? "max-models" : "compiled-wires");
+  if (o->population > 0 && (o->restarts > 0 || o->jobs > 1 || o->resume || o->model || o->checkpoint))
+    return usage("--population: trains fresh models side by side; not with --restarts, --jobs, --resume, --model "
+                 "or --checkpoint");
+  const char *pop_only = o->max_models > 0 ? "max-models" : o->compiled_wires ? "compiled-wires"
+                         : o->measure ? "measure" : o->runs ? "runs" : o->lr_jitter > 0 ? "lr-jitter"
+                         : o->temperature_jitter > 0 ? "temperature-jitter"
+                         : o->gumbel_jitter > 0 ? "gumbel-jitter" : NULL;
+  if (pop_only && o->population == 0) return usage("--%s: only with --population", pop_only);
+  if (o->pbt && o->population == 0) return usage("--pbt: only with --population");
+  if (o->pbt && o->measure) return usage("--pbt: copies models into others, but --measure trains single runs");
+  char end;
+  if (o->pbt && (sscanf(o->pbt, "%ld:%lf%c", &o->pbt_every, &o->pbt_fraction, &end) != 2 || o->pbt_every < 1 ||
+                 !(o->pbt_fraction > 0 && o->pbt_fraction <= 0.5)))
+    return usage("--pbt: '%s' is not EVERY:FRACTION, EVERY >= 1 steps and FRACTION in (0, 0.5]", o->pbt);
+  if (o->lr_jitter > 20 || o->temperature_jitter > 20 || o->gumbel_jitter > 20)
+    return usage("--lr-jitter, --temperature-jitter, --gumbel-jitter: at most 20");
+  if (o->measure && (o->max_models > 0 || o->save || o->log))
+    return usage("--measure: every model trains to its end and none is replaced; not with --max-models, --save "
+                 "or --log (the per-seed results go to --runs FILE)");
+  /* a population's criterion (issue 34): the checkerboards also exact on 64x64 for 80 steps */
+  if (o->population > 0 && o->eval_scale == 0 && o->preset && !strncmp(o->preset, "checkerboard", 12))
+    o->eval_scale = 4;
   if (o->population > 0 && o->eval_fresh == 0) o->eval_fresh = 100; /* what decides the winner */
   if (o->backend_ref && o->device) return usage("--device: chooses an OpenCL device, but --backend is ref");
   return 0;

@@ -49,6 +49,12 @@ typedef struct train_options {
   long population;               /* --population M: M models side by side on one device; 0: one run */
   long max_models;               /* --population: models started in all at most; 0: 10 M */
   int compiled_wires;            /* --population: a program build per seed, the wires compiled in */
+  int measure;                   /* --population --measure: M single runs to their ends, the success rate */
+  const char *runs;              /* --population: one CSV row per model done */
+  double lr_jitter, temperature_jitter, gumbel_jitter; /* --population: each model's own, exp(U(-j, j)) times */
+  const char *pbt;               /* --pbt EVERY:FRACTION, population-based training */
+  long pbt_every;                /* its parts; 0: none */
+  double pbt_fraction;
   /* --abandon E:W[,E:W...]: at the first evaluation at or after epoch E,
    * stop the run if its lowest hard loss so far is above W */
   int n_abandon;                 /* checkpoints given; 0: never abandon */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "train_measure.h"
 #include "train_run.h"
 
 #define POP_LOG_HEADER CSVLOG_HEADER ",pop_best_hard,pop_median_hard"
@@ -32,6 +33,7 @@ typedef struct pop_run {
   pop_curve *curves;
   dlca_population_state *was; /* each slot's state before the step */
   double *hard;               /* scratch: the latest hard losses */
+  pop_tally done;             /* every model done (--runs, --measure) */
   double t0, tick, rate;      /* start, last progress line, model-epochs per second */
   uint64_t rate_epochs;
 } pop_run;
@@ -86,17 +88,26 @@ static int record(pop_run *p) {
   return 0;
 }
 
-/* A line for each model that ended in this step (not with --quiet). */
-static void announce(pop_run *p) {
+/* Each model that ended in this step joins the tally, with a line (not
+ * with --quiet). */
+static int announce(pop_run *p) {
   for (int j = 0; j < dlca_population_size(p->P); j++) {
-    const dlca_population_state s = dlca_population_model_state(p->P, j);
-    if (p->was[j] != DLCA_POP_TRAINING || s == DLCA_POP_TRAINING || p->r->opt.quiet) continue;
+    const dlca_population_state s = dlca_population_model_state(p->P, j), was = p->was[j];
+    if ((was != DLCA_POP_TRAINING && was != DLCA_POP_POLISHING) || s == DLCA_POP_TRAINING || s == DLCA_POP_POLISHING)
+      continue; /* not one that ended in this step (a repair on a host thread ends later) */
+    int rc = pop_tally_add(p->r, &p->done, p->P, j);
+    if (rc) return rc;
+    if (p->r->opt.quiet) continue;
     dlca_loop_result w;
     dlca_loop_get_result(dlca_population_loop(p->P, j), &w);
+    const pop_done *d = &p->done.rows[p->done.n - 1];
     const unsigned long long seed = (unsigned long long)dlca_population_seed(p->P, j), e = w.epoch;
-    if (s == DLCA_POP_RIGHT)
+    if (d->right)
       fprintf(stderr, "%s: seed %llu: right on every fresh grid after epoch %llu (%.1f s)\n", TRAIN_PROG, seed, e,
               cli_now() - p->r->t_start);
+    else if (d->have_scale && d->scale_errors)
+      fprintf(stderr, "%s: seed %llu: right on fresh grids after epoch %llu, but %zu of %zu values wrong at "
+              "--eval-scale %ld\n", TRAIN_PROG, seed, e, d->scale_errors, d->scale_total, p->r->opt.eval_scale);
     else if (s == DLCA_POP_ABANDONED)
       fprintf(stderr, "%s: seed %llu: abandoned at epoch %llu (lowest hard loss %g)\n", TRAIN_PROG, seed,
               (unsigned long long)w.abandoned_epoch, w.min_hard);
@@ -105,6 +116,7 @@ static void announce(pop_run *p) {
       fprintf(stderr, "%s: seed %llu: wrong after epoch %llu (%zu of %zu fresh values wrong)\n", TRAIN_PROG, seed, e,
               w.fresh.errors, w.fresh.total);
   }
+  return 0;
 }
 
 /* The rate, and every POP_TICK_S a line of where the population stands. */
@@ -144,6 +156,24 @@ static int write_log(pop_run *p, int j) {
   return 0;
 }
 
+/* With jitters: the winner's own hyperparameters, which its single run
+ * needs; after --pbt's copies, that it is no single run. */
+static void print_hypers(pop_run *p, int j) {
+  const train_options *o = &p->r->opt;
+  dlca_population_lineage g;
+  dlca_population_get_lineage(p->P, j, &g);
+  if (g.copies)
+    printf("lineage:        no single run of its seed: %ld --pbt cop%s, the last of seed %llu's model at epoch %llu; "
+           "the wires of seed %llu\n", g.copies, g.copies == 1 ? "y" : "ies", (unsigned long long)g.from_seed,
+           (unsigned long long)g.from_epoch, (unsigned long long)g.origin_seed);
+  dlca_train_config c;
+  if (!(o->lr_jitter > 0 || o->temperature_jitter > 0 || o->gumbel_jitter > 0 || g.copies) ||
+      dlca_population_config(p->P, j, &c))
+    return;
+  printf("its own:        --lr %.9g --temperature %.9g --gumbel %.9g (its seed's jitters, or a copy's)\n",
+         c.optim.lr, c.relax.temperature > 0 ? c.relax.temperature : 1.0, c.relax.gumbel_scale);
+}
+
 /* The summary on stdout; --save and --log of the winner. */
 static int summary(pop_run *p, int interrupted) {
   run *r = p->r;
@@ -154,18 +184,26 @@ static int summary(pop_run *p, int interrupted) {
   if (!r->opt.quiet) {
     printf("population:     %ld at once, %ld models started (%ld finished, %ld abandoned), %llu epochs in all\n",
            r->opt.population, st.models, st.finished, st.abandoned, (unsigned long long)st.epochs);
-    if (st.winner >= 0) {
+    if (r->opt.pbt_every)
+      printf("pbt:            %ld copies of a best model into a worst (every %ld steps, the worst %g)\n",
+             st.pbt_copies, r->opt.pbt_every, r->opt.pbt_fraction);
+    if (r->opt.measure) {
+      pop_tally_print(r, &p->done, interrupted);
+    } else if (st.winner >= 0) {
       dlca_loop_result w;
       dlca_loop_get_result(dlca_population_loop(p->P, st.winner), &w);
       printf("winner:         seed %llu, epoch %llu, right on every fresh grid (%zu values)\n",
              (unsigned long long)st.winner_seed, (unsigned long long)st.winner_epoch, w.fresh.total);
+      print_hypers(p, st.winner);
     } else {
       printf("winner:         none%s\n", interrupted ? " (interrupted)" : " right on every fresh grid");
     }
     printf("wall time:      %s from the start (%.2f s)\n", cli_duration(dt, took, sizeof took), dt);
   }
-  if (st.winner < 0) return interrupted ? CLI_INTERRUPTED : 0;
-  int rc = r->opt.log ? write_log(p, st.winner) : 0;
+  int rc = pop_tally_write(r, &p->done);
+  if (r->opt.measure) return rc ? rc : interrupted ? CLI_INTERRUPTED : 0;
+  if (st.winner < 0) return rc ? rc : interrupted ? CLI_INTERRUPTED : 0;
+  if (!rc && r->opt.log) rc = write_log(p, st.winner);
   if (!rc && r->opt.save) {
     dlca_model *m = NULL;
     int s = dlca_population_take(p->P, st.winner, &m);
@@ -182,20 +220,30 @@ static int setup(pop_run *p) {
   const int M = (int)r->opt.population;
   dlca_model_shape shape;
   dlca_model_get_shape(r->model, &shape);
-  dlca_population_options po = {M, NULL, 1, 0, r->opt.max_models > 0 ? r->opt.max_models : 10L * M,
-                                 (float)r->opt.iwp_init, r->opt.compiled_wires};
+  const int measure = r->opt.measure;
+  dlca_population_options po = {.n_models = M, .replace = !measure,
+                                 .max_models = measure ? M : r->opt.max_models > 0 ? r->opt.max_models : 10L * M,
+                                 .iwp_init = (float)r->opt.iwp_init, .compiled_wires = r->opt.compiled_wires,
+                                 .run_all = measure, .lr_jitter = r->opt.lr_jitter,
+                                 .temperature_jitter = r->opt.temperature_jitter,
+                                 .gumbel_jitter = r->opt.gumbel_jitter, .pbt_every = r->opt.pbt_every,
+                                 .pbt_fraction = r->opt.pbt_fraction, .accept = pop_accept_scale,
+                                 .accept_user = &p->done};
+  int rc = pop_tally_init(&p->done, r, M);
+  if (rc) return rc;
   p->curves = calloc((size_t)M, sizeof *p->curves);
   p->was = calloc((size_t)M, sizeof *p->was);
   p->hard = calloc((size_t)M, sizeof *p->hard);
   if (!p->curves || !p->was || !p->hard) return train_fail(r, CLI_FAIL, DLCA_ENOMEM, "--population");
-  int rc = dlca_population_new(r->ctx, &r->preset, &shape, &r->cfg, r->target, &r->lo, &po, &p->P);
+  rc = dlca_population_new(r->ctx, &r->preset, &shape, &r->cfg, r->target, &r->lo, &po, &p->P);
   if (rc) return train_fail(r, rc == DLCA_EDEVMEM || rc == DLCA_EINVAL ? CLI_USAGE : CLI_FAIL, rc,
                             "--population %d", M);
   if (!r->opt.quiet)
-    fprintf(stderr, "%s: %s on %s: a population of %d models (seeds %llu..%llu, then fresh ones), batch %d, %d steps, "
+    fprintf(stderr, "%s: %s on %s: a population of %d models (seeds %llu..%llu%s), batch %d, %d steps, "
             "lr %g, epochs up to %ld each, at most %ld models\n", TRAIN_PROG, r->preset.name, r->device, M,
             (unsigned long long)r->opt.seed, (unsigned long long)r->opt.seed + (unsigned long long)M - 1,
-            r->cfg.batch, r->cfg.steps, r->cfg.optim.lr, r->opt.epochs, po.max_models);
+            measure ? ", each to its end" : ", then fresh ones", r->cfg.batch, r->cfg.steps, r->cfg.optim.lr,
+            r->opt.epochs, po.max_models);
   return 0;
 }
 
@@ -211,11 +259,13 @@ int train_population(run *r) {
     int s = dlca_population_step(p.P);
     if (s) rc = train_fail(r, CLI_FAIL, s, "--population");
     if (!rc) rc = record(&p);
-    if (!rc) announce(&p), tick(&p);
+    if (!rc) rc = announce(&p);
+    if (!rc) tick(&p);
   }
   if (!rc) rc = summary(&p, train_stop_signal != 0);
   for (int j = 0; p.curves && j < (int)r->opt.population; j++) free(p.curves[j].rows);
   free(p.curves), free(p.was), free(p.hard);
+  pop_tally_free(&p.done);
   dlca_population_free(p.P);
   return rc;
 }

@@ -68,6 +68,10 @@ int train_model_param(const run *r);
 int train_on_event(void *user, const dlca_loop_event *ev);
 void train_print_summary(const run *r, const outcome *w);
 
+/* --eval-scale of model m, its grids drawn from seed, into w (have_scale,
+ * scale_errors, scale_total); 0, or CLI_FAIL after printing why. */
+int train_eval_scale(run *r, const dlca_model *m, uint64_t seed, outcome *w);
+
 /* One run of the chain: sets up, trains, finishes; run_free() after. */
 int train_run_main(run *r);
 void train_run_free(run *r);

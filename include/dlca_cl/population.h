@@ -6,7 +6,8 @@
  * loss. Model j gives exactly the losses and the circuit of a single run
  * of its seed (dlca_loop with the same configuration and options).
  * The population stops at the first model whose circuit is right (the
- * check on fresh grids, o->eval_fresh; the hard loss 0 without it), and
+ * check on fresh grids, o->eval_fresh; the hard loss 0 without it; with
+ * run_all it goes on until every model is done), and
  * replaces a model that ended wrong or was abandoned (o's abandon points)
  * with a fresh seed. */
 #ifndef DLCA_CL_POPULATION_H
@@ -31,6 +32,32 @@ typedef struct dlca_population_options {
   float iwp_init;        /* > 0: dlca_model_init_pass_through(model, iwp_init) on each fresh model */
   int compiled_wires;    /* 1: cfg->shared_program as given (0: a program build per seed, the fastest
                           * steps); 0: shared_program set, one build for every seed */
+  int run_all;           /* 1: no stop at the first right model, every model trains to its end (with
+                          * replace 0: M single runs, to measure a recipe's success rate) */
+  /* Each model's own hyperparameters (dlca_population_model_config): its
+   * lr, temperature and Gumbel scale times exp(U(-j, j)), U drawn from its
+   * seed; 0 (the default): the configuration's. Each in [0, 20]. */
+  double lr_jitter, temperature_jitter, gumbel_jitter;
+  /* Population-based training: every pbt_every steps (0: never) the worst
+   * pbt_fraction (in [0, 0.5]; at least one of two or more) of the models
+   * training, by the hard loss of their last evaluation, each take a copy
+   * of one of the best (the k-th worst of the k-th best): its wires,
+   * logits, optimizer state and hyperparameters, the lr times 0.8 or 1.25.
+   * A model keeps its seed (its noise, fresh grids) and epoch; its circuit
+   * is then no single run of its seed (dlca_population_get_lineage). */
+  long pbt_every;
+  double pbt_fraction;
+  /* 0: a model's repair and evolution (o->repair, o->evolve, packed bits)
+   * run on a host thread (one at a time) while the device trains the
+   * others; the model is judged at the first step after the search ended
+   * (the lowest slot first), its circuit the same. 1: on the caller's
+   * thread at once, stalling every model. */
+  int polish_inline;
+  /* Optional: a model right on the fresh grids is right only if accept
+   * says so too (*right 0: wrong), called on the stepping thread with the
+   * model's trainer holding its final circuit (dlca-train's --eval-scale). */
+  int (*accept)(void *user, dlca_population *P, int j, int *right);
+  void *accept_user;
 } dlca_population_options;
 
 /* Where model j stands. */
@@ -38,7 +65,8 @@ typedef enum dlca_population_state {
   DLCA_POP_TRAINING, /* still training */
   DLCA_POP_RIGHT,    /* done, and its circuit is right: the winner if the first */
   DLCA_POP_WRONG,    /* done, its circuit wrong (or it diverged); replaced at the next step with replace */
-  DLCA_POP_ABANDONED /* abandoned at an abandon point; replaced at the next step with replace */
+  DLCA_POP_ABANDONED, /* abandoned at an abandon point; replaced at the next step with replace */
+  DLCA_POP_POLISHING  /* done training; its repair or evolution runs on a host thread, judged at a later step */
 } dlca_population_state;
 
 typedef struct dlca_population_stats {
@@ -49,7 +77,27 @@ typedef struct dlca_population_stats {
   uint64_t epochs;          /* epochs trained, summed over every model started */
   uint64_t steps;           /* dlca_population_step calls that trained */
   int training;             /* models still training */
+  long pbt_copies;          /* copies taken by population-based training */
 } dlca_population_stats;
+
+/* Where model j's circuit came from: copies 0 (it is the single run of its
+ * seed), else population-based training's last copy, from the model of
+ * from_seed at epoch from_epoch, and origin_seed, the seed whose wires it
+ * has. */
+typedef struct dlca_population_lineage {
+  long copies;
+  uint64_t origin_seed, from_seed, from_epoch;
+} dlca_population_lineage;
+
+/* The configuration the model of seed `seed` trains with in a population
+ * of cfg and po: cfg with that seed, and its lr, temperature (0: 1) and
+ * Gumbel scale jittered as po asks. A single run (dlca_loop) with it gives
+ * the model's losses and circuit. */
+DLCA_API void dlca_population_model_config(const dlca_population_options *po, const dlca_train_config *cfg,
+                                           uint64_t seed, dlca_train_config *out);
+/* Model j's configuration now (its seed's, or what population-based
+ * training gave it). */
+DLCA_API DLCA_WUR int dlca_population_config(const dlca_population *P, int j, dlca_train_config *out);
 
 /* The bytes on the device of a population of n_models models of this
  * preset, shape and configuration (gol: each with its 512-board twin). */
@@ -75,8 +123,8 @@ DLCA_API void dlca_population_free(dlca_population *P);
 /* One epoch of every model still training: the replacements due, then all
  * the steps enqueued, then the losses and the evaluations due. A model that
  * is done is finished as one run is (dlca_loop_finish, _polish,
- * _eval_fresh) and judged. Nothing is trained once a model is right or
- * none is training. */
+ * _eval_fresh) and judged. Nothing is trained once a model is right
+ * (unless run_all) or none is training. */
 DLCA_API DLCA_WUR int dlca_population_step(dlca_population *P);
 /* Whether a step would train anything. */
 DLCA_API int dlca_population_running(const dlca_population *P);
@@ -84,6 +132,7 @@ DLCA_API int dlca_population_size(const dlca_population *P);
 DLCA_API void dlca_population_get_stats(const dlca_population *P, dlca_population_stats *out);
 DLCA_API uint64_t dlca_population_seed(const dlca_population *P, int j);
 DLCA_API dlca_population_state dlca_population_model_state(const dlca_population *P, int j);
+DLCA_API void dlca_population_get_lineage(const dlca_population *P, int j, dlca_population_lineage *out);
 /* Model j's run: its trainer, its result. Replaced at the next step. */
 DLCA_API dlca_loop *dlca_population_loop(dlca_population *P, int j);
 /* The last soft loss of every model, soft[n_models] (NAN before a step). */

@@ -43,4 +43,28 @@ int dlca__loop_evaluate(dlca_loop *r, dlca_eval *ev);
 int dlca__loop_launch(dlca_loop *r);
 int dlca__loop_collect(dlca_loop *r);
 
+/* loop_polish.c: dlca_loop_polish in three parts, so that a population
+ * runs the middle one (the searches on the packed-bits circuit, host
+ * memory only) on a thread while the device trains the other models.
+ * _begin: keep-best's logits back and, where a search is due, the job set
+ * up (pending) or, without packed bits, the search done at once; _host:
+ * the search (tick_r NULL: no events), its status in rc; _end: its result
+ * checked on the trainer and set there, the job freed. The searches'
+ * results depend only on the circuit and the options, never on timing. */
+typedef struct dlca__polish_job {
+  dlca_loop_options opt;
+  dlca_loop_result *w;    /* where the search's results go (the loop's, or a copy) */
+  dlca_loop *tick_r;      /* the loop whose events see the progress, or NULL */
+  dlca_bits *b;
+  float *l;               /* the logits, the result's ops set into them */
+  size_t P;
+  int npg, passes_on, evolve_on, pending, rc;
+  double t0;
+  dlca_eval end;          /* the packed-bits circuit's evaluation of the result */
+} dlca__polish_job;
+int dlca__loop_polish_begin(dlca_loop *r, dlca__polish_job *j);
+int dlca__loop_polish_host(dlca__polish_job *j);
+int dlca__loop_polish_end(dlca_loop *r, dlca__polish_job *j);
+void dlca__loop_polish_free(dlca__polish_job *j);
+
 #endif

@@ -22,8 +22,12 @@ static int repair_score(void *ctx, const float *logits, dlca_eval *ev) {
   return rc ? rc : dlca_trainer_eval_hard(t, ev);
 }
 
-static int tick(dlca_loop *r, dlca_loop_event_kind kind, int pass, size_t done, size_t total, const dlca_eval *best) {
-  if (!r->events) return 0;
+/* The ticks go to the loop's events only where the search runs on the
+ * caller's thread (job->tick_r); a population's host thread has none. */
+static int tick(dlca__polish_job *j, dlca_loop_event_kind kind, int pass, size_t done, size_t total,
+                const dlca_eval *best) {
+  dlca_loop *r = j->tick_r;
+  if (!r || !r->events) return 0;
   dlca_loop_event ev = {kind, r->res.epoch, NULL, 0, 0, 0, pass, done, total, best};
   return r->events(r->events_user, &ev);
 }
@@ -39,31 +43,33 @@ static int evolve_tick(void *ctx, int pass, size_t gen, size_t gens, const dlca_
 
 /* The evolution of b, then its tidying: drift changed many gates that the
  * result does not need, which are set back. */
-static int evolve(dlca_loop *r, dlca_bits *b) {
-  dlca_loop_result *w = &r->res;
-  const dlca_loop_options *o = &r->opt;
+static int evolve(dlca__polish_job *j) {
+  dlca_loop_result *w = j->w;
+  const dlca_loop_options *o = &j->opt;
   const double t1 = now_s();
-  const size_t G = dlca_bits_n_gates(b);
+  const size_t G = dlca_bits_n_gates(j->b);
   uint8_t *orig = malloc(G);
   int rc = orig ? DLCA_OK : dlca__fail(DLCA_ENOMEM, "evolution: out of memory");
-  for (size_t g = 0; !rc && g < G; g++) orig[g] = (uint8_t)dlca_bits_op(b, g);
+  for (size_t g = 0; !rc && g < G; g++) orig[g] = (uint8_t)dlca_bits_op(j->b, g);
   const dlca__evolve_params ep = {(uint64_t)o->evolve, dlca_rng_u32(o->seed, 0x45564F4Cu, 0), /* "EVOL" */
                                   (int)o->evolve_lineages, (int)o->evolve_lambda, (int)o->evolve_changes, 64};
-  if (!rc) rc = dlca__repair_evolve(b, &ep, evolve_tick, r, &w->evolve);
-  if (!rc) rc = dlca__repair_tidy(b, orig, &w->evolve_reverted);
+  if (!rc) rc = dlca__repair_evolve(j->b, &ep, evolve_tick, j, &w->evolve);
+  if (!rc) rc = dlca__repair_tidy(j->b, orig, &w->evolve_reverted);
   free(orig);
   w->have_evolve = 1;
   w->evolve_s = now_s() - t1;
   return rc;
 }
 
-/* The searches on the packed-bits circuit b of logits l (all cores, many
- * variants a pass); the kept ops go back into l. */
-static int search_bits(dlca_loop *r, dlca_bits *b, float *l, int passes_on, int evolve_on, double t0) {
-  dlca_loop_result *w = &r->res;
-  const dlca_loop_options *o = &r->opt;
-  const size_t P = dlca_trainer_n_params(r->t);
-  dlca_eval end, cur, ev; /* cur: the circuit's evaluation where known, for the gates below */
+/* The searches on the packed-bits circuit (all cores, many variants a
+ * pass); the kept ops go back into j->l. Host memory only: a population
+ * runs it on a thread of its own while the device trains the others. */
+int dlca__loop_polish_host(dlca__polish_job *j) {
+  dlca_loop_result *w = j->w;
+  const dlca_loop_options *o = &j->opt;
+  dlca_bits *b = j->b;
+  int passes_on = j->passes_on, evolve_on = j->evolve_on;
+  dlca_eval cur; /* the circuit's evaluation where known, for the gates below */
   int have_cur = 0, rc = DLCA_OK;
   if (passes_on && o->repair_max_wrong >= 0) { /* a far miss is not worth the passes */
     have_cur = !(rc = dlca_bits_run(b, &cur, NULL));
@@ -71,9 +77,9 @@ static int search_bits(dlca_loop *r, dlca_bits *b, float *l, int passes_on, int 
       passes_on = 0, w->repair_skipped = 1, w->repair_wrong = cur.errors;
   }
   if (!rc && passes_on) {
-    rc = dlca__repair_bits(b, (int)o->repair, repair_tick, r, &w->repair);
+    rc = dlca__repair_bits(b, (int)o->repair, repair_tick, j, &w->repair);
     w->have_repair = 1, w->repair_bits = 1;
-    w->repair_s = now_s() - t0;
+    w->repair_s = now_s() - j->t0;
     cur = w->repair.after, have_cur = !rc;
   }
   if (!rc && evolve_on && o->evolve_max_wrong >= 0) { /* only near misses are worth the generations */
@@ -81,60 +87,82 @@ static int search_bits(dlca_loop *r, dlca_bits *b, float *l, int passes_on, int 
     if (!rc && cur.errors > (size_t)o->evolve_max_wrong)
       evolve_on = 0, w->evolve_skipped = 1, w->evolve_wrong = cur.errors;
   }
-  if (!rc && evolve_on && !w->repair.stopped) rc = evolve(r, b);
-  for (size_t g = 0; !rc && g < P / (size_t)r->npg; g++) dlca__repair_set_op(l, r->npg, g, dlca_bits_op(b, g));
-  if (!rc) rc = dlca_bits_run(b, &end, NULL);
-  /* the trainer's own evaluation of the result must agree */
-  if (!rc && !(rc = repair_score(r, l, &ev)) && ev.errors != end.errors)
-    return dlca__fail(DLCA_EPARITY,
-                      "repair/evolve: the trainer finds %zu values wrong in the changed circuit, the packed-bits "
-                      "circuit %zu", ev.errors, end.errors);
-  return rc;
+  if (!rc && evolve_on && !w->repair.stopped) rc = evolve(j);
+  for (size_t g = 0; !rc && g < j->P / (size_t)j->npg; g++) dlca__repair_set_op(j->l, j->npg, g, dlca_bits_op(b, g));
+  if (!rc) rc = dlca_bits_run(b, &j->end, NULL);
+  return j->rc = rc;
 }
 
-/* The repair and evolution of the trainer's circuit, which they replace.
- * Where the start grids are not 0/1 (no packed bits), the repair scores
- * each circuit on the trainer instead. */
-static int search(dlca_loop *r, int passes_on, int evolve_on) {
+/* The repair by the trainer's scores, where the start grids are not 0/1
+ * (no packed bits): on the caller's thread. */
+static int search_scored(dlca_loop *r, dlca__polish_job *j) {
   dlca_loop_result *w = &r->res;
-  const size_t P = dlca_trainer_n_params(r->t);
-  dlca_trainer *te = r->gol_eval ? r->gol_eval : r->t;
-  float *l = malloc(sizeof(float) * P);
-  if (!l) return dlca__fail(DLCA_ENOMEM, "repair: out of memory");
-  const double t0 = now_s();
-  dlca_bits *b = NULL;
   dlca_eval ev;
-  int rc = dlca_trainer_get_params(r->t, l);
-  if (!rc && (rc = dlca_trainer_set_params(te, l)) == DLCA_OK && dlca_trainer_bits(te, &b) == DLCA_OK) {
-    rc = search_bits(r, b, l, passes_on, evolve_on, t0);
-    dlca_bits_free(b);
-  } else if (!rc && evolve_on) {
-    rc = dlca__fail(DLCA_EINVAL, "evolve: needs start grids of 0s and 1s (the packed-bits circuit)");
-  } else if (!rc && passes_on && r->opt.repair_max_wrong >= 0 && !(rc = repair_score(r, l, &ev)) &&
-             ev.errors > (size_t)r->opt.repair_max_wrong) {
+  int rc = DLCA_OK;
+  if (j->evolve_on) return dlca__fail(DLCA_EINVAL, "evolve: needs start grids of 0s and 1s (the packed-bits circuit)");
+  if (r->opt.repair_max_wrong >= 0 && !(rc = repair_score(r, j->l, &ev)) &&
+      ev.errors > (size_t)r->opt.repair_max_wrong) {
     w->repair_skipped = 1, w->repair_wrong = ev.errors;
-  } else if (!rc && passes_on) {
-    rc = dlca__repair_circuit(l, P / (size_t)r->npg, r->npg, (int)r->opt.repair, repair_score, repair_tick, r,
+  } else if (!rc) {
+    rc = dlca__repair_circuit(j->l, j->P / (size_t)r->npg, r->npg, (int)r->opt.repair, repair_score, repair_tick, j,
                               &w->repair);
-    w->have_repair = 1, w->repair_s = now_s() - t0;
+    w->have_repair = 1, w->repair_s = now_s() - j->t0;
   }
-  if (!rc) rc = dlca_trainer_set_params(r->t, l);
-  free(l);
   return rc;
 }
 
-int dlca_loop_polish(dlca_loop *r) {
+void dlca__loop_polish_free(dlca__polish_job *j) {
+  dlca_bits_free(j->b);
+  free(j->l);
+  memset(j, 0, sizeof *j);
+}
+
+int dlca__loop_polish_begin(dlca_loop *r, dlca__polish_job *j) {
   dlca_loop_result *w = &r->res;
   const dlca_loop_options *o = &r->opt;
   int rc;
+  memset(j, 0, sizeof *j);
   if (w->have_best && (rc = dlca_trainer_set_params(r->t, r->best)))
     return dlca__loop_fail(rc, "keep-best: restoring the logits of epoch %llu", (unsigned long long)w->best_epoch);
   /* a recipe's searches are for what this run trained; asked for, they take
    * any model. An abandoned run is far from working: they would only cost time */
   const int trained = w->epoch != w->first;
-  const int repair_now = o->repair > 0 && (trained || !(o->search_needs_training & 1)) && !w->abandoned;
-  const int evolve_now = o->evolve > 0 && (trained || !(o->search_needs_training & 2)) && !w->abandoned;
-  return repair_now || evolve_now ? search(r, repair_now, evolve_now) : DLCA_OK;
+  j->passes_on = o->repair > 0 && (trained || !(o->search_needs_training & 1)) && !w->abandoned;
+  j->evolve_on = o->evolve > 0 && (trained || !(o->search_needs_training & 2)) && !w->abandoned;
+  if (!j->passes_on && !j->evolve_on) return DLCA_OK;
+  j->opt = *o, j->npg = r->npg, j->w = w, j->tick_r = r;
+  j->P = dlca_trainer_n_params(r->t);
+  dlca_trainer *te = r->gol_eval ? r->gol_eval : r->t;
+  if (!(j->l = malloc(sizeof(float) * j->P))) return dlca__fail(DLCA_ENOMEM, "repair: out of memory");
+  j->t0 = now_s();
+  rc = dlca_trainer_get_params(r->t, j->l);
+  if (!rc) rc = dlca_trainer_set_params(te, j->l);
+  if (!rc && dlca_trainer_bits(te, &j->b) == DLCA_OK) j->pending = 1;
+  else if (!rc) rc = search_scored(r, j);
+  if (!rc && !j->pending) rc = dlca_trainer_set_params(r->t, j->l);
+  if (rc) dlca__loop_polish_free(j);
+  return rc;
+}
+
+int dlca__loop_polish_end(dlca_loop *r, dlca__polish_job *j) {
+  int rc = j->rc;
+  dlca_eval ev;
+  /* the trainer's own evaluation of the result must agree */
+  if (!rc && !(rc = repair_score(r, j->l, &ev)) && ev.errors != j->end.errors)
+    rc = dlca__fail(DLCA_EPARITY,
+                    "repair/evolve: the trainer finds %zu values wrong in the changed circuit, the packed-bits "
+                    "circuit %zu", ev.errors, j->end.errors);
+  if (!rc) rc = dlca_trainer_set_params(r->t, j->l);
+  dlca__loop_polish_free(j);
+  return rc;
+}
+
+int dlca_loop_polish(dlca_loop *r) {
+  dlca__polish_job j;
+  int rc = dlca__loop_polish_begin(r, &j);
+  if (rc || !j.pending) return rc;
+  dlca__loop_polish_host(&j);
+  return dlca__loop_polish_end(r, &j);
 }
 
 int dlca_loop_eval_fresh(dlca_loop *r) {

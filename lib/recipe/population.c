@@ -57,13 +57,14 @@ int dlca__pop_start(dlca_population *P, int j, uint64_t s) {
   dlca_loop_free(pm->loop);
   memset(pm, 0, sizeof *pm);
   pm->seed = s;
-  dlca_train_config cfg = P->cfg;
+  pm->lineage.origin_seed = s;
+  dlca_population_model_config(&P->po, &P->cfg, s, &pm->cfg);
   dlca_loop_options o = P->lo;
-  cfg.seed = s, o.seed = s;
+  o.seed = s;
   dlca_model *m = NULL;
   int rc = dlca_model_new(&P->shape, s, &m);
   if (!rc && P->po.iwp_init > 0) rc = dlca_model_init_pass_through(m, P->po.iwp_init);
-  if (!rc) rc = dlca_loop_new(P->ctx, &P->preset, m, &cfg, P->target, &o, &pm->loop);
+  if (!rc) rc = dlca_loop_new(P->ctx, &P->preset, m, &pm->cfg, P->target, &o, &pm->loop);
   dlca_model_free(m);
   if (rc) return dlca__loop_fail(rc, "population: model %d, seed %llu", j, (unsigned long long)s);
   pm->state = DLCA_POP_TRAINING;
@@ -105,12 +106,16 @@ int dlca_population_new(dlca_context *ctx, const dlca_preset *p, const dlca_mode
   if (po->n_models < 1 || po->max_models < 0)
     return dlca__fail(DLCA_EINVAL, "dlca_population_new: n_models %d (>= 1) or max_models %ld (>= 0)",
                       po->n_models, po->max_models);
+  int rc = dlca__pop_check_jitter(po);
+  if (!rc) rc = dlca__pop_check_pbt(po);
+  if (rc) return rc;
   dlca_population *P = calloc(1, sizeof *P);
   if (!P) return dlca__fail(DLCA_ENOMEM, "dlca_population_new: out of memory");
   P->ctx = ctx, P->preset = *p, P->cfg = *cfg, P->lo = *o, P->po = *po, P->M = po->n_models, P->winner = -1;
+  pthread_mutex_init(&P->polish_lock, NULL);
   if (!po->compiled_wires) P->cfg.shared_program = 1; /* one program for every seed (dlca_train_config) */
   P->po.seeds = NULL;
-  int rc = copy_in(P, shape, target);
+  rc = copy_in(P, shape, target);
   if (!rc) rc = check_fit(P);
   uint64_t top = 0;
   for (int j = 0; j < P->M && !rc; j++) {
@@ -129,7 +134,9 @@ int dlca_population_new(dlca_context *ctx, const dlca_preset *p, const dlca_mode
 
 void dlca_population_free(dlca_population *P) {
   if (!P) return;
+  dlca__pop_drop(P);
   for (int j = 0; P->models && j < P->M; j++) dlca_loop_free(P->models[j].loop);
+  pthread_mutex_destroy(&P->polish_lock);
   free(P->models), free(P->target);
   free(P);
 }

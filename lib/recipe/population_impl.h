@@ -5,9 +5,16 @@
 
 #include "dlca_cl/population.h"
 
+#include <pthread.h>
+
+typedef struct pop_job pop_job; /* population_repair.c */
+
 typedef struct pop_model {
   dlca_loop *loop;
   uint64_t seed;
+  dlca_train_config cfg;      /* its own: dlca_population_model_config's, or a copy's */
+  dlca_population_lineage lineage;
+  pop_job *job;               /* DLCA_POP_POLISHING: its repair or evolution */
   dlca_population_state state;
 } pop_model;
 
@@ -26,8 +33,24 @@ struct dlca_population {
   long started, finished, abandoned;
   uint64_t epochs_done;       /* epochs of models already replaced */
   uint64_t steps;
+  long pbt_copies;            /* population-based training's copies */
+  pthread_mutex_t polish_lock;
+  int polishing;              /* repair threads running (0 or 1) */
 };
 
+/* population_hyper.c: the jitters are in [0, 20]. */
+int dlca__pop_check_jitter(const dlca_population_options *po);
+/* population_pbt.c: pbt_every >= 0, pbt_fraction in [0, 0.5]; after a
+ * step's judging, the worst take copies of the best where due. */
+int dlca__pop_check_pbt(const dlca_population_options *po);
+int dlca__pop_pbt(dlca_population *P);
+/* population_repair.c: a model that is done, finished and judged, or
+ * DLCA_POP_POLISHING while its repair runs on a host thread; _reap joins
+ * the searches that ended (wait: all of them) and judges them, in slot
+ * order, and starts the next; _drop joins and forgets them all. */
+int dlca__pop_judge(dlca_population *P, int j);
+int dlca__pop_reap(dlca_population *P, int wait);
+void dlca__pop_drop(dlca_population *P);
 /* Slot j: a fresh model of seed s and its run (the old one freed). */
 int dlca__pop_start(dlca_population *P, int j, uint64_t s);
 
