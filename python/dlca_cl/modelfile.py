@@ -133,11 +133,16 @@ def from_json(obj, where="model"):
 
 
 def read(source):
-    """A NumpyModel from a file path, a parsed JSON object, or a NumpyModel."""
+    """A NumpyModel from a file path, a parsed JSON object, a NumpyModel, or
+    a library model (dlca_cl.Model: anything with save(path)), saved first."""
     if isinstance(source, NumpyModel):
         return source
     if isinstance(source, dict):
         return from_json(source)
+    if hasattr(source, "save"):
+        with tempfile.TemporaryDirectory() as d:
+            source.save(os.path.join(d, "model.json"))
+            return read(os.path.join(d, "model.json"))
     path = os.fspath(source)
     with open(path, "rb") as f:
         try:

@@ -101,3 +101,15 @@ def test_bad_input_is_an_error_naming_it(tmp_path):
     (tmp_path / "bad.json").write_text(json.dumps(obj))
     with pytest.raises(ValueError, match=r"bad.json: perceive.logits\[1\]"):
         modelfile.read(tmp_path / "bad.json")
+
+
+def test_a_library_model_is_read_through_its_save(tmp_path):
+    m = random_model(np.random.default_rng(2), 2, True, 2, [8, 2], [6], "softmax16")
+
+    class Saving:  # what dlca_cl.Model offers: save(path)
+        def save(self, path):
+            modelfile.write(m, path)
+
+    x = random_bits(np.random.default_rng(3), (1, 4, 4, 2))
+    assert np.array_equal(hard.rollout(Saving(), x, 3), hard.rollout(m, x, 3))
+    assert modelfile.to_json(modelfile.read(Saving())) == modelfile.to_json(m)
