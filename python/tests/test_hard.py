@@ -113,3 +113,18 @@ def test_a_library_model_is_read_through_its_save(tmp_path):
     x = random_bits(np.random.default_rng(3), (1, 4, 4, 2))
     assert np.array_equal(hard.rollout(Saving(), x, 3), hard.rollout(m, x, 3))
     assert modelfile.to_json(modelfile.read(Saving())) == modelfile.to_json(m)
+
+
+def test_matches_the_bindings_rollout(trained):
+    """hard.rollout against dlca_cl.rollout, the library's CPU reference
+    through the binding, on a library Model (read through its save())."""
+    import dlca_cl
+    if not hasattr(dlca_cl, "rollout") or not hasattr(dlca_cl, "Model"):
+        pytest.skip("dlca_cl.Model and dlca_cl.rollout (the package core) are not here")
+    m = dlca_cl.Model.load(str(trained["checkerboard"]))
+    rng = np.random.default_rng(5)
+    x = random_bits(rng, (2, 16, 16, 8))
+    fire = random_bits(rng, (20, 2, 16, 16))
+    assert np.array_equal(hard.rollout(m, x, 20), dlca_cl.rollout(m, x, 20, include_start=True))
+    assert np.array_equal(hard.rollout(m, x, 20, fire),
+                          dlca_cl.rollout(m, x, 20, async_=True, fire_masks=fire, include_start=True))
