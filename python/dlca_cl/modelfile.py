@@ -194,12 +194,23 @@ def to_json(model):
     return head + '"perceive":' + per + ',"update":' + upd + "}"
 
 
+def _mode(path):
+    """An existing file's permission bits, else 0666 less the umask (as the library's writer)."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0o022)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 def write_atomic(path, data):
-    """Write bytes to path through a temporary file beside it and a rename."""
+    """Write bytes to path through a temporary file beside it, fsynced, and a rename."""
     path = os.fspath(path)
     d = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".tmp.", dir=d)
     try:
+        os.fchmod(fd, _mode(path))
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()

@@ -88,3 +88,20 @@ def test_errors_name_the_problem():
     tree["params"]["update"].pop()
     with pytest.raises(ValueError, match="update: 1 layers of params but 2 of wires"):
         jaxtree.from_tree(tree)
+
+
+def test_files_get_the_librarys_permissions(tmp_path):
+    import os
+    m = random_model(np.random.default_rng(6), 2, False, 2, [8, 2], [6], "softmax16")
+    umask = os.umask(0o022)
+    try:
+        modelfile.write(m, tmp_path / "new.json")
+        jaxtree.save_npz(tmp_path / "new.npz", jaxtree.to_jax(m))
+    finally:
+        os.umask(umask)
+    assert (tmp_path / "new.json").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "new.npz").stat().st_mode & 0o777 == 0o644
+    os.chmod(tmp_path / "new.json", 0o600)
+    modelfile.write(m, tmp_path / "new.json")
+    assert (tmp_path / "new.json").stat().st_mode & 0o777 == 0o600
+    assert [p.name for p in tmp_path.iterdir() if ".tmp." in p.name] == []
