@@ -26,6 +26,15 @@ struct dlca_population {
   long started, finished, abandoned;
   uint64_t epochs_done;       /* epochs of models already replaced */
   uint64_t steps;
+  /* OpenCL with shared_program: the trainer group that steps and evaluates
+   * every model at once (lib/cl/trainer/group.c), and its per-step arrays
+   * (trainers to step, to evaluate; losses, due flags, evaluations);
+   * NULL: each model steps on its own (the CPU reference) */
+  struct dlca__clt_group *group;
+  dlca_trainer **ts, **es;
+  double *soft;
+  int *due;
+  dlca_eval *evs;
 };
 
 /* Slot j: a fresh model of seed s and its run (the old one freed). */
