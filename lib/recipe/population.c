@@ -161,8 +161,13 @@ void dlca_population_losses(const dlca_population *P, double *soft) {
 
 int dlca_population_eval_hard(dlca_population *P, dlca_eval *out) {
   if (!P || !out) return dlca__fail(DLCA_EINVAL, "dlca_population_eval_hard: NULL argument");
+  /* the group's models in one batched evaluation; gol's on their twins */
+  for (int j = 0; j < P->M; j++) P->es[j] = P->group && !P->models[j].loop->gol_eval ? P->models[j].loop->t : NULL;
+  int rc = P->group ? dlca__clt_group_eval_hard(P->group, P->es, out) : DLCA_OK;
+  if (rc) return dlca__loop_fail(rc, "population: hard evaluations");
   for (int j = 0; j < P->M; j++) {
-    int rc = dlca__loop_evaluate(P->models[j].loop, &out[j]);
+    if (P->es[j]) continue;
+    rc = dlca__loop_evaluate(P->models[j].loop, &out[j]);
     if (rc) return dlca__loop_fail(rc, "population: model %d", j);
   }
   return DLCA_OK;

@@ -106,7 +106,7 @@ typedef struct buf_spec {
  * trainer_cpu.cl's (has_cpu) and trainer_tile.cl's (has_tile) where they
  * may run. */
 typedef struct cl_tuned {
-  int wg, per_cu, fwd_per_cu, cpw, cpw_min, wg_narrow, kernels, persist, tile_cells;
+  int wg, per_cu, fwd_per_cu, cpw, cpw_min, wg_narrow, kernels, persist, pop_persist, tile_cells;
   int perc_split, split_per_cu, split_unit, perc_per_cu, push, bwd_tail, banks, bank_effort, bwd_maxnreg;
   int has_cpu, vec, cpu_per_cu;
   int has_tile, tl, twg, tile_per_cu, tile_fwd_per_cu, tfwd_stage, tv;
@@ -188,6 +188,9 @@ int dlca__clt_group_options(dlca_trainer *t, cl_state *st, char *opts, size_t ca
 size_t dlca__clt_group_stride_of(const struct dlca__clt_group *g, cl_mem b);
 /* Bytes of every model's buffer `id` together (M times its stride). */
 size_t dlca__clt_group_span(const struct dlca__clt_group *g, const char *id);
+/* BWD_PERSIST in a batched view (POP_PERSIST): each active member's
+ * one-launch backward pass on its own slot. */
+int dlca__clt_group_backward_each(struct dlca__clt_group *g);
 /* DLCA_START_UPLOAD in a batched view: each model's start grids into dst. */
 int dlca__clt_group_copy_start(dlca_trainer *t, cl_state *st, cl_mem dst);
 
@@ -196,6 +199,8 @@ int dlca__clt_group_copy_start(dlca_trainer *t, cl_state *st, cl_mem dst);
  * or a group's batched view whose scalars are in st->psc). */
 int dlca__clt_enqueue_step(dlca_trainer *t, cl_state *st);
 int dlca__clt_enqueue_eval(dlca_trainer *t, cl_state *st);
+/* One backward launch of step `step` on st (with BWD_PERSIST: every step). */
+int dlca__clt_enqueue_backward(dlca_trainer *t, cl_state *st, int step);
 /* The per-model scalars of t's next launch (POP_WORDS words, kernels-cl/trainer/common.cl's
  * POP_* indices): the epoch key, active, lr, bias corrections, gradient noise, 1/tau, the suite's scalars. */
 #define POP_WORDS 32

@@ -24,6 +24,8 @@ static int arg_done(argset *a, const char *kernel) {
   return DLCA_OK;
 }
 
+static int enqueue_backward(dlca_trainer *t, cl_state *st, int step);
+
 /* A launch of one model, or with st->pop_m, of every model of a group
  * (dimension 1: the model). */
 static int launch(const dlca_trainer *t, const cl_state *st, cl_kernel k, const char *name, size_t gws, size_t lws) {
@@ -126,6 +128,8 @@ static int enqueue_forward(dlca_trainer *t, cl_state *st, uint64_t epoch, cl_mem
   int rc = arg_done(&a, "dlca_forward");
   return rc ? rc : launch(t, st, st->k_fwd, "forward", (size_t)s->nwg_fwd * s->wg, (size_t)s->wg);
 }
+
+int dlca__clt_enqueue_backward(dlca_trainer *t, cl_state *st, int step) { return enqueue_backward(t, st, step); }
 
 static int enqueue_backward(dlca_trainer *t, cl_state *st, int step) {
   const cl_shape *s = &st->sh;
@@ -233,7 +237,9 @@ int dlca__clt_enqueue_step(dlca_trainer *t, cl_state *st) {
   }
   /* one launch for every step with BWD_PERSIST (its step flags start at
    * zero: dlca__clt_init, then dlca_adamw of each epoch), else one per step */
-  if (st->sh.persist) {
+  if (st->sh.persist && st->pop_m) {
+    if (!rc) rc = dlca__clt_group_backward_each(st->grp);
+  } else if (st->sh.persist) {
     if (!rc) rc = enqueue_backward(t, st, T - 1);
   } else {
     for (int s = T - 1; s >= 0 && !rc; s--) rc = enqueue_backward(t, st, s);

@@ -20,6 +20,7 @@ struct dlca__clt_group {
   cl_mem psc;                   /* M records of POP_WORDS words */
   cl_uint *host_psc;
   unsigned char *active;        /* the slots of the launch being enqueued */
+  dlca_trainer **member;        /* their trainers (NULL: inactive) */
   float *host_out;              /* a read of every slot's loss or evaluation */
 };
 
@@ -34,7 +35,8 @@ int dlca__clt_group_new(dlca_context *ctx, int M, dlca__clt_group **out) {
   g->ctx = ctx, g->M = M, g->align = bits / 8 > 16 ? bits / 8 : 16;
   g->host_psc = calloc((size_t)M * POP_WORDS, sizeof(cl_uint));
   g->active = calloc((size_t)M, 1);
-  int rc = !g->host_psc || !g->active ? dlca__fail(DLCA_ENOMEM, "trainer group: out of host memory")
+  g->member = calloc((size_t)M, sizeof *g->member);
+  int rc = !g->host_psc || !g->active || !g->member ? dlca__fail(DLCA_ENOMEM, "trainer group: out of host memory")
                                       : dlca__buffer(ctx, (size_t)M * POP_WORDS * 4, "population scalars", &g->psc);
   if (rc) {
     dlca__clt_group_free(g);
@@ -49,7 +51,7 @@ void dlca__clt_group_free(dlca__clt_group *g) {
   for (int i = 0; i < g->n; i++)
     if (g->parent[i]) clReleaseMemObject(g->parent[i]);
   if (g->psc) clReleaseMemObject(g->psc);
-  free(g->host_psc), free(g->active), free(g->host_out);
+  free(g->host_psc), free(g->active), free(g->member), free(g->host_out);
   free(g);
 }
 
@@ -138,13 +140,20 @@ int dlca__clt_group_copy_start(dlca_trainer *t, cl_state *st, cl_mem dst) {
   return DLCA_OK;
 }
 
+int dlca__clt_group_backward_each(dlca__clt_group *g) {
+  int rc = DLCA_OK;
+  for (int j = 0; j < g->M && !rc; j++)
+    if (g->member[j]) rc = dlca__clt_enqueue_backward(g->member[j], g->member[j]->impl, g->member[j]->cfg.steps - 1);
+  return rc;
+}
+
 /* The members to launch: each t[j] in slot j of g; their scalars written
  * (without waiting) and the first member returned in *first. */
 static int members(dlca__clt_group *g, dlca_trainer *const *t, int need_step, dlca_trainer **first) {
   *first = NULL;
   for (int j = 0; j < g->M; j++) {
     dlca_trainer *x = t[j];
-    g->active[j] = x != NULL;
+    g->active[j] = x != NULL, g->member[j] = x;
     if (!x) {
       memset(g->host_psc + (size_t)j * POP_WORDS, 0, POP_WORDS * sizeof(cl_uint));
       continue;
