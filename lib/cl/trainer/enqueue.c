@@ -158,7 +158,8 @@ static int enqueue_backward(dlca_trainer *t, cl_state *st, int step) {
     pop_args(&a, st);
     int rc = arg_done(&a, s->kernels == 1 ? "dlca_backward_cpu" : "dlca_backward_tile");
     size_t lws = s->kernels == 1 ? 1 : (size_t)s->twg;
-    return rc ? rc : launch(t, st, st->k_bwd, s->kernels == 1 ? "backward" : "backward_tile", (size_t)s->nwg * lws, lws);
+    const char *name = s->kernels == 1 ? "backward" : "backward_tile";
+    return rc ? rc : launch(t, st, st->k_bwd, name, (size_t)s->nwg * lws, lws);
   }
   /* trainer.cl: both ping-pong buffers; step t writes [t % 2] (with PERSIST
    * every step, in one launch) */

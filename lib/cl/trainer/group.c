@@ -74,7 +74,8 @@ size_t dlca__clt_group_stride_of(const dlca__clt_group *g, cl_mem b) {
 
 /* The first trainer's buffers fix the layout; every later one must match. */
 static int layout(dlca__clt_group *g, const dlca_trainer *t, const cl_state *st, const buf_spec *b, int n) {
-  if (g->n && g->n != n) return dlca__fail(DLCA_ECONFIG, "population: slot %d has %d buffers, the group %d", t->slot, n, g->n);
+  if (g->n && g->n != n)
+    return dlca__fail(DLCA_ECONFIG, "population: slot %d has %d buffers, the group %d", t->slot, n, g->n);
   for (int i = 0; i < n && g->n; i++)
     if (b[i].bytes != g->bytes[i])
       return dlca__fail(DLCA_ECONFIG,
@@ -149,7 +150,7 @@ int dlca__clt_group_backward_each(dlca__clt_group *g) {
 
 /* The members to launch: each t[j] in slot j of g; their scalars written
  * (without waiting) and the first member returned in *first. */
-static int members(dlca__clt_group *g, dlca_trainer *const *t, int need_step, dlca_trainer **first) {
+static int members(dlca__clt_group *g, dlca_trainer *const *t, dlca_trainer **first) {
   *first = NULL;
   for (int j = 0; j < g->M; j++) {
     dlca_trainer *x = t[j];
@@ -163,7 +164,6 @@ static int members(dlca__clt_group *g, dlca_trainer *const *t, int need_step, dl
       return dlca__fail(DLCA_EINVAL, "population: the trainer given for slot %d is not that slot's", j);
     if (!x->target || (x->cfg.start == DLCA_START_UPLOAD && !x->input))
       return dlca__fail(DLCA_ECONFIG, "population: slot %d has no target or start grids", j);
-    if (need_step && !x->stepped) return dlca__fail(DLCA_ECONFIG, "population: slot %d has not stepped", j);
     if (!*first) *first = x;
   }
   if (!*first) return DLCA_OK;
@@ -174,7 +174,7 @@ static int members(dlca__clt_group *g, dlca_trainer *const *t, int need_step, dl
 
 int dlca__clt_group_step(dlca__clt_group *g, dlca_trainer *const *t) {
   dlca_trainer *t0;
-  int rc = members(g, t, 0, &t0);
+  int rc = members(g, t, &t0);
   if (rc || !t0) return rc;
   cl_state v;
   view_of(g, t0->impl, &v);
@@ -205,7 +205,7 @@ int dlca__clt_group_losses(dlca__clt_group *g, dlca_trainer *const *t, double *l
 
 int dlca__clt_group_eval_hard(dlca__clt_group *g, dlca_trainer *const *t, dlca_eval *out) {
   dlca_trainer *t0;
-  int rc = members(g, t, 0, &t0);
+  int rc = members(g, t, &t0);
   if (rc || !t0) return rc;
   cl_state v;
   view_of(g, t0->impl, &v);
