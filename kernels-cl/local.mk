@@ -8,7 +8,7 @@ dist_kernels_DATA += kernels-cl/trainer.cl kernels-cl/trainer_cpu.cl kernels-cl/
 
 dist_kernels_trainer_DATA += kernels-cl/trainer/common.cl kernels-cl/trainer/coef.cl kernels-cl/trainer/start.cl \
 	kernels-cl/trainer/forward.cl kernels-cl/trainer/backward.cl kernels-cl/trainer/backward_perc.cl \
-	kernels-cl/trainer/adamw.cl kernels-cl/trainer/eval.cl kernels-cl/trainer/pwires.cl \
+	kernels-cl/trainer/adamw.cl kernels-cl/trainer/eval.cl kernels-cl/trainer/pwires.cl kernels-cl/trainer/pop.cl \
 	kernels-cl/trainer/tile_common.cl kernels-cl/trainer/tile_forward.cl kernels-cl/trainer/tile_backward.cl \
 	kernels-cl/trainer/cpu_common.cl kernels-cl/trainer/cpu_forward.cl kernels-cl/trainer/cpu_backward.cl
 # The compute layer's ops (issue 31), installed as $(pkgdatadir)/kernels/ops.

@@ -34,6 +34,7 @@
 #include "rng.cl"
 #include "grid.cl"
 #include "trainer/common.cl"
+#include "trainer/pop.cl"
 #include "trainer/coef.cl"
 #include "trainer/start.cl"
 

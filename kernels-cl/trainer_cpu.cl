@@ -15,6 +15,7 @@
  * Same -D shape options as trainer.cl. CPU twin: lib/ref/forward.c and
  * lib/ref/backward.c (layer_backward, cell_backward). */
 #include "grid.cl"
+#include "trainer/pop.cl"
 #include "trainer/cpu_common.cl"
 #include "trainer/cpu_forward.cl"
 #include "trainer/cpu_backward.cl"

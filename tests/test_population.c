@@ -11,6 +11,7 @@
 #include "dlca_cl.h"
 #include "cl_util.h"
 #include "cl/runtime.h"
+#include "cl/trainer_backend.h"
 
 #define POP_M 3
 #define POP_EPOCHS 6
@@ -29,12 +30,13 @@ static void tiny(dlca_preset *p, dlca_train_config *cfg, dlca_loop_options *o) {
 
 /* One run of seed s as dlca-train runs it: soft[e] per epoch, the hard
  * losses of its evaluations, and its final logits. */
-static void single_run(dlca_context *ctx, uint64_t s, double *soft, double *hard, float **logits, size_t *n) {
+static void single_run(dlca_context *ctx, uint64_t s, int shared, double *soft, double *hard, float **logits,
+                       size_t *n) {
   dlca_preset p;
   dlca_train_config cfg;
   dlca_loop_options o;
   tiny(&p, &cfg, &o);
-  cfg.seed = s, o.seed = s;
+  cfg.seed = s, o.seed = s, cfg.shared_program = shared;
   dlca_model *m;
   dlca_loop *l;
   ck_assert_int_eq(dlca_model_new(&p.shape, s, &m), DLCA_OK);
@@ -56,8 +58,11 @@ static void single_run(dlca_context *ctx, uint64_t s, double *soft, double *hard
   dlca_model_free(m);
 }
 
-/* Model j of a population of seeds {11, 40, 12} against single runs. */
-static void parity(dlca_context *ctx) {
+/* Model j of a population of seeds {11, 40, 12} against single runs
+ * (shared: with one program for the three, which gives the compiled-in
+ * wires' bits, test_shared_program_parity; saves two builds); persist >=
+ * 0: whether the group's trainers plan BWD_PERSIST. */
+static void parity(dlca_context *ctx, int shared, int persist) {
   static const uint64_t seeds[POP_M] = {11, 40, 12};
   dlca_preset p;
   dlca_train_config cfg;
@@ -66,6 +71,7 @@ static void parity(dlca_context *ctx) {
   dlca_population_options po = {.n_models = POP_M, .seeds = seeds};
   dlca_population *P;
   ck_assert_int_eq(dlca_population_new(ctx, &p, NULL, &cfg, NULL, &o, &po, &P), DLCA_OK);
+  if (persist >= 0) ck_assert_int_eq(dlca__cl_trainer_persist(dlca_loop_trainer(dlca_population_loop(P, 0))), persist);
   double soft[POP_EPOCHS][POP_M], hard[POP_EPOCHS][POP_M];
   for (int e = 0; e < POP_EPOCHS; e++) {
     ck_assert_int_eq(dlca_population_running(P), 1);
@@ -82,7 +88,7 @@ static void parity(dlca_context *ctx) {
     double s1[POP_EPOCHS], h1[POP_EPOCHS];
     float *l1, *lp;
     size_t n;
-    single_run(ctx, seeds[j], s1, h1, &l1, &n);
+    single_run(ctx, seeds[j], shared, s1, h1, &l1, &n);
     ck_assert_int_eq((int)dlca_population_seed(P, j), (int)seeds[j]);
     for (int e = 0; e < POP_EPOCHS; e++) {
       ck_assert_msg(soft[e][j] == s1[e], "model %d, epoch %d: soft %.9g, single run %.9g", j, e + 1, soft[e][j], s1[e]);
@@ -105,13 +111,24 @@ static void parity(dlca_context *ctx) {
   dlca_population_free(P);
 }
 
-START_TEST(test_population_parity_ref) { parity(NULL); }
+START_TEST(test_population_parity_ref) { parity(NULL, 0, -1); }
 END_TEST
 
+/* _i 0: PoCL's own kernels (KERNELS 1); 1: the GPU-shaped trainer.cl
+ * (KERNELS 0); 2: KERNELS 0 with
+ * the perception stacks' backward in a launch of its own (PERC_SPLIT_CELLS 1);
+ * 3: KERNELS 0 with the one-launch backward pass (BWD_PERSIST 1024), which
+ * the group keeps (POP_PERSIST 1), launched once per model. */
 START_TEST(test_population_parity_cl) {
   if (!tcl_platform()) return;
   dlca_context *ctx = tcl_context();
-  parity(ctx);
+  tcl_step_kernels(ctx, _i == 0, 0, 0);
+  if (_i == 2) ck_assert(dlca__tuning_override(ctx, "trainer.cl", "PERC_SPLIT_CELLS", 1) == DLCA_OK);
+  if (_i == 3) { /* one group a compute unit: PoCL runs a group a thread, all at once */
+    ck_assert(dlca__tuning_override(ctx, "trainer.cl", "BWD_PERSIST", 1024) == DLCA_OK);
+    ck_assert(dlca__tuning_override(ctx, "trainer.cl", "BWD_GROUPS_PER_CU", 1) == DLCA_OK);
+  }
+  parity(ctx, _i > 0, _i == 3 ? 1 : -1);
   dlca_context_free(ctx);
 }
 END_TEST
@@ -220,14 +237,117 @@ START_TEST(test_population_memory) {
 }
 END_TEST
 
+/* Launches in one population step of M models with no evaluation due: the
+ * same for M = 1 and M = 4 (one a phase: coef, start, the forward and
+ * backward steps, adamw), so the batched group ran. */
+static uint64_t launches_of_step(int M) {
+  dlca_preset p;
+  dlca_train_config cfg;
+  dlca_loop_options o;
+  tiny(&p, &cfg, &o);
+  o.eval_every = 100;
+  dlca_context *ctx = tcl_context();
+  dlca_population_options po = {.n_models = M};
+  dlca_population *P;
+  ck_assert_int_eq(dlca_population_new(ctx, &p, NULL, &cfg, NULL, &o, &po, &P), DLCA_OK);
+  dlca_context_set_profiling(ctx, 1);
+  dlca_context_profile_reset(ctx);
+  ck_assert_int_eq(dlca_population_step(P), DLCA_OK);
+  dlca_kernel_profile *k;
+  size_t n;
+  ck_assert_int_eq(dlca_context_profile(ctx, &k, &n), DLCA_OK);
+  uint64_t count = 0;
+  for (size_t i = 0; i < n; i++) count += k[i].count;
+  free(k);
+  dlca_population_free(P);
+  dlca_context_free(ctx);
+  return count;
+}
+
+START_TEST(test_population_launches) {
+  if (!tcl_platform()) return;
+  const uint64_t one = launches_of_step(1), four = launches_of_step(4);
+  ck_assert_msg(one == four, "a step of 1 model made %llu launches, of 4 models %llu", (unsigned long long)one,
+                (unsigned long long)four);
+  ck_assert_uint_eq(one, 2 * 4 + 3); /* tiny: 4 steps */
+}
+END_TEST
+
+/* A replaced model starts later than its neighbours and a model that is
+ * done stays as it was: seeds {11, 40} are abandoned at epoch 2, then slot
+ * 0 alone trains seed 100 (max_models 3) while slot 1 is inactive. Slot
+ * 0's losses and circuit are those of a single run of seed 100; slot 1's
+ * logits do not change. Asynchronous, so that the fire masks are each
+ * model's too. */
+START_TEST(test_population_replaced_parity) {
+  if (!tcl_platform()) return;
+  static const uint64_t seeds[2] = {11, 40};
+  dlca_preset p;
+  dlca_train_config cfg;
+  dlca_loop_options o;
+  tiny(&p, &cfg, &o);
+  cfg.async = 1, cfg.fire_rate = 0.5f; /* each model its own fire masks */
+  o.eval_every = 1, o.eval_fresh = 0;
+  ck_assert_int_eq(dlca_loop_parse_abandon("2:0", &o), DLCA_OK);
+  dlca_context *ctx = tcl_context();
+  dlca_population_options po = {.n_models = 2, .seeds = seeds, .replace = 1, .next_seed = 100, .max_models = 3};
+  dlca_population *P;
+  ck_assert_int_eq(dlca_population_new(ctx, &p, NULL, &cfg, NULL, &o, &po, &P), DLCA_OK);
+  double soft[2];
+  for (int e = 0; e < 2; e++) ck_assert_int_eq(dlca_population_step(P), DLCA_OK);
+  ck_assert_int_eq(dlca_population_model_state(P, 1), DLCA_POP_ABANDONED);
+  dlca_model *before, *after;
+  ck_assert_int_eq(dlca_population_take(P, 1, &before), DLCA_OK);
+  double pop_soft[2];
+  for (int e = 0; e < 2; e++) {
+    ck_assert_int_eq(dlca_population_step(P), DLCA_OK);
+    dlca_population_losses(P, soft);
+    pop_soft[e] = soft[0];
+  }
+  ck_assert_int_eq((int)dlca_population_seed(P, 0), 100);
+  ck_assert_int_eq(dlca_population_running(P), 0);
+  ck_assert_int_eq(dlca_population_take(P, 1, &after), DLCA_OK);
+  const size_t n = dlca_model_n_params(after);
+  ck_assert_msg(memcmp(dlca_model_params(before), dlca_model_params(after), sizeof(float) * n) == 0,
+                "the inactive slot's logits changed");
+  /* the single run of seed 100 with the same options */
+  dlca_model *m, *mp;
+  dlca_loop *l;
+  dlca_train_config c1 = cfg;
+  dlca_loop_options o1 = o;
+  c1.seed = 100, o1.seed = 100;
+  ck_assert_int_eq(dlca_model_new(&p.shape, 100, &m), DLCA_OK);
+  ck_assert_int_eq(dlca_loop_new(ctx, &p, m, &c1, NULL, &o1, &l), DLCA_OK);
+  for (int e = 0; e < 2; e++) {
+    dlca_loop_result r;
+    ck_assert_int_eq(dlca_loop_epoch(l), DLCA_OK);
+    dlca_loop_get_result(l, &r);
+    ck_assert_msg(r.soft == pop_soft[e], "epoch %d: population %.9g, single run %.9g", e + 1, pop_soft[e], r.soft);
+  }
+  ck_assert_int_eq(dlca_loop_finish(l), DLCA_OK);
+  ck_assert_int_eq(dlca_loop_polish(l), DLCA_OK);
+  ck_assert_int_eq(dlca_population_take(P, 0, &mp), DLCA_OK);
+  float *l1 = malloc(sizeof(float) * n);
+  ck_assert_int_eq(dlca_trainer_get_params(dlca_loop_trainer(l), l1), DLCA_OK);
+  ck_assert_msg(memcmp(l1, dlca_model_params(mp), sizeof(float) * n) == 0, "the replaced model's circuit differs");
+  free(l1);
+  dlca_model_free(m), dlca_model_free(mp), dlca_model_free(before), dlca_model_free(after);
+  dlca_loop_free(l);
+  dlca_population_free(P);
+  dlca_context_free(ctx);
+}
+END_TEST
+
 Suite *suite_population(void) {
   Suite *s = suite_create("population");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, test_population_parity_ref);
-  tcase_add_test(tc, test_population_parity_cl);
+  tcase_add_loop_test(tc, test_population_parity_cl, 0, 4);
   tcase_add_test(tc, test_population_replaces);
   tcase_add_test(tc, test_population_memory);
+  tcase_add_test(tc, test_population_launches);
+  tcase_add_test(tc, test_population_replaced_parity);
   tcase_add_loop_test(tc, test_shared_program_parity, 0, 3);
   suite_add_tcase(s, tc);
   return s;

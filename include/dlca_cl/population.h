@@ -1,9 +1,11 @@
 /* A population: M independent models of one preset trained side by side on
  * one device, each its own run of the library's training loop
  * (dlca_cl/recipe.h) with its own seed (wiring, start grids, fire masks,
- * Gumbel draws, fresh grids), optimizer state and schedule. One
- * dlca_population_step enqueues every model's epoch before it reads any
- * loss. Model j gives exactly the losses and the circuit of a single run
+ * Gumbel draws, fresh grids), optimizer state and schedule. On an
+ * OpenCL device with one shared program, one dlca_population_step is one
+ * launch per phase for all the models (the model in dimension 1), one read
+ * of every loss and one batched hard evaluation of those due (elsewhere:
+ * each model's epoch enqueued before any loss is read). Model j gives exactly the losses and the circuit of a single run
  * of its seed (dlca_loop with the same configuration and options).
  * The population stops at the first model whose circuit is right (the
  * check on fresh grids, o->eval_fresh; the hard loss 0 without it; with
@@ -121,7 +123,9 @@ DLCA_API DLCA_WUR int dlca_population_new(dlca_context *ctx, const dlca_preset *
                                           dlca_population **out);
 DLCA_API void dlca_population_free(dlca_population *P);
 /* One epoch of every model still training: the replacements due, then all
- * the steps enqueued, then the losses and the evaluations due. A model that
+ * the steps (one launch per phase on a device), then the losses (one read)
+ * and the evaluations due (one batched evaluation; gol's on each model's
+ * twin). A model that
  * is done is finished as one run is (dlca_loop_finish, _polish,
  * _eval_fresh) and judged. Nothing is trained once a model is right
  * (unless run_all) or none is training. */

@@ -57,7 +57,19 @@ __kernel void dlca_adamw(__global float *params, __global float *grad, __global 
                          __global const float *partial, int nwg, __global const float *loss_partial,
                          __global float *loss_out, __global int *flags, int units, float lr, float b1, float b2,
                          float eps, float wd, float clip, float bc1, float bc2, __global const float *gumbel, int use_gumbel, ulong key,
-                         float inv_tau, float gn_sigma, __global const int *gkey, optim_scalars osc) {
+                         float inv_tau, float gn_sigma, __global const int *gkey, optim_scalars osc POP_DECL) {
+#if POP
+  if (pop_on) {
+    POP_BEGIN(key);
+    lr = POP_F(POP_LR), bc1 = POP_F(POP_BC1), bc2 = POP_F(POP_BC2), gn_sigma = POP_F(POP_GN);
+    inv_tau = POP_F(POP_INV_TAU), osc = *(__global const optim_scalars *)(pop_r + POP_OSC);
+    POP_AT(params, __global float *, params), POP_AT(grad, __global float *, grad);
+    POP_AT(ost, __global float *, slots), POP_AT(partial, __global const float *, partial);
+    POP_AT(loss_partial, __global const float *, loss_partial), POP_AT(loss_out, __global float *, loss);
+    POP_AT(flags, __global int *, flags), POP_AT(gumbel, __global const float *, gumbel);
+    POP_AT(gkey, __global const int *, gkey);
+  }
+#endif
   const int g = get_global_id(0);
   if (g == 0) {
     float s = 0.0f;

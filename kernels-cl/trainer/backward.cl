@@ -570,7 +570,20 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward(
     __global const float2 *rcoef, __global float *partial, __global float *loss_partial, __global const uchar *masks, int use_masks, ulong mask_key, float rate,
     int t_arg, int B, int H, int W, __global volatile int *flags, __global float *dU, __global const int4 *pwire,
     __local float *act, __local float *dact,
-    __local float *patch, __local float *dout, __local float4 *pcoef, __local float4 *pdcoef_st) {
+    __local float *patch, __local float *dout, __local float4 *pcoef, __local float4 *pdcoef_st POP_DECL) {
+#if POP
+  if (pop_on) {
+    POP_BEGIN(mask_key);
+    POP_AT(states, __global const float *, states), POP_AT(target, __global const float *, target);
+    POP_AT(g0, __global float *, g0), POP_AT(g1, __global float *, g1), POP_AT(dP0, __global float *, dP0);
+    POP_AT(dP1, __global float *, dP1), POP_AT(coef, __global const float4 *, coef);
+    POP_AT(dcoef, __global const float4 *, coef), POP_AT(wires, __global const int *, wires);
+    POP_AT(rev, __global const int2 *, rev), POP_AT(rcoef, __global const float2 *, rcoef);
+    POP_AT(partial, __global float *, partial), POP_AT(loss_partial, __global float *, loss_partial);
+    POP_AT(masks, __global const uchar *, masks), POP_AT(flags, __global volatile int *, flags);
+    POP_AT(dU, __global float *, dU), POP_AT(pwire, __global const int4 *, pwire);
+  }
+#endif
   const int tid = get_local_id(0), grp = get_group_id(0), nwg = get_num_groups(0), cells = B * H * W;
   __global const float *state_T = states + (size_t)T * grid;
   /* coef runs the circuit (recompute); dcoef gives the gate derivatives

@@ -23,7 +23,21 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_backward_perc
     __global const float *states, ulong grid, int t, __global const float *dU, __global float *dP0,
     __global float *dP1, __global const float4 *coef, __global const float4 *dcoef, __global float *partial, int B,
     int H, int W, __local float *cols, __local float *patch, __local float *din, __local float *dout,
-    __local float4 *pcoef, __local float4 *pdcoef_st PW_DECL) {
+    __local float4 *pcoef, __local float4 *pdcoef_st PW_DECL POP_DECL) {
+#if POP
+  if (pop_on) {
+    ulong pop_key;
+    POP_BEGIN(pop_key);
+    (void)pop_key;
+    POP_AT(states, __global const float *, states), POP_AT(dU, __global const float *, dU);
+    POP_AT(dP0, __global float *, dP0), POP_AT(dP1, __global float *, dP1);
+    POP_AT(coef, __global const float4 *, coef), POP_AT(dcoef, __global const float4 *, coef);
+    POP_AT(partial, __global float *, partial);
+#if P_WIRES_ARG
+    POP_AT(pwires, __global const int *, wires);
+#endif
+  }
+#endif
   const int tid = get_local_id(0), grp = get_group_id(0), nwg = get_num_groups(0), cells = B * H * W;
   __local const float4 *pdcoef = stage_perc_coefs(coef, dcoef, pcoef, pdcoef_st);
   float accP[PACC][PG1 * 4];

@@ -54,7 +54,17 @@ inline void sigmoid_d(real_t x, real_t *s, real_t *ds) {
 __kernel void dlca_coef(__global const float *params, __global float4 *coef, __global float4 *coef_hard,
                         __global float4 *coef_st, int st, __global const float *gumbel, int use_gumbel, ulong key,
                         float inv_tau, int n_gates, __global const int2 *rslot, __global float2 *rcoef,
-                        __global const int *gkey) {
+                        __global const int *gkey POP_DECL) {
+#if POP
+  if (pop_on) {
+    POP_BEGIN(key);
+    inv_tau = POP_F(POP_INV_TAU);
+    POP_AT(params, __global const float *, params), POP_AT(coef, __global float4 *, coef);
+    POP_AT(coef_hard, __global float4 *, coef_hard), POP_AT(coef_st, __global float4 *, coef_st);
+    POP_AT(gumbel, __global const float *, gumbel), POP_AT(rslot, __global const int2 *, rslot);
+    POP_AT(rcoef, __global float2 *, rcoef), POP_AT(gkey, __global const int *, gkey);
+  }
+#endif
   int g = get_global_id(0);
   if (g >= n_gates) return;
   __global const float *l = params + 4 * (size_t)g;
@@ -85,7 +95,17 @@ inline int argmax16(const float *z) {
 __kernel void dlca_coef(__global const float *params, __global float4 *coef, __global float4 *coef_hard,
                         __global float4 *coef_st, int st, __global const float *gumbel, int use_gumbel, ulong key,
                         float inv_tau, int n_gates, __global const int2 *rslot, __global float2 *rcoef,
-                        __global const int *gkey) {
+                        __global const int *gkey POP_DECL) {
+#if POP
+  if (pop_on) {
+    POP_BEGIN(key);
+    inv_tau = POP_F(POP_INV_TAU);
+    POP_AT(params, __global const float *, params), POP_AT(coef, __global float4 *, coef);
+    POP_AT(coef_hard, __global float4 *, coef_hard), POP_AT(coef_st, __global float4 *, coef_st);
+    POP_AT(gumbel, __global const float *, gumbel), POP_AT(rslot, __global const int2 *, rslot);
+    POP_AT(rcoef, __global float2 *, rcoef), POP_AT(gkey, __global const int *, gkey);
+  }
+#endif
   int g = get_global_id(0);
   if (g >= n_gates) return;
   __global const float *l = params + 16 * (size_t)g;

@@ -85,6 +85,15 @@ typedef float real_t;
 #ifndef BWD_PERSIST
 #define BWD_PERSIST 0
 #endif
+/* A population's trainer group (lib/cl/trainer/group.c) with BWD_PERSIST
+ * planned: 1 keeps it, one backward launch per model (the bits of a single
+ * run: the one-launch pass sums the gate sums in another order); 0 turns it
+ * off, one batched launch per step for every model (fewer launches; the
+ * models' bits then differ from single runs that plan BWD_PERSIST). */
+// @tunable POP_PERSIST 1 0 | 0, 1
+#ifndef POP_PERSIST
+#define POP_PERSIST 1
+#endif
 /* 1: this build runs the one-launch backward pass (set by the host) */
 #ifndef PSPLIT
 #define PSPLIT 0

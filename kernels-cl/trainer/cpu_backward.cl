@@ -122,8 +122,20 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void dlca_backward_cpu(
     __global const float *g_next, __global float *g_cur, __global const float *dP_next, __global float *dP_cur,
     __global const float4 *coef, __global const float4 *dcoef, __global const int *wires, __global const int2 *rev,
     __global float *partial, __global float *loss_partial, __global const uchar *masks, int use_masks,
-    ulong mask_key, float rate, int t, int top, int B, int H, int W, __global float *scratch) {
+    ulong mask_key, float rate, int t, int top, int B, int H, int W, __global float *scratch POP_DECL) {
   (void)rev;
+#if POP
+  if (pop_on) {
+    POP_BEGIN(mask_key);
+    POP_AT(states, __global const float *, states), POP_AT(target, __global const float *, target);
+    POP_AT(g_next, __global const float *, g0), POP_AT(g_cur, __global float *, g0);
+    POP_AT(dP_next, __global const float *, dP0), POP_AT(dP_cur, __global float *, dP0);
+    POP_AT(coef, __global const float4 *, coef), POP_AT(dcoef, __global const float4 *, coef);
+    POP_AT(wires, __global const int *, wires), POP_AT(partial, __global float *, partial);
+    POP_AT(loss_partial, __global float *, loss_partial), POP_AT(masks, __global const uchar *, masks);
+    POP_AT(scratch, __global float *, scratch);
+  }
+#endif
   const int grp = get_group_id(0), ngr = get_num_groups(0), cells = B * H * W;
   const int chunks = (cells + VEC - 1) / VEC;
   __global const float *state_t = states + t_off, *state_T = states + T_off;

@@ -35,7 +35,15 @@ PUNROLL
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void dlca_forward_cpu(
     __global const float *cur_base, ulong cur_off, __global float *nxt_base, ulong nxt_off,
     __global const float4 *coef, __global const int *wires, __global const uchar *masks, int use_masks,
-    ulong mask_key, float rate, int t, int B, int H, int W, __global float *scratch) {
+    ulong mask_key, float rate, int t, int B, int H, int W, __global float *scratch POP_DECL_G) {
+#if POP
+  if (pop_on) {
+    POP_BEGIN(mask_key);
+    POP_MOVE(cur_base, __global const float *, pop_gs), POP_MOVE(nxt_base, __global float *, pop_gs);
+    POP_AT(coef, __global const float4 *, coef), POP_AT(wires, __global const int *, wires);
+    POP_AT(masks, __global const uchar *, masks), POP_AT(scratch, __global float *, scratch);
+  }
+#endif
   const int grp = get_group_id(0), ngr = get_num_groups(0), cells = B * H * W;
   const int chunks = (cells + VEC - 1) / VEC;
   __global const float *cur = cur_base + cur_off;

@@ -4,7 +4,16 @@
  * fixed-tree reduction. out = (loss, errors). */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_eval(__global const float *s,
                                                                       __global const float *y, int cells,
-                                                                      __global float *out, __local float *red) {
+                                                                      __global float *out, __local float *red POP_DECL_G) {
+#if POP
+  if (pop_on) {
+    ulong key;
+    POP_BEGIN(key);
+    (void)key;
+    POP_MOVE(s, __global const float *, pop_gs), POP_AT(y, __global const float *, target);
+    POP_AT(out, __global float *, eval_out);
+  }
+#endif
   const int tid = get_local_id(0);
   float loss = 0.0f, err = 0.0f;
   for (int i = tid; i < cells; i += WG)

@@ -103,7 +103,15 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void dlca_forward(
     __global const float *cur_base, ulong cur_off, __global float *nxt_base, ulong nxt_off,
     __global const float4 *coef, __global const int *wires,
     __global const uchar *masks, int use_masks, ulong mask_key, float rate, int t, int B, int H, int W,
-    __local float *act, __local float *patch, __local float4 *pcoef) {
+    __local float *act, __local float *patch, __local float4 *pcoef POP_DECL_G) {
+#if POP
+  if (pop_on) {
+    POP_BEGIN(mask_key);
+    POP_MOVE(cur_base, __global const float *, pop_gs), POP_MOVE(nxt_base, __global float *, pop_gs);
+    POP_AT(coef, __global const float4 *, coef), POP_AT(wires, __global const int *, wires);
+    POP_AT(masks, __global const uchar *, masks);
+  }
+#endif
   const int tid = get_local_id(0), cells = B * H * W;
   /* the perception coefficients are read by every stack of every cell: stage them once */
   stage_perc_coef(coef, pcoef);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "core/internal.h"
 #include "recipe/loop_impl.h"
+#include "train/trainer_impl.h" /* dlca__trainer_new_in */
 
 #define MAX_EPOCHS 1000000000L
 
@@ -112,7 +113,7 @@ static int setup_gol(dlca_loop *r, dlca_context *ctx, const dlca_model *m) {
 }
 
 static int setup(dlca_loop *r, dlca_context *ctx, const dlca_model *m, const float *target) {
-  int rc = dlca_trainer_new(ctx, m, &r->cfg, &r->t);
+  int rc = dlca__trainer_new_in(ctx, m, &r->cfg, r->group, r->slot, &r->t);
   if (rc) return rc; /* the trainer's own message: the caller knows what it asked for */
   r->npg = dlca_model_params_per_gate(m);
   if (r->opt.keep_best && !(r->best = malloc(sizeof(float) * dlca_trainer_n_params(r->t))))
@@ -129,6 +130,12 @@ static int setup(dlca_loop *r, dlca_context *ctx, const dlca_model *m, const flo
 
 int dlca_loop_new(dlca_context *ctx, const dlca_preset *p, const dlca_model *m, const dlca_train_config *cfg,
                  const float *target, const dlca_loop_options *o, dlca_loop **out) {
+  return dlca__loop_new_in(ctx, p, m, cfg, target, o, NULL, 0, out);
+}
+
+int dlca__loop_new_in(dlca_context *ctx, const dlca_preset *p, const dlca_model *m, const dlca_train_config *cfg,
+                      const float *target, const dlca_loop_options *o, struct dlca__clt_group *group, int slot,
+                      dlca_loop **out) {
   if (!p || !m || !cfg || !o || !out) return dlca__fail(DLCA_EINVAL, "dlca_loop_new: NULL argument");
   *out = NULL;
   if (o->eval_every < 1 || o->epochs < 0 || (o->lr_schedule == DLCA_LR_COOLDOWN && o->plateau < 1) ||
@@ -137,7 +144,7 @@ int dlca_loop_new(dlca_context *ctx, const dlca_preset *p, const dlca_model *m, 
     return dlca__fail(DLCA_EINVAL, "dlca_loop_new: eval_every, epochs, lr_schedule, plateau or n_abandon out of range");
   dlca_loop *r = calloc(1, sizeof *r);
   if (!r) return dlca__fail(DLCA_ENOMEM, "dlca_loop_new: out of memory");
-  r->opt = *o, r->preset = *p, r->cfg = *cfg;
+  r->opt = *o, r->preset = *p, r->cfg = *cfg, r->group = group, r->slot = slot;
   int rc = o->lr_schedule == DLCA_LR_CHAIN ? dlca__loop_lr_chain_fill(&r->opt, cfg->optim.lr) : DLCA_OK;
   if (!rc) rc = setup(r, ctx, m, target);
   if (rc) {
@@ -284,10 +291,9 @@ static int begin(dlca_loop *r) {
   return DLCA_OK;
 }
 
-/* The first half of an epoch: the gol boards, the schedule's lr and the
- * step, enqueued without a blocking read (a population launches all its
- * models' steps before it reads any loss). */
-int dlca__loop_launch(dlca_loop *r) {
+/* The first half of an epoch up to its step: the gol boards and the
+ * schedule's lr (nothing once res.done). */
+int dlca__loop_before_step(dlca_loop *r) {
   int rc = begin(r);
   if (rc) return rc;
   dlca_loop_result *w = &r->res;
@@ -304,23 +310,25 @@ int dlca__loop_launch(dlca_loop *r) {
   float lr;
   if (w->scheduled && ((rc = schedule_lr(r, e, &lr)) || (rc = dlca_trainer_set_lr(r->t, lr))))
     return dlca__loop_fail(rc, "lr of epoch %llu", (unsigned long long)e + 1);
-  if ((rc = dlca_trainer_step(r->t))) return dlca__loop_fail(rc, "epoch %llu", (unsigned long long)e + 1);
+  return DLCA_OK;
+}
+
+/* The first half of an epoch: the gol boards, the schedule's lr and the
+ * step, enqueued without a blocking read. */
+int dlca__loop_launch(dlca_loop *r) {
+  int rc = dlca__loop_before_step(r);
+  if (rc || r->res.done) return rc;
+  if ((rc = dlca_trainer_step(r->t))) return dlca__loop_fail(rc, "epoch %llu", (unsigned long long)r->res.epoch + 1);
   r->launched = 1;
   return DLCA_OK;
 }
 
-/* The second half: the loss, the cooldown and, where due, the hard
- * evaluation with keep-best, early stop and abandoning. */
-int dlca__loop_collect(dlca_loop *r) {
+/* The loss of the epoch just stepped: divergence and the cooldown's
+ * window; *due: a hard evaluation is due now (dlca__loop_take_eval). */
+int dlca__loop_take_loss(dlca_loop *r, double soft, int *due) {
   dlca_loop_result *w = &r->res;
-  const uint64_t total = (uint64_t)r->opt.epochs;
-  uint64_t e = w->epoch;
-  int rc;
-  if (!r->launched) return DLCA_OK;
-  r->launched = 0;
-  if ((rc = dlca_trainer_loss(r->t, &w->soft)))
-    return dlca__loop_fail(rc, "loss of epoch %llu", (unsigned long long)e + 1);
-  w->epoch = e = dlca_trainer_epoch(r->t);
+  const uint64_t total = (uint64_t)r->opt.epochs, e = dlca_trainer_epoch(r->t);
+  w->epoch = e, w->soft = soft, *due = 0;
   if (!isfinite(w->soft)) {
     w->diverged = w->done = 1;
     return DLCA_OK;
@@ -334,9 +342,38 @@ int dlca__loop_collect(dlca_loop *r) {
       else cool_down(r, e, "mean soft loss on a plateau");
     }
   }
-  if ((e % (uint64_t)r->opt.eval_every == 0 || e == total) && (rc = evaluate_now(r, e))) return rc;
-  w->done = e >= total || w->stopped_early || w->abandoned;
+  *due = e % (uint64_t)r->opt.eval_every == 0 || e == total;
+  if (!*due) w->done = e >= total || w->stopped_early || w->abandoned;
   return DLCA_OK;
+}
+
+/* The hard evaluation that take_loss found due (ev: the trainer's, after
+ * this epoch): keep-best, early stop and abandoning, then whether the run
+ * is done. */
+int dlca__loop_take_eval(dlca_loop *r, const dlca_eval *ev) {
+  dlca_loop_result *w = &r->res;
+  const uint64_t e = w->epoch;
+  w->hard = *ev;
+  w->have_hard = 1, w->hard_epoch = e, w->evaluated = 1;
+  int rc = after_eval(r, e);
+  w->done = e >= (uint64_t)r->opt.epochs || w->stopped_early || w->abandoned;
+  return rc;
+}
+
+/* The second half: the loss, the cooldown and, where due, the hard
+ * evaluation with keep-best, early stop and abandoning. */
+int dlca__loop_collect(dlca_loop *r) {
+  dlca_loop_result *w = &r->res;
+  double soft;
+  int rc, due;
+  if (!r->launched) return DLCA_OK;
+  r->launched = 0;
+  if ((rc = dlca_trainer_loss(r->t, &soft)))
+    return dlca__loop_fail(rc, "loss of epoch %llu", (unsigned long long)w->epoch + 1);
+  if ((rc = dlca__loop_take_loss(r, soft, &due)) || !due) return rc;
+  dlca_eval ev;
+  if ((rc = dlca__loop_evaluate(r, &ev))) return rc;
+  return dlca__loop_take_eval(r, &ev);
 }
 
 int dlca_loop_epoch(dlca_loop *r) {

@@ -29,6 +29,8 @@ struct dlca_loop {
   long zero_streak;       /* evaluations in a row with hard loss 0 */
   int abandon_next;       /* the abandon point to test next */
   int launched;           /* dlca__loop_launch enqueued a step that dlca__loop_collect has not read */
+  struct dlca__clt_group *group; /* the trainer's group (a population's), or NULL */
+  int slot;               /* the trainer's slot in it */
 };
 
 /* Wraps the last error in "what: ...", keeping the inner message. */
@@ -42,6 +44,17 @@ int dlca__loop_evaluate(dlca_loop *r, dlca_eval *ev);
  * judged (a population launches every model before it reads any). */
 int dlca__loop_launch(dlca_loop *r);
 int dlca__loop_collect(dlca_loop *r);
+/* The halves' parts, for a population that steps and evaluates its
+ * models together (population_step.c): launch is before_step (then the
+ * step, unless res.done); collect is take_loss with the loss read, then,
+ * where *due, take_eval with dlca__loop_evaluate's evaluation. */
+int dlca__loop_before_step(dlca_loop *r);
+int dlca__loop_take_loss(dlca_loop *r, double soft, int *due);
+int dlca__loop_take_eval(dlca_loop *r, const dlca_eval *ev);
+/* dlca_loop_new for slot `slot` of a trainer group (NULL: dlca_loop_new). */
+int dlca__loop_new_in(dlca_context *ctx, const dlca_preset *p, const dlca_model *m, const dlca_train_config *cfg,
+                      const float *target, const dlca_loop_options *o, struct dlca__clt_group *group, int slot,
+                      dlca_loop **out);
 
 /* loop_polish.c: dlca_loop_polish in three parts, so that a population
  * runs the middle one (the searches on the packed-bits circuit, host

@@ -10,6 +10,7 @@
 #include "core/internal.h"
 #include "recipe/loop_impl.h"
 #include "recipe/population_impl.h"
+#include "cl/trainer_group.h"
 
 static int model_bytes(const dlca_preset *p, const dlca_model_shape *shape, const dlca_train_config *cfg,
                        size_t *bytes) {
@@ -23,7 +24,8 @@ static int model_bytes(const dlca_preset *p, const dlca_model_shape *shape, cons
     rc = dlca_trainer_estimate_memory(m, &c, &twin);
   }
   dlca_model_free(m);
-  *bytes = one + twin;
+  /* a population's buffers are slots of its group's, each aligned */
+  *bytes = one + twin + DLCA_CLT_GROUP_PAD;
   return rc;
 }
 
@@ -64,7 +66,7 @@ int dlca__pop_start(dlca_population *P, int j, uint64_t s) {
   dlca_model *m = NULL;
   int rc = dlca_model_new(&P->shape, s, &m);
   if (!rc && P->po.iwp_init > 0) rc = dlca_model_init_pass_through(m, P->po.iwp_init);
-  if (!rc) rc = dlca_loop_new(P->ctx, &P->preset, m, &pm->cfg, P->target, &o, &pm->loop);
+  if (!rc) rc = dlca__loop_new_in(P->ctx, &P->preset, m, &pm->cfg, P->target, &o, P->group, j, &pm->loop);
   dlca_model_free(m);
   if (rc) return dlca__loop_fail(rc, "population: model %d, seed %llu", j, (unsigned long long)s);
   pm->state = DLCA_POP_TRAINING;
@@ -88,9 +90,13 @@ static int check_fit(dlca_population *P) {
 }
 
 static int copy_in(dlca_population *P, const dlca_model_shape *shape, const float *target) {
+  const size_t M = (size_t)P->M;
   P->shape = shape ? *shape : P->preset.shape;
-  P->models = calloc((size_t)P->M, sizeof *P->models);
-  if (!P->models) return dlca__fail(DLCA_ENOMEM, "population: out of memory");
+  P->models = calloc(M, sizeof *P->models);
+  P->ts = calloc(M, sizeof *P->ts), P->es = calloc(M, sizeof *P->es), P->soft = calloc(M, sizeof *P->soft);
+  P->due = calloc(M, sizeof *P->due), P->evs = calloc(M, sizeof *P->evs);
+  if (!P->models || !P->ts || !P->es || !P->soft || !P->due || !P->evs)
+    return dlca__fail(DLCA_ENOMEM, "population: out of memory");
   if (!target || dlca_preset_is_gol(&P->preset)) return DLCA_OK;
   const size_t n = (size_t)P->cfg.height * P->cfg.width * (size_t)P->shape.channels;
   if (!(P->target = malloc(sizeof(float) * n))) return dlca__fail(DLCA_ENOMEM, "population: out of memory");
@@ -117,6 +123,8 @@ int dlca_population_new(dlca_context *ctx, const dlca_preset *p, const dlca_mode
   P->po.seeds = NULL;
   rc = copy_in(P, shape, target);
   if (!rc) rc = check_fit(P);
+  /* one program for every seed: the models train together */
+  if (!rc && ctx && P->cfg.shared_program) rc = dlca__clt_group_new(ctx, P->M, &P->group);
   uint64_t top = 0;
   for (int j = 0; j < P->M && !rc; j++) {
     uint64_t s = po->seeds ? po->seeds[j] : cfg->seed + (uint64_t)j;
@@ -137,7 +145,9 @@ void dlca_population_free(dlca_population *P) {
   dlca__pop_drop(P);
   for (int j = 0; P->models && j < P->M; j++) dlca_loop_free(P->models[j].loop);
   pthread_mutex_destroy(&P->polish_lock);
+  dlca__clt_group_free(P->group);
   free(P->models), free(P->target);
+  free(P->ts), free(P->es), free(P->soft), free(P->due), free(P->evs);
   free(P);
 }
 
@@ -158,8 +168,13 @@ void dlca_population_losses(const dlca_population *P, double *soft) {
 
 int dlca_population_eval_hard(dlca_population *P, dlca_eval *out) {
   if (!P || !out) return dlca__fail(DLCA_EINVAL, "dlca_population_eval_hard: NULL argument");
+  /* the group's models in one batched evaluation; gol's on their twins */
+  for (int j = 0; j < P->M; j++) P->es[j] = P->group && !P->models[j].loop->gol_eval ? P->models[j].loop->t : NULL;
+  int rc = P->group ? dlca__clt_group_eval_hard(P->group, P->es, out) : DLCA_OK;
+  if (rc) return dlca__loop_fail(rc, "population: hard evaluations");
   for (int j = 0; j < P->M; j++) {
-    int rc = dlca__loop_evaluate(P->models[j].loop, &out[j]);
+    if (P->es[j]) continue;
+    rc = dlca__loop_evaluate(P->models[j].loop, &out[j]);
     if (rc) return dlca__loop_fail(rc, "population: model %d", j);
   }
   return DLCA_OK;

@@ -36,6 +36,15 @@ struct dlca_population {
   long pbt_copies;            /* population-based training's copies */
   pthread_mutex_t polish_lock;
   int polishing;              /* repair threads running (0 or 1) */
+  /* OpenCL with shared_program: the trainer group that steps and evaluates
+   * every model at once (lib/cl/trainer/group.c), and its per-step arrays
+   * (trainers to step, to evaluate; losses, due flags, evaluations);
+   * NULL: each model steps on its own (the CPU reference) */
+  struct dlca__clt_group *group;
+  dlca_trainer **ts, **es;
+  double *soft;
+  int *due;
+  dlca_eval *evs;
 };
 
 /* population_hyper.c: the jitters are in [0, 20]. */

@@ -53,15 +53,19 @@ static int take_copy(dlca_population *P, int j, int d, uint64_t round) {
   dlca_model *m = NULL;
   dlca_loop *loop = NULL;
   int rc = dlca_trainer_export_model(pd->loop->t, &m);
-  if (!rc) rc = dlca_loop_new(P->ctx, &P->preset, m, &cfg, P->target, &o, &loop);
+  if (rc) return dlca__loop_fail(rc, "population: model %d taking a copy of model %d", j, d);
+  /* the old run gives its slot (of the trainer group, where there is one) to the copy */
+  P->epochs_done += e - pm->loop->res.first;
+  dlca_loop_free(pm->loop);
+  pm->loop = NULL;
+  rc = dlca__loop_new_in(P->ctx, &P->preset, m, &cfg, P->target, &o, P->group, j, &loop);
   if (!rc) rc = copy_optimizer(loop->t, pd->loop->t, e);
   dlca_model_free(m);
   if (rc) {
     dlca_loop_free(loop);
+    pm->state = DLCA_POP_WRONG; /* its slot is empty: replaced (or left) as a model that ended wrong */
     return dlca__loop_fail(rc, "population: model %d taking a copy of model %d", j, d);
   }
-  P->epochs_done += e - pm->loop->res.first;
-  dlca_loop_free(pm->loop);
   pm->loop = loop, pm->cfg = cfg;
   pm->lineage.copies++;
   pm->lineage.from_seed = pd->seed, pm->lineage.from_epoch = e;
@@ -86,8 +90,9 @@ int dlca__pop_pbt(dlca_population *P) {
   int n = 0;
   if (!rank) return dlca__fail(DLCA_ENOMEM, "population: out of memory");
   for (int j = 0; j < P->M; j++) {
+    if (P->models[j].state != DLCA_POP_TRAINING) continue;
     const dlca_loop_result *w = &P->models[j].loop->res;
-    if (P->models[j].state == DLCA_POP_TRAINING && w->have_hard && !w->done)
+    if (w->have_hard && !w->done)
       rank[n++] = (ranked){w->hard.hard_loss, j};
   }
   qsort(rank, (size_t)n, sizeof *rank, by_hard);

@@ -7,8 +7,10 @@
 #include "core/internal.h"
 #include "recipe/loop_impl.h"
 #include "recipe/population_impl.h"
+#include "cl/trainer_group.h"
 
 static uint64_t epochs_of(const dlca_loop *r) {
+  if (!r) return 0; /* a slot emptied by a failed copy (population_pbt.c) */
   dlca_loop_result w;
   dlca_loop_get_result(r, &w);
   return w.epoch - w.first;
@@ -38,6 +40,47 @@ int dlca_population_running(const dlca_population *P) {
   return 0;
 }
 
+/* The hard evaluations that the losses made due: those of the group's
+ * trainers in one batched evaluation, gol's on each model's twin. */
+static int evaluate_due(dlca_population *P) {
+  int any = 0, rc = DLCA_OK;
+  for (int j = 0; j < P->M; j++) {
+    dlca_loop *r = P->models[j].loop;
+    P->es[j] = P->ts[j] && P->due[j] && !r->gol_eval ? r->t : NULL;
+    any |= P->es[j] != NULL;
+  }
+  if (any && (rc = dlca__clt_group_eval_hard(P->group, P->es, P->evs)))
+    return dlca__loop_fail(rc, "population: hard evaluations");
+  for (int j = 0; j < P->M && !rc; j++) {
+    if (!P->ts[j] || !P->due[j]) continue;
+    dlca_loop *r = P->models[j].loop;
+    if (!P->es[j]) rc = dlca__loop_evaluate(r, &P->evs[j]);
+    if (!rc) rc = dlca__loop_take_eval(r, &P->evs[j]);
+  }
+  return rc;
+}
+
+/* Every training model's epoch in one launch per phase, the losses in one
+ * read, then the evaluations due. */
+static int step_group(dlca_population *P) {
+  int rc = DLCA_OK, any = 0;
+  for (int j = 0; j < P->M && !rc; j++) {
+    dlca_loop *r = P->models[j].loop;
+    P->ts[j] = NULL;
+    if (P->models[j].state != DLCA_POP_TRAINING) continue;
+    if ((rc = dlca__loop_before_step(r))) break;
+    if (!r->res.done) P->ts[j] = r->t, any = 1;
+  }
+  if (rc || !any) return rc;
+  if ((rc = dlca__clt_group_step(P->group, P->ts)) || (rc = dlca__clt_group_losses(P->group, P->ts, P->soft)))
+    return dlca__loop_fail(rc, "population: epoch");
+  for (int j = 0; j < P->M && !rc; j++) {
+    P->due[j] = 0;
+    if (P->ts[j]) rc = dlca__loop_take_loss(P->models[j].loop, P->soft[j], &P->due[j]);
+  }
+  return rc ? rc : evaluate_due(P);
+}
+
 int dlca_population_step(dlca_population *P) {
   if (!P) return dlca__fail(DLCA_EINVAL, "dlca_population_step: NULL argument");
   if (!dlca_population_running(P)) return DLCA_OK;
@@ -46,7 +89,8 @@ int dlca_population_step(dlca_population *P) {
   for (int j = 0; j < P->M; j++) training |= P->models[j].state == DLCA_POP_TRAINING;
   if (!rc) rc = dlca__pop_reap(P, !training); /* the repairs that ended; all of them when nothing trains */
   if (!rc && P->winner >= 0 && !P->po.run_all) return DLCA_OK;
-  for (int j = 0; j < P->M && !rc; j++)
+  if (!rc && P->group) rc = step_group(P);
+  for (int j = 0; j < P->M && !rc && !P->group; j++)
     if (P->models[j].state == DLCA_POP_TRAINING) rc = dlca__loop_launch(P->models[j].loop);
   for (int j = 0; j < P->M && !rc; j++) {
     pop_model *pm = &P->models[j];

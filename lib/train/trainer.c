@@ -33,13 +33,19 @@ static int validate_config(const dlca_model *m, const dlca_train_config *c) {
 }
 
 int dlca_trainer_new(dlca_context *ctx, const dlca_model *m, const dlca_train_config *cfg, dlca_trainer **out) {
-  if (!m || !out) return dlca__fail(DLCA_EINVAL, "dlca_trainer_new: NULL argument");
+  return dlca__trainer_new_in(ctx, m, cfg, NULL, 0, out);
+}
+
+int dlca__trainer_new_in(dlca_context *ctx, const dlca_model *m, const dlca_train_config *cfg,
+                         struct dlca__clt_group *group, int slot, dlca_trainer **out) {
+  if (!m || !out || (group && !ctx)) return dlca__fail(DLCA_EINVAL, "dlca_trainer_new: NULL argument");
   *out = NULL;
   int rc = validate_config(m, cfg);
   if (rc) return rc;
   dlca_trainer *t = calloc(1, sizeof *t);
   if (!t) return dlca__fail(DLCA_ENOMEM, "trainer: out of memory");
   t->ctx = ctx;
+  t->group = group, t->slot = slot;
   t->cfg = *cfg;
   t->n_slots = dlca__train_slots(cfg);
   t->ops = ctx ? &dlca__cl_trainer_ops : &dlca__ref_trainer_ops;

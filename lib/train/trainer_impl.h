@@ -41,7 +41,17 @@ struct dlca_trainer {
   int stepped;             /* a step has run: loss, grad and soft state exist */
   int evaluated;           /* eval_hard has run: hard state exists */
   void *impl;
+  /* A trainer of a population's group (lib/cl/trainer/group.c): its
+   * buffers are slot `slot` of the group's, and the group launches every
+   * slot's epoch at once. NULL: a trainer of its own. */
+  struct dlca__clt_group *group;
+  int slot;
 };
+
+/* dlca_trainer_new for slot `slot` of an OpenCL trainer group (ctx its
+ * context); group NULL is dlca_trainer_new. */
+int dlca__trainer_new_in(dlca_context *ctx, const dlca_model *m, const dlca_train_config *cfg,
+                         struct dlca__clt_group *group, int slot, dlca_trainer **out);
 
 /* ---- optim.c: the trainer's optimizer (issue 32) ---- */
 /* Checks the optimizer part of a configuration (the clip, the lr, and

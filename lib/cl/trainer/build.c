@@ -118,7 +118,12 @@ int dlca__clt_build(dlca_trainer *t, cl_state *st, cl_program *prog, cl_program 
   layer_options(t, s, opts);
   perception_options(t, s, opts);
   optim_options(t, opts);
-  int rc = strlen(opts) + 1 >= OPTS
+  int rc = st->grp ? dlca__clt_group_options(t, (cl_state *)st, opts, OPTS) : DLCA_OK;
+  if (rc) {
+    free(opts);
+    return rc;
+  }
+  rc = strlen(opts) + 1 >= OPTS
                ? dlca__fail(DLCA_ECONFIG, "the model is too large for the device trainer's build options")
                : dlca__program_get(t->ctx, KFILE, opts, prog, NULL);
   if (!rc && (s->kernels || s->fwd_tile))

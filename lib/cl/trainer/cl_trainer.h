@@ -81,13 +81,32 @@ typedef struct cl_state {
   dlca_model *pm;
   size_t *pmap;
   int *row[DLCA_MAX_LAYERS + 1];
+  /* A population's trainer group (group.c): the program is built with POP
+   * (each kernel offsets its per-model buffers by model m = get_group_id(1)
+   * times PS_<buffer>, and reads the per-model scalars from psc when its
+   * pop_on argument is 1), and the buffers above are sub-buffers of the
+   * group's. pop_m: models in dimension 1 of the launches (the group's
+   * batched view of the state; 0 for a launch of one model). */
+  struct dlca__clt_group *grp;
+  cl_mem psc;
+  int pop_m;
 } cl_state;
+
+/* One device buffer of the trainer: where it goes, its bytes (0: not
+ * needed in this configuration), its name in errors, and its name in the
+ * POP build options (PS_<id>: its stride in a group's buffer). */
+typedef struct buf_spec {
+  cl_mem *mem;
+  size_t bytes;
+  const char *what, *id;
+} buf_spec;
+#define CLT_MAX_BUFS 32
 
 /* The tuned values the trainer reads (tunables.c): trainer.cl's, then
  * trainer_cpu.cl's (has_cpu) and trainer_tile.cl's (has_tile) where they
  * may run. */
 typedef struct cl_tuned {
-  int wg, per_cu, fwd_per_cu, cpw, cpw_min, wg_narrow, kernels, persist, tile_cells;
+  int wg, per_cu, fwd_per_cu, cpw, cpw_min, wg_narrow, kernels, persist, pop_persist, tile_cells;
   int perc_split, split_per_cu, split_unit, perc_per_cu, push, bwd_tail, banks, bank_effort, bwd_maxnreg;
   int has_cpu, vec, cpu_per_cu;
   int has_tile, tl, twg, tile_per_cu, tile_fwd_per_cu, tfwd_stage, tv;
@@ -138,6 +157,9 @@ int dlca__clt_kernels(dlca_trainer *t, cl_state *st);
 
 /* ---- buffers.c ---- */
 void dlca__clt_destroy(dlca_trainer *t);
+/* Every buffer of st (pointers into st), in the order they are allocated;
+ * returns how many. */
+int dlca__clt_buf_specs(const dlca_trainer *t, cl_state *st, buf_spec *out);
 int dlca__clt_alloc_buffers(dlca_trainer *t, cl_state *st);
 
 /* ---- upload.c ---- */
@@ -151,6 +173,38 @@ int dlca__clt_sync_masks(dlca_trainer *t);
 int dlca__clt_step(dlca_trainer *t);
 int dlca__clt_loss(dlca_trainer *t, double *loss);
 int dlca__clt_eval_hard(dlca_trainer *t, dlca_eval *out);
+/* The loss from the loss buffer's two words (the status word checked), and
+ * the evaluation from dlca_eval's two. */
+int dlca__clt_loss_of(const dlca_trainer *t, const float *l, double *loss);
+void dlca__clt_eval_of(const dlca_trainer *t, const float *r, dlca_eval *out);
+
+/* ---- group.c ---- */
+/* Slot t->slot of t->group for every buffer of st (the group's buffers
+ * made at its first trainer, whose sizes every later one must have). */
+int dlca__clt_group_alloc(dlca_trainer *t, cl_state *st, const buf_spec *b, int n);
+/* The POP build options of t's group: -DPOP=1 and every buffer's stride. */
+int dlca__clt_group_options(dlca_trainer *t, cl_state *st, char *opts, size_t cap);
+/* The stride of the group's buffer b (one of its parents; 0 for none). */
+size_t dlca__clt_group_stride_of(const struct dlca__clt_group *g, cl_mem b);
+/* Bytes of every model's buffer `id` together (M times its stride). */
+size_t dlca__clt_group_span(const struct dlca__clt_group *g, const char *id);
+/* BWD_PERSIST in a batched view (POP_PERSIST): each active member's
+ * one-launch backward pass on its own slot. */
+int dlca__clt_group_backward_each(struct dlca__clt_group *g);
+/* DLCA_START_UPLOAD in a batched view: each model's start grids into dst. */
+int dlca__clt_group_copy_start(dlca_trainer *t, cl_state *st, cl_mem dst);
+
+/* ---- enqueue.c ---- */
+/* The steps of one epoch and of one hard evaluation on st (the trainer's,
+ * or a group's batched view whose scalars are in st->psc). */
+int dlca__clt_enqueue_step(dlca_trainer *t, cl_state *st);
+int dlca__clt_enqueue_eval(dlca_trainer *t, cl_state *st);
+/* One backward launch of step `step` on st (with BWD_PERSIST: every step). */
+int dlca__clt_enqueue_backward(dlca_trainer *t, cl_state *st, int step);
+/* The per-model scalars of t's next launch (POP_WORDS words, kernels-cl/trainer/common.cl's
+ * POP_* indices): the epoch key, active, lr, bias corrections, gradient noise, 1/tau, the suite's scalars. */
+#define POP_WORDS 32
+void dlca__clt_pop_scalars(const dlca_trainer *t, int active, cl_uint *w);
 
 /* ---- ops.c ---- */
 int dlca__clt_init(dlca_trainer *t);

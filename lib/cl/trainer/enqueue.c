@@ -24,6 +24,32 @@ static int arg_done(argset *a, const char *kernel) {
   return DLCA_OK;
 }
 
+static int enqueue_backward(dlca_trainer *t, cl_state *st, int step);
+
+/* A launch of one model, or with st->pop_m, of every model of a group
+ * (dimension 1: the model). */
+static int launch(const dlca_trainer *t, const cl_state *st, cl_kernel k, const char *name, size_t gws, size_t lws) {
+  if (!st->pop_m) return dlca__launch(t->ctx, k, name, 1, &gws, &lws);
+  const size_t g2[2] = {gws, (size_t)st->pop_m}, l2[2] = {lws, 1};
+  return dlca__launch(t->ctx, k, name, 2, g2, l2);
+}
+
+/* POP programs' last two arguments: the scalars buffer and pop_on. */
+static void pop_args(argset *a, const cl_state *st) {
+  if (!st->grp) return;
+  cl_int on = st->pop_m > 0;
+  ARG(a, st->psc), ARG(a, on);
+}
+
+/* The same for start, forward and eval, then the stride of their grid
+ * buffer buf (states or the hard ping-pong) in a batched launch. */
+static void pop_args_g(argset *a, const cl_state *st, cl_mem buf) {
+  if (!st->grp) return;
+  pop_args(a, st);
+  cl_ulong gs = st->pop_m ? dlca__clt_group_stride_of(st->grp, buf) : 0;
+  ARG(a, gs);
+}
+
 /* The noise arguments of dlca_coef and dlca_adamw for the current epoch. */
 typedef struct relax_args {
   cl_int use_gumbel, st;
@@ -44,8 +70,7 @@ static relax_args relax_of(const dlca_trainer *t) {
  * logits under straight-through, else the soft ones. */
 static cl_mem forward_coef(const cl_state *st) { return st->coef_st ? st->coef_st : st->coef; }
 
-static int enqueue_coef(dlca_trainer *t) {
-  cl_state *st = t->impl;
+static int enqueue_coef(dlca_trainer *t, cl_state *st) {
   cl_int ng = (cl_int)dlca__model_n_gates(t->model);
   relax_args r = relax_of(t);
   cl_mem cst = st->coef_st ? st->coef_st : st->coef_hard; /* not written unless st */
@@ -53,14 +78,14 @@ static int enqueue_coef(dlca_trainer *t) {
   ARG(&a, st->params), ARG(&a, st->coef), ARG(&a, st->coef_hard), ARG(&a, cst), ARG(&a, r.st), ARG(&a, st->gumbel);
   ARG(&a, r.use_gumbel), ARG(&a, r.key), ARG(&a, r.inv_tau), ARG(&a, ng), ARG(&a, st->rslot), ARG(&a, st->rcoef);
   ARG(&a, st->gkey);
+  pop_args(&a, st);
   int rc = arg_done(&a, "dlca_coef");
-  size_t gws = ((size_t)ng + 63) / 64 * 64, lws = 64;
-  return rc ? rc : dlca__launch(t->ctx, st->k_coef, "coef", 1, &gws, &lws);
+  return rc ? rc : launch(t, st, st->k_coef, "coef", ((size_t)ng + 63) / 64 * 64, 64);
 }
 
 /* Epoch e's start grids into dst. */
-static int enqueue_start(dlca_trainer *t, uint64_t epoch, cl_mem dst) {
-  cl_state *st = t->impl;
+static int enqueue_start(dlca_trainer *t, cl_state *st, uint64_t epoch, cl_mem dst) {
+  if (t->cfg.start == DLCA_START_UPLOAD && st->pop_m) return dlca__clt_group_copy_start(t, st, dst);
   if (t->cfg.start == DLCA_START_UPLOAD) {
     cl_int err = clEnqueueCopyBuffer(t->ctx->queue, st->input, dst, 0, 0, t->grid * 4, 0, NULL, NULL);
     return err ? dlca__fail_cl(err, "copying the start grids: %s", dlca__cl_error_name(err)) : DLCA_OK;
@@ -70,14 +95,13 @@ static int enqueue_start(dlca_trainer *t, uint64_t epoch, cl_mem dst) {
   cl_int B = t->cfg.batch, H = t->cfg.height, W = t->cfg.width;
   argset a = {st->k_start, 0, 0};
   ARG(&a, dst), ARG(&a, kind), ARG(&a, key), ARG(&a, B), ARG(&a, H), ARG(&a, W);
+  pop_args_g(&a, st, dst);
   int rc = arg_done(&a, "dlca_start");
-  size_t gws = (t->grid + 255) / 256 * 256, lws = 256;
-  return rc ? rc : dlca__launch(t->ctx, st->k_start, "start", 1, &gws, &lws);
+  return rc ? rc : launch(t, st, st->k_start, "start", (t->grid + 255) / 256 * 256, 256);
 }
 
-static int enqueue_forward(dlca_trainer *t, uint64_t epoch, cl_mem cur, size_t cur_off, cl_mem nxt,
+static int enqueue_forward(dlca_trainer *t, cl_state *st, uint64_t epoch, cl_mem cur, size_t cur_off, cl_mem nxt,
                            size_t nxt_off, cl_mem coef, int step) {
-  cl_state *st = t->impl;
   const cl_shape *s = &st->sh;
   cl_int use_masks = t->masks != NULL, ti = step, B = t->cfg.batch, H = t->cfg.height, W = t->cfg.width;
   cl_ulong key = dlca__epoch_key(t->cfg.seed, epoch), co = cur_off, no = nxt_off;
@@ -90,24 +114,24 @@ static int enqueue_forward(dlca_trainer *t, uint64_t epoch, cl_mem cur, size_t c
     LOCAL(&a, 2 * (size_t)s->dw * (size_t)s->tl), LOCAL(&a, 9 * (size_t)s->C * (size_t)s->tl);
     LOCAL(&a, dlca__clt_tile_fwd_tab_floats(s));
     int rc = arg_done(&a, "dlca_forward_tile");
-    size_t lws = (size_t)s->twg, gws = (size_t)s->nwg_fwd * lws;
-    return rc ? rc : dlca__launch(t->ctx, st->k_fwd, "forward_tile", 1, &gws, &lws);
+    return rc ? rc : launch(t, st, st->k_fwd, "forward_tile", (size_t)s->nwg_fwd * s->twg, (size_t)s->twg);
   }
   if (s->kernels) {
     /* trainer_cpu.cl: groups of one work-item, each with its scratch */
     ARG(&a, st->scratch);
+    pop_args_g(&a, st, cur);
     int rc = arg_done(&a, "dlca_forward_cpu");
-    size_t lws = 1, gws = (size_t)s->nwg;
-    return rc ? rc : dlca__launch(t->ctx, st->k_fwd, "forward", 1, &gws, &lws);
+    return rc ? rc : launch(t, st, st->k_fwd, "forward", (size_t)s->nwg, 1);
   }
   LOCAL(&a, (size_t)s->UTOTAL), LOCAL(&a, 9 * (size_t)s->C), LOCAL(&a, 4 * (size_t)s->NGP);
+  pop_args_g(&a, st, cur);
   int rc = arg_done(&a, "dlca_forward");
-  size_t lws = (size_t)s->wg, gws = (size_t)s->nwg_fwd * lws;
-  return rc ? rc : dlca__launch(t->ctx, st->k_fwd, "forward", 1, &gws, &lws);
+  return rc ? rc : launch(t, st, st->k_fwd, "forward", (size_t)s->nwg_fwd * s->wg, (size_t)s->wg);
 }
 
-static int enqueue_backward(dlca_trainer *t, int step) {
-  cl_state *st = t->impl;
+int dlca__clt_enqueue_backward(dlca_trainer *t, cl_state *st, int step) { return enqueue_backward(t, st, step); }
+
+static int enqueue_backward(dlca_trainer *t, cl_state *st, int step) {
   const cl_shape *s = &st->sh;
   const int T = t->cfg.steps;
   cl_int use_masks = t->masks != NULL, ti = step, B = t->cfg.batch, H = t->cfg.height, W = t->cfg.width;
@@ -131,9 +155,11 @@ static int enqueue_backward(dlca_trainer *t, int step) {
       LOCAL(&a, 9 * (size_t)s->C * (size_t)s->tl);
       LOCAL(&a, (size_t)s->C * (size_t)s->tl);
     }
+    pop_args(&a, st);
     int rc = arg_done(&a, s->kernels == 1 ? "dlca_backward_cpu" : "dlca_backward_tile");
-    size_t lws = s->kernels == 1 ? 1 : (size_t)s->twg, gws = (size_t)s->nwg * lws;
-    return rc ? rc : dlca__launch(t->ctx, st->k_bwd, s->kernels == 1 ? "backward" : "backward_tile", 1, &gws, &lws);
+    size_t lws = s->kernels == 1 ? 1 : (size_t)s->twg;
+    const char *name = s->kernels == 1 ? "backward" : "backward_tile";
+    return rc ? rc : launch(t, st, st->k_bwd, name, (size_t)s->nwg * lws, lws);
   }
   /* trainer.cl: both ping-pong buffers; step t writes [t % 2] (with PERSIST
    * every step, in one launch) */
@@ -151,9 +177,10 @@ static int enqueue_backward(dlca_trainer *t, int step) {
   LOCAL(&a, cpw * s->C > (size_t)s->wg ? cpw * s->C : (size_t)s->wg);
   LOCAL(&a, 4 * (size_t)s->NGP);
   LOCAL(&a, st->coef_st ? 4 * (size_t)s->NGP : 4);
+  pop_args(&a, st);
   int rc = arg_done(&a, "dlca_backward");
-  size_t lws = (size_t)s->wg, gws = (size_t)s->nwg * lws;
-  if (!rc) rc = dlca__launch(t->ctx, st->k_bwd, "backward", 1, &gws, &lws);
+  size_t lws = (size_t)s->wg;
+  if (!rc) rc = launch(t, st, st->k_bwd, "backward", (size_t)s->nwg * lws, lws);
   if (rc || !s->psplit) return rc;
   /* PSPLIT: the perception stacks' backward of the same step, by the same
    * groups (their slots of the gate sums) */
@@ -163,13 +190,12 @@ static int enqueue_backward(dlca_trainer *t, int step) {
   LOCAL(&b, cpwp * (size_t)s->C * (size_t)s->K * 9), LOCAL(&b, cpwp * 9 * (size_t)s->C), LOCAL(&b, cpwp * (size_t)s->uin);
   LOCAL(&b, (size_t)s->wg), LOCAL(&b, 4 * (size_t)s->NGP), LOCAL(&b, st->coef_st ? 4 * (size_t)s->NGP : 4);
   if (t->cfg.shared_program) ARG(&b, st->wires); /* pwires.cl's P_WIRES_ARG */
+  pop_args(&b, st);
   rc = arg_done(&b, "dlca_backward_perc");
-  gws = (size_t)s->nwg_perc * lws;
-  return rc ? rc : dlca__launch(t->ctx, st->k_perc, "backward_perc", 1, &gws, &lws);
+  return rc ? rc : launch(t, st, st->k_perc, "backward_perc", (size_t)s->nwg_perc * lws, lws);
 }
 
-static int enqueue_adamw(dlca_trainer *t) {
-  cl_state *st = t->impl;
+static int enqueue_adamw(dlca_trainer *t, cl_state *st) {
   const dlca_optim *o = &t->cfg.optim;
   int step = (int)t->epoch + 1;
   cl_int nwg = st->sh.nslots, units = st->sh.persist ? (cl_int)st->sh.units : 0;
@@ -190,74 +216,111 @@ static int enqueue_adamw(dlca_trainer *t) {
   ARG(&a, b2), ARG(&a, eps), ARG(&a, wd);
   ARG(&a, clip), ARG(&a, bc1), ARG(&a, bc2), ARG(&a, st->gumbel), ARG(&a, r.use_gumbel), ARG(&a, r.key);
   ARG(&a, r.inv_tau), ARG(&a, gn_sigma), ARG(&a, st->gkey), ARG(&a, k);
+  pop_args(&a, st);
   int rc = arg_done(&a, "dlca_adamw");
-  size_t ng = dlca__model_n_gates(t->model), lws = 64, gws = (ng + 63) / 64 * 64;
-  return rc ? rc : dlca__launch(t->ctx, st->k_adamw, "adamw", 1, &gws, &lws);
+  size_t ng = dlca__model_n_gates(t->model);
+  return rc ? rc : launch(t, st, st->k_adamw, "adamw", (ng + 63) / 64 * 64, 64);
 }
 
-int dlca__clt_step(dlca_trainer *t) {
-  cl_state *st = t->impl;
+int dlca__clt_enqueue_step(dlca_trainer *t, cl_state *st) {
   const int T = t->cfg.steps;
-  int rc = enqueue_coef(t);
+  int rc = enqueue_coef(t, st);
   /* states holds T+1 grids: the start grids, then one per step */
-  if (!rc) rc = enqueue_start(t, t->epoch, st->states);
+  if (!rc) rc = enqueue_start(t, st, t->epoch, st->states);
   for (int s = 0; s < T && !rc; s++)
-    rc = enqueue_forward(t, t->epoch, st->states, (size_t)s * t->grid, st->states, (size_t)(s + 1) * t->grid,
+    rc = enqueue_forward(t, st, t->epoch, st->states, (size_t)s * t->grid, st->states, (size_t)(s + 1) * t->grid,
                          forward_coef(st), s);
   if (!rc) {
     float zero = 0.0f;
-    cl_int err = clEnqueueFillBuffer(t->ctx->queue, st->partial, &zero, 4, 0,
-                                     (size_t)st->sh.nslots * st->sh.acc_stride * 4, 0, NULL, NULL);
+    size_t bytes = st->pop_m ? dlca__clt_group_span(st->grp, "partial") : (size_t)st->sh.nslots * st->sh.acc_stride * 4;
+    cl_int err = clEnqueueFillBuffer(t->ctx->queue, st->partial, &zero, 4, 0, bytes, 0, NULL, NULL);
     if (err) rc = dlca__fail_cl(err, "clearing the gradient sums: %s", dlca__cl_error_name(err));
   }
   /* one launch for every step with BWD_PERSIST (its step flags start at
    * zero: dlca__clt_init, then dlca_adamw of each epoch), else one per step */
-  if (st->sh.persist) {
-    if (!rc) rc = enqueue_backward(t, T - 1);
+  if (st->sh.persist && st->pop_m) {
+    if (!rc) rc = dlca__clt_group_backward_each(st->grp);
+  } else if (st->sh.persist) {
+    if (!rc) rc = enqueue_backward(t, st, T - 1);
   } else {
-    for (int s = T - 1; s >= 0 && !rc; s--) rc = enqueue_backward(t, s);
+    for (int s = T - 1; s >= 0 && !rc; s--) rc = enqueue_backward(t, st, s);
   }
-  if (!rc) rc = enqueue_adamw(t);
+  if (!rc) rc = enqueue_adamw(t, st);
   /* the first step is the first use of most buffers */
   return rc == DLCA_EDEVMEM ? dlca__clt_devmem_note(t, &st->sh) : rc;
 }
 
+int dlca__clt_step(dlca_trainer *t) { return dlca__clt_enqueue_step(t, t->impl); }
+
 int dlca__clt_loss(dlca_trainer *t, double *loss) {
   cl_state *st = t->impl;
   float l[2]; /* the loss, then the status word of the one-launch backward pass */
-  cl_int status = 0;
   int rc = dlca__download(t->ctx, st->loss, 0, sizeof l, l, "loss");
-  if (!rc) memcpy(&status, &l[1], sizeof status);
-  if (!rc && status)
+  return rc ? rc : dlca__clt_loss_of(t, l, loss);
+}
+
+int dlca__clt_loss_of(const dlca_trainer *t, const float *l, double *loss) {
+  cl_int status = 0;
+  memcpy(&status, &l[1], sizeof status);
+  if (status)
     return dlca__fail(DLCA_ECL,
                       "%s: the one-launch backward pass (trainer.cl BWD_PERSIST) gave up waiting for work-groups "
                       "that the device did not run at once, so this run's gradients are wrong; set BWD_PERSIST 0 "
                       "or fewer BWD_GROUPS_PER_CU in the tuning table for this device",
                       t->ctx->info.name);
-  if (!rc) *loss = l[0];
-  return rc;
+  *loss = l[0];
+  return DLCA_OK;
 }
 
-int dlca__clt_eval_hard(dlca_trainer *t, dlca_eval *out) {
-  cl_state *st = t->impl;
-  int rc = enqueue_coef(t);
-  if (!rc) rc = enqueue_start(t, t->epoch, st->hard[0]);
+/* The hard circuit on epoch t->epoch's start grids, then dlca_eval. */
+int dlca__clt_enqueue_eval(dlca_trainer *t, cl_state *st) {
+  int rc = enqueue_coef(t, st);
+  if (!rc) rc = enqueue_start(t, st, t->epoch, st->hard[0]);
   for (int s = 0; s < t->cfg.steps && !rc; s++)
-    rc = enqueue_forward(t, t->epoch, st->hard[s % 2], 0, st->hard[(s + 1) % 2], 0, st->coef_hard, s);
+    rc = enqueue_forward(t, st, t->epoch, st->hard[s % 2], 0, st->hard[(s + 1) % 2], 0, st->coef_hard, s);
   st->hard_final = t->cfg.steps % 2;
   if (rc) return rc;
   cl_int cells = t->cfg.batch * t->cfg.height * t->cfg.width;
   argset a = {st->k_eval, 0, 0};
   ARG(&a, st->hard[st->hard_final]), ARG(&a, st->target), ARG(&a, cells), ARG(&a, st->eval_out);
   LOCAL(&a, (size_t)st->sh.wg);
+  pop_args_g(&a, st, st->hard[st->hard_final]);
   if ((rc = arg_done(&a, "dlca_eval"))) return rc;
-  size_t lws = (size_t)st->sh.wg;
-  if ((rc = dlca__launch(t->ctx, st->k_eval, "eval", 1, &lws, &lws))) return rc;
-  float r[2];
-  if ((rc = dlca__download(t->ctx, st->eval_out, 0, sizeof r, r, "hard evaluation"))) return rc;
+  return launch(t, st, st->k_eval, "eval", (size_t)st->sh.wg, (size_t)st->sh.wg);
+}
+
+void dlca__clt_eval_of(const dlca_trainer *t, const float *r, dlca_eval *out) {
+  const size_t cells = (size_t)t->cfg.batch * t->cfg.height * t->cfg.width;
   out->hard_loss = r[0];
   out->errors = (size_t)r[1];
-  out->total = (size_t)cells * (size_t)t->cfg.n_loss_channels;
+  out->total = cells * (size_t)t->cfg.n_loss_channels;
   out->accuracy = 1.0 - (double)out->errors / (double)out->total;
-  return DLCA_OK;
+}
+
+int dlca__clt_eval_hard(dlca_trainer *t, dlca_eval *out) {
+  cl_state *st = t->impl;
+  int rc = dlca__clt_enqueue_eval(t, st);
+  float r[2];
+  if (!rc) rc = dlca__download(t->ctx, st->eval_out, 0, sizeof r, r, "hard evaluation");
+  if (!rc) dlca__clt_eval_of(t, r, out);
+  return rc;
+}
+
+/* The per-model scalars of t's next launch (common.cl's POP_* words). */
+void dlca__clt_pop_scalars(const dlca_trainer *t, int active, cl_uint *w) {
+  const dlca_optim *o = &t->cfg.optim;
+  const int step = (int)t->epoch + 1;
+  relax_args r = relax_of(t);
+  float f[6] = {o->lr, (float)(1.0 - pow(o->beta1, step)), (float)(1.0 - pow(o->beta2, step)),
+                dlca__grad_noise_sigma(t->cfg.relax.grad_noise, (uint64_t)step), r.inv_tau, 0};
+  dlca__optim_scalars k;
+  memset(&k, 0, sizeof k);
+  if (t->cfg.use_suite) {
+    const dlca_optim_config c = dlca__train_suite(&t->cfg);
+    (void)dlca__optim_scalars_at(&c, (uint64_t)step, &k);
+  }
+  memset(w, 0, POP_WORDS * sizeof *w);
+  w[0] = (cl_uint)r.key, w[1] = (cl_uint)(r.key >> 32), w[2] = (cl_uint)(active != 0);
+  memcpy(w + 3, f, 5 * sizeof(float));
+  memcpy(w + 8, &k, sizeof k);
 }

@@ -13,6 +13,7 @@ int dlca__clt_init(dlca_trainer *t) {
   cl_state *st = calloc(1, sizeof *st);
   if (!st) return dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory");
   t->impl = st;
+  st->grp = t->group;
   dlca__clt_shape_of(t->model, &st->sh);
   if (st->sh.PG1 > 1024)
     return dlca__fail(DLCA_ECONFIG, "a perception stack of %d gates is too large for the device trainer (at most 1024)",

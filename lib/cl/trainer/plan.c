@@ -99,7 +99,9 @@ static size_t plan_backward(const dlca_trainer *t, cl_shape *s, const cl_tuned *
  * give up and dlca__clt_loss reports it. */
 static void plan_persist(const dlca_trainer *t, cl_shape *s, const cl_tuned *u) {
   s->units = (cells_of(t) + (size_t)s->cpw - 1) / (size_t)s->cpw;
-  s->persist = !s->kernels && u->persist > 0 && t->cfg.steps > 1 &&
+  /* in a population's group only with POP_PERSIST (its groups wait for
+   * each other, so the group launches it once per model) */
+  s->persist = !s->kernels && (!t->group || u->pop_persist) && u->persist > 0 && t->cfg.steps > 1 &&
                (s->units + (size_t)s->nwg - 1) / (size_t)s->nwg <= (size_t)u->persist;
 }
 
