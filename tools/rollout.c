@@ -12,6 +12,10 @@ int rollout_new(dlca_context *ctx, const dlca_model *m, const dlca_train_config 
   c.batch = batch, c.height = H, c.width = W, c.steps = 1;
   c.start = DLCA_START_UPLOAD;
   c.seed = seed;
+  /* the perception wires from a buffer: one program per grid shape serves
+   * every model (with them compiled in, each model would cost a build of
+   * seconds on a GPU driver: a population checks many) */
+  c.shared_program = 1;
   out->batch = batch, out->height = H, out->width = W, out->channels = s.channels;
   out->async = c.async, out->seed = seed;
   size_t n = (size_t)batch * H * W * s.channels;
