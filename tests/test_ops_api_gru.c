@@ -14,18 +14,6 @@
 
 TCase *to_tcase_api_gru(void);
 
-/* A random tensor of shape s on the device, and its values as doubles in *d. */
-static dlca_tensor *rand_t(dlca_context *ctx, dlca__shape s, float lo, float hi, uint64_t seed, double **d) {
-  size_t n = dlca__shape_n(&s);
-  float *f = malloc(sizeof(float) * n);
-  *d = malloc(sizeof(double) * n);
-  tu_random(f, n, lo, hi, seed);
-  to_double(f, *d, n);
-  dlca_tensor *t = to_tensor(ctx, s, f);
-  free(f);
-  return t;
-}
-
 enum { X, H0, WI, WH, BI, BH, DY, DHN, NIN };
 static const dlca__gru_dims gru_dims[] = {{2, 1, 3, 4}, {3, 5, 2, 6}, {1, 7, 4, 3}};
 
@@ -40,7 +28,7 @@ START_TEST(test_api_gru) {
   dlca_tensor *t[NIN], *g[NIN] = {NULL};
   double *v[NIN], *want[NIN];
   for (int i = 0; i < NIN; i++) {
-    t[i] = rand_t(ctx, sh[i], -0.8f, 0.9f, 7000 + 10 * (uint64_t)_i + (uint64_t)i, &v[i]);
+    t[i] = to_rand_tensor(ctx, sh[i], -0.8f, 0.9f, 7000 + 10 * (uint64_t)_i + (uint64_t)i, &v[i]);
     want[i] = calloc(dlca__shape_n(&sh[i]), sizeof(double));
     if (i < DY) g[i] = to_tensor(ctx, sh[i], NULL);
   }
@@ -76,8 +64,8 @@ START_TEST(test_api_rsvd) {
   const size_t m = 40, n = 24, r = 6, k = 4;
   double *l, *rr, *noise;
   dlca__shape ls = {2, {m, r}}, rs = {2, {r, n}}, as = {2, {m, n}};
-  dlca_tensor *tl = rand_t(ctx, ls, -1, 1, 7101, &l), *tr = rand_t(ctx, rs, -1, 1, 7102, &rr);
-  dlca_tensor *tn = rand_t(ctx, as, -1e-3f, 1e-3f, 7103, &noise), *ta = to_tensor(ctx, as, NULL);
+  dlca_tensor *tl = to_rand_tensor(ctx, ls, -1, 1, 7101, &l), *tr = to_rand_tensor(ctx, rs, -1, 1, 7102, &rr);
+  dlca_tensor *tn = to_rand_tensor(ctx, as, -1e-3f, 1e-3f, 7103, &noise), *ta = to_tensor(ctx, as, NULL);
   double *a = malloc(sizeof(double) * m * n); /* a low-rank A plus noise: a decaying spectrum */
   float *af = malloc(sizeof(float) * m * n);
   for (size_t i = 0; i < m; i++)

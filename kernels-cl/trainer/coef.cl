@@ -33,6 +33,24 @@ __constant float4 GATE_M[16] = {
     (float4)(1, -1, -1, 1), (float4)(1, -1, -1, 2), (float4)(1, 0, -1, 0), (float4)(1, 0, -1, 1),
     (float4)(1, -1, 0, 0),  (float4)(1, -1, 0, 1), (float4)(1, 0, 0, -1),  (float4)(1, 0, 0, 0)};
 
+/* A population (POP): model m's key, 1/tau and buffers (pop.cl), for both
+ * parametrisations' dlca_coef. */
+#if POP
+#define COEF_POP_ENTER()                                                                              \
+  do {                                                                                                \
+    if (pop_on) {                                                                                     \
+      POP_BEGIN(key);                                                                                 \
+      inv_tau = POP_F(POP_INV_TAU);                                                                   \
+      POP_AT(params, __global const float *, params), POP_AT(coef, __global float4 *, coef);          \
+      POP_AT(coef_hard, __global float4 *, coef_hard), POP_AT(coef_st, __global float4 *, coef_st);   \
+      POP_AT(gumbel, __global const float *, gumbel), POP_AT(rslot, __global const int2 *, rslot);    \
+      POP_AT(rcoef, __global float2 *, rcoef), POP_AT(gkey, __global const int *, gkey);              \
+    }                                                                                                 \
+  } while (0)
+#else
+#define COEF_POP_ENTER() do {} while (0)
+#endif
+
 #if NPG == 4
 /* IWP: the hard op is the truth table of the signs, bit 3 op(0,0) ... bit 0
  * op(1,1) (doc/semantics.md section 1's numbering); twin: dlca__hard_op. */
@@ -55,16 +73,7 @@ __kernel void dlca_coef(__global const float *params, __global float4 *coef, __g
                         __global float4 *coef_st, int st, __global const float *gumbel, int use_gumbel, ulong key,
                         float inv_tau, int n_gates, __global const int2 *rslot, __global float2 *rcoef,
                         __global const int *gkey POP_DECL) {
-#if POP
-  if (pop_on) {
-    POP_BEGIN(key);
-    inv_tau = POP_F(POP_INV_TAU);
-    POP_AT(params, __global const float *, params), POP_AT(coef, __global float4 *, coef);
-    POP_AT(coef_hard, __global float4 *, coef_hard), POP_AT(coef_st, __global float4 *, coef_st);
-    POP_AT(gumbel, __global const float *, gumbel), POP_AT(rslot, __global const int2 *, rslot);
-    POP_AT(rcoef, __global float2 *, rcoef), POP_AT(gkey, __global const int *, gkey);
-  }
-#endif
+  COEF_POP_ENTER();
   int g = get_global_id(0);
   if (g >= n_gates) return;
   __global const float *l = params + 4 * (size_t)g;
@@ -96,16 +105,7 @@ __kernel void dlca_coef(__global const float *params, __global float4 *coef, __g
                         __global float4 *coef_st, int st, __global const float *gumbel, int use_gumbel, ulong key,
                         float inv_tau, int n_gates, __global const int2 *rslot, __global float2 *rcoef,
                         __global const int *gkey POP_DECL) {
-#if POP
-  if (pop_on) {
-    POP_BEGIN(key);
-    inv_tau = POP_F(POP_INV_TAU);
-    POP_AT(params, __global const float *, params), POP_AT(coef, __global float4 *, coef);
-    POP_AT(coef_hard, __global float4 *, coef_hard), POP_AT(coef_st, __global float4 *, coef_st);
-    POP_AT(gumbel, __global const float *, gumbel), POP_AT(rslot, __global const int2 *, rslot);
-    POP_AT(rcoef, __global float2 *, rcoef), POP_AT(gkey, __global const int *, gkey);
-  }
-#endif
+  COEF_POP_ENTER();
   int g = get_global_id(0);
   if (g >= n_gates) return;
   __global const float *l = params + 16 * (size_t)g;
