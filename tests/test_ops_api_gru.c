@@ -54,6 +54,7 @@ START_TEST(test_api_gru) {
   dlca_gru_free(gru);
   for (int i = 0; i < NIN; i++) dlca_tensor_free(t[i]), dlca_tensor_free(g[i]), free(v[i]), free(want[i]);
   dlca_tensor_free(y), dlca_tensor_free(hn), free(ry), free(rhn);
+  dlca_context_free(ctx);
 }
 END_TEST
 
@@ -100,6 +101,7 @@ START_TEST(test_api_rsvd) {
   dlca_tensor *all[] = {tl, tr, tn, ta, u, s, v};
   for (size_t i = 0; i < 7; i++) dlca_tensor_free(all[i]);
   free(l), free(rr), free(noise), free(a), free(af), free(ru), free(rs_), free(rv);
+  dlca_context_free(ctx);
 }
 END_TEST
 
