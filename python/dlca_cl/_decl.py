@@ -1,8 +1,7 @@
 """The C structures and prototypes of the DiffLogic CA API (cl.h, model.h,
 trainer.h, recipe.h, population.h, parity.h, ref.h, bits.h), declared once.
-Each Structure mirrors its header field for field (the sizes were checked
-against sizeof; tests/test_core_arrays.py reads the last fields of the
-largest ones back from the library's own defaults)."""
+Each Structure mirrors its header field for field: python/tests/test_core_abi.py
+compiles the headers and compares every size and field offset."""
 import ctypes as C
 
 from ._lib import lib
@@ -120,12 +119,15 @@ class LoopEvent(_S):
 
 class PopulationOptions(_S):
     _fields_ = [("n_models", i32), ("seeds", C.POINTER(u64)), ("replace", i32), ("next_seed", u64),
-                ("max_models", lng), ("iwp_init", f32), ("compiled_wires", i32)]
+                ("max_models", lng), ("iwp_init", f32), ("compiled_wires", i32), ("run_all", i32),
+                ("lr_jitter", f64), ("temperature_jitter", f64), ("gumbel_jitter", f64), ("pbt_every", lng),
+                ("pbt_fraction", f64), ("polish_inline", i32), ("accept", P), ("accept_user", P)]
 
 
 class PopulationStats(_S):
     _fields_ = [("winner", i32), ("winner_seed", u64), ("winner_epoch", u64), ("models", lng),
-                ("finished", lng), ("abandoned", lng), ("epochs", u64), ("steps", u64), ("training", i32)]
+                ("finished", lng), ("abandoned", lng), ("epochs", u64), ("steps", u64), ("training", i32),
+                ("pbt_copies", lng)]
 
 
 Q_COUNT = 6

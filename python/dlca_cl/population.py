@@ -12,24 +12,32 @@ from .model import Model, _f32
 from .trainer import eval_dict
 
 __all__ = ["Population"]
-STATES = ("training", "right", "wrong", "abandoned")
+STATES = ("training", "right", "wrong", "abandoned", "polishing")  # dlca_population_state
 
 
 class Population(_Owned):
     """Population(preset, n_models, seed=1, seeds=None, replace=True,
     max_models=0, recipe="recommended", context=None, target=None,
-    parametrisation="softmax16", compiled_wires=False, **options): model j
-    starts from seeds[j] (default seed + j); options as Loop's."""
+    parametrisation="softmax16", compiled_wires=False, run_all=False, lr_jitter=0,
+    temperature_jitter=0, gumbel_jitter=0, pbt_every=0, pbt_fraction=0, polish_inline=False, **options):
+    model j starts from seeds[j] (default seed + j); run_all, the jitters, pbt_* and polish_inline as
+    dlca_population_options (population.h: run_all with replace=False is dlca-train --measure); options as
+    Loop's."""
     _free = "dlca_population_free"
 
     def __init__(self, preset, n_models, seed=1, seeds=None, replace=True, max_models=0, recipe="recommended",
-                 context=None, target=None, parametrisation="softmax16", compiled_wires=False, **options):
+                 context=None, target=None, parametrisation="softmax16", compiled_wires=False, run_all=False,
+                 lr_jitter=0, temperature_jitter=0, gumbel_jitter=0, pbt_every=0, pbt_fraction=0,
+                 polish_inline=False, **options):
         if isinstance(n_models, bool) or not isinstance(n_models, int) or n_models < 1:
             raise ValueError(f"n_models must be an int >= 1, not {n_models!r}")
         p, cfg, o = loop_setup(preset, seed, recipe, parametrisation, True, options)
         self.config, self.options = cfg, o
         po = PopulationOptions(n_models=n_models, replace=int(bool(replace)), max_models=int(max_models),
-                               compiled_wires=int(bool(compiled_wires)))
+                               compiled_wires=int(bool(compiled_wires)), run_all=int(bool(run_all)),
+                               lr_jitter=float(lr_jitter), temperature_jitter=float(temperature_jitter),
+                               gumbel_jitter=float(gumbel_jitter), pbt_every=int(pbt_every),
+                               pbt_fraction=float(pbt_fraction), polish_inline=int(bool(polish_inline)))
         if seeds is not None:
             s = np.ascontiguousarray(seeds, dtype=np.uint64)
             if s.shape != (n_models,):
@@ -82,7 +90,8 @@ class Population(_Owned):
         return [eval_dict(e) for e in out]
 
     def states(self):
-        """Each model's state: "training", "right", "wrong" or "abandoned"."""
+        """Each model's state: "training", "right", "wrong", "abandoned" or "polishing" (its repair
+        runs on a host thread)."""
         return [STATES[lib.dlca_population_model_state(self.ptr, j)] for j in range(len(self))]
 
     def seeds(self):
