@@ -60,13 +60,6 @@ expect 1 "gol --gif" -- ev --preset gol --model gol0.json --gol-board 8 --steps 
 gif_is l.gif "frames 11 size 256x256 delays 10,10,10,10,10,10,10,10,10,10,100 loop yes"
 
 # (e) bad input: one line, exit 2, nothing written.
-bad() {
-  what=$1 pattern=$2
-  shift 2
-  expect 2 "$what" -- "$@"
-  [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "^dlca-eval: .*$pattern" err.txt ||
-    fail "$what: not one dlca-eval line matching '$pattern': $(cat err.txt)"
-}
 bad "gol --gif without a board" "--gif: for gol, the picture is of --gol-board N" \
   ev --preset gol --model gol0.json --gif x.gif
 bad "--gif-scale without --gif" "--gif-scale: only with --gif" ev --preset growth --model growth0.json --gif-scale 4

@@ -94,13 +94,6 @@ grep -v wall_s s1.json >s1.fig
 grep -v wall_s s2.json | cmp -s - s1.fig || fail "two runs with the same seed differ"
 
 # (e) bad input: exit 2 and one line naming what is wrong
-bad() {
-  what=$1 pattern=$2
-  shift 2
-  expect 2 "$what" -- "$@"
-  [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "^dlca-eval: .*$pattern" err.txt ||
-    fail "$what: not one dlca-eval line matching '$pattern': $(cat err.txt)"
-}
 head -c 200 cb.json >truncated.json
 bad "corrupt model" "truncated.json" ev --preset checkerboard --model truncated.json
 bad "missing model" "missing.json" ev --preset checkerboard --model missing.json

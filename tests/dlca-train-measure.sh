@@ -22,11 +22,7 @@ expect 2 "--eval-scale on gol" -- "$prog" --backend ref --preset gol --populatio
 # (b) gol on the OpenCL device, both models to their ends
 "$prog" --preset gol --population 2 --measure --seed 103 --epochs 2000 --runs runs.csv >out.txt 2>err.txt
 got=$?
-if [ "$got" -ne 0 ] && grep -qi 'platform' err.txt; then
-  echo "SKIP (the rest): no OpenCL platform"
-  [ "$failures" -eq 0 ] || exit 1
-  exit 77
-fi
+skip_without_platform "$got"
 [ "$got" -eq 0 ] || fail "gol --measure: exit $got: $(cat err.txt)"
 grep -q '^population: *2 at once, 2 models started (2 finished, 0 abandoned)' out.txt ||
   fail "--measure replaced or abandoned a model: $(cat out.txt)"

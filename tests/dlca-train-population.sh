@@ -26,11 +26,7 @@ expect 2 "--max-models without --population" -- "$prog" --backend ref --preset g
 # (c) gol on the OpenCL device: 8 at once, at most 16 models
 "$prog" --preset gol --population 8 --max-models 16 --seed 101 --save w.json --log w.csv >out.txt 2>err.txt
 got=$?
-if [ "$got" -ne 0 ] && grep -qi 'platform' err.txt; then
-  echo "SKIP (the rest): no OpenCL platform"
-  [ "$failures" -eq 0 ] || exit 1
-  exit 77
-fi
+skip_without_platform "$got"
 [ "$got" -eq 0 ] || fail "gol population: exit $got: $(cat err.txt)"
 seed=$(sed -n 's/^winner: *seed \([0-9]*\), epoch \([0-9]*\),.*/\1/p' out.txt)
 [ -n "$seed" ] || fail "gol population found no winner: $(cat out.txt)"

@@ -39,3 +39,24 @@ expect() {
   fi
   return 0
 }
+
+# bad DESCRIPTION PATTERN COMMAND...: a refusal: exit 2 and exactly one
+# stderr line "<tool>: ...PATTERN", the tool being $prog's name.
+bad() {
+  what=$1 pattern=$2
+  shift 2
+  expect 2 "$what" -- "$@"
+  [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "^${prog##*/}: .*$pattern" err.txt ||
+    fail "$what: not one ${prog##*/} line matching '$pattern': $(cat err.txt)"
+}
+
+# skip_without_platform STATUS: after a device run that exited STATUS with
+# its stderr in err.txt, skip (77) the rest where there is no OpenCL
+# platform, unless a check has already failed.
+skip_without_platform() {
+  if [ "$1" -ne 0 ] && grep -qi 'platform' err.txt; then
+    echo "SKIP (the rest): no OpenCL platform"
+    [ "$failures" -eq 0 ] || exit 1
+    exit 77
+  fi
+}
