@@ -50,4 +50,4 @@ bench_dlca_opsbench_SOURCES += bench/opsbench_net.c
 bench_dlca_opsbench_CPPFLAGS = $(DLCA_BENCH_CPPFLAGS)
 bench_dlca_opsbench_LDADD = libdlca_cl_internal.la $(DLCA_DEP_LIBS) -lm
 # bench/peer/torch_ops.py: the same rows for PyTorch (run on the GPU machine).
-EXTRA_DIST += bench/peer/torch_ops.py bench/peer/torch_net.py
+EXTRA_DIST += bench/peer/torch_ops.py bench/peer/torch_net.py bench/peer/python_step.py
