@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cl_util.h"
 #include "util.h"
 
 /* Random 0/1 grids from seed (some of each). */
@@ -305,6 +306,54 @@ START_TEST(test_bits_errors) {
 }
 END_TEST
 
+/* dlca_trainer_eval_fresh_bits: what dlca_trainer_eval_hard_fresh gives on
+ * fresh batches of random start grids and async fire masks, fractional
+ * targets: errors and totals exactly, the loss exactly against the
+ * reference and to float rounding against a device (its sums are floats). */
+static void check_fresh(dlca_context *ctx, int async) {
+  dlca_model_shape s = tu_small_shape(3, 3, 0, 0, 1, DLCA_WIRING_RANDOM);
+  dlca_model *m = random_model(&s, 47 + (uint64_t)async);
+  dlca_train_config cfg = tu_small_train_config();
+  cfg.async = async, cfg.start = DLCA_START_RANDOM;
+  dlca_trainer *t;
+  ck_assert_msg(dlca_trainer_new(ctx, m, &cfg, &t) == DLCA_OK, "%s", dlca_last_error());
+  const size_t n = (size_t)cfg.batch * cfg.height * cfg.width * s.channels;
+  float *y = malloc(sizeof(float) * n);
+  tu_random(y, n, 0.0f, 1.0f, 9);
+  ck_assert_int_eq(dlca_trainer_set_target(t, y, 1), DLCA_OK);
+  ck_assert_int_eq(dlca_trainer_step(t), DLCA_OK);
+  for (uint64_t seed = 1; seed <= 2; seed++) {
+    dlca_eval want, got;
+    ck_assert_msg(dlca_trainer_eval_hard_fresh(t, seed, 7, &want) == DLCA_OK, "%s", dlca_last_error());
+    ck_assert_msg(dlca_trainer_eval_fresh_bits(t, seed, 7, &got) == DLCA_OK, "%s", dlca_last_error());
+    const double tol = ctx ? 1e-6 * want.hard_loss : 0.0;
+    ck_assert_msg(fabs(got.hard_loss - want.hard_loss) <= tol && got.errors == want.errors &&
+                      got.total == want.total && got.accuracy == want.accuracy,
+                  "%s async %d seed %llu: bits %.17g %zu/%zu, trainer %.17g %zu/%zu", ctx ? "OpenCL" : "ref", async,
+                  (unsigned long long)seed, got.hard_loss, got.errors, got.total, want.hard_loss, want.errors,
+                  want.total);
+    ck_assert_msg(want.errors > 0 && want.errors < want.total, "degenerate: %zu of %zu", want.errors, want.total);
+  }
+  ck_assert_int_eq(dlca_trainer_epoch(t), 1);
+  dlca_eval e;
+  ck_assert_int_eq(dlca_trainer_eval_fresh_bits(t, 1, 0, &e), DLCA_EINVAL);
+  dlca_trainer_free(t);
+  dlca_model_free(m);
+  free(y);
+}
+
+START_TEST(test_bits_fresh_ref) { check_fresh(NULL, _i); }
+END_TEST
+
+/* The same against PoCL's trainer (one async build). */
+START_TEST(test_bits_fresh_cl) {
+  if (!tcl_platform()) return;
+  dlca_context *ctx = tcl_context();
+  check_fresh(ctx, 1);
+  dlca_context_free(ctx);
+}
+END_TEST
+
 Suite *suite_bits(void) {
   Suite *s = suite_create("bits");
   TCase *tc = tcase_create("ref");
@@ -316,6 +365,11 @@ Suite *suite_bits(void) {
   tcase_add_loop_test(tc, test_bits_trainer, 0, 2);
   tcase_add_test(tc, test_bits_errors);
   tcase_add_test(tc, test_bits_parity_fn);
+  tcase_add_loop_test(tc, test_bits_fresh_ref, 0, 2);
   suite_add_tcase(s, tc);
+  TCase *cl = tcase_create("cl");
+  tcase_set_timeout(cl, 300);
+  tcase_add_test(cl, test_bits_fresh_cl);
+  suite_add_tcase(s, cl);
   return s;
 }

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
-#include "rollout.h"
 #include "train_run.h"
 
 volatile sig_atomic_t train_stop_signal;
@@ -185,21 +184,27 @@ static int train(run *r, outcome *out, int *ckpt_failed) {
 int train_eval_scale(run *r, const dlca_model *m, uint64_t seed, outcome *w) {
   const int S = (int)r->opt.eval_scale, H = S * r->cfg.height, W = S * r->cfg.width, T = S * r->cfg.steps;
   const int C = r->preset.shape.channels, grids = EVAL_SCALE_GRIDS;
-  const size_t n = (size_t)grids * H * W * C;
+  const size_t one = (size_t)H * W * C, n = (size_t)grids * one;
   /* y zeroed: target_checkerboard writes channel 0 only */
-  float *x = malloc(sizeof(float) * n), *y = calloc((size_t)H * W * C, sizeof(float));
-  rollout ro;
-  memset(&ro, 0, sizeof ro);
+  float *x = malloc(sizeof(float) * n), *y = calloc(n, sizeof(float));
   int rc = x && y ? DLCA_OK : DLCA_ENOMEM;
+  dlca_eval ev;
+  memset(&ev, 0, sizeof ev);
   if (!rc) {
     dlca_target_random_bits(x, n, seed, 0x54530001u); /* "TS": apart from the trainer's draws */
     dlca_target_checkerboard(H, W, C, y);
-    rc = rollout_new(r->ctx, m, &r->cfg, grids, H, W, x, y, dlca_rng_u32(seed, 0x54530002u, 0), &ro);
+    for (int g = 1; g < grids; g++) memcpy(y + g * one, y, sizeof(float) * one);
+    /* on the host's packed bits (no device program for this grid size):
+     * what dlca-eval's device rollout gives. Synchronous, all T steps at
+     * once; async, a step at a time, step s's fire masks those of the fresh
+     * evaluation of seed k + s (rollout.c) */
+    dlca_train_config c = r->cfg;
+    c.batch = grids, c.height = H, c.width = W, c.start = DLCA_START_UPLOAD;
+    c.steps = c.async ? 1 : T;
+    const uint64_t k = dlca_rng_u32(seed, 0x54530002u, 0);
+    for (int s = 0; s < (c.async ? T : 1) && !rc; s++)
+      rc = dlca_bits_eval_fresh(m, &c, x, y, k + (uint64_t)s, 1, &ev, x);
   }
-  dlca_eval ev;
-  memset(&ev, 0, sizeof ev);
-  for (int s = 0; s < T && !rc; s++) rc = rollout_step(&ro, NULL, &ev);
-  rollout_free(&ro);
   free(x), free(y);
   if (rc) return train_fail(r, CLI_FAIL, rc, "--eval-scale %d: a %dx%d grid, %d steps", S, H, W, T);
   w->have_scale = 1, w->scale_errors = ev.errors, w->scale_total = ev.total;

@@ -27,6 +27,21 @@ DLCA_API DLCA_WUR int dlca_bits_new(const dlca_model *m, const dlca_run *run, co
  * and its target (DLCA_ECONFIG when none is set). */
 DLCA_API DLCA_WUR int dlca_trainer_bits(dlca_trainer *t, dlca_bits **out);
 DLCA_API void dlca_bits_free(dlca_bits *b);
+/* dlca_trainer_eval_hard_fresh(t, seed, n_batches) on the packed-bits
+ * circuit on the host: the same batches and fire masks, so the same errors
+ * and totals where the start grids are 0s and 1s (DLCA_EINVAL otherwise),
+ * and the reference's loss (a device sums it in floats: equal where the
+ * targets are 0s and 1s), from one read of the parameters and no other
+ * device work; the batches run on all cores (OMP_NUM_THREADS). The trainer
+ * is unchanged. */
+DLCA_API DLCA_WUR int dlca_trainer_eval_fresh_bits(dlca_trainer *t, uint64_t seed, int n_batches, dlca_eval *out);
+/* The same for model m trained with configuration c (its sizes, start,
+ * async and loss channels): input, the start grids where c->start is
+ * DLCA_START_UPLOAD (else NULL); target [batch][height][width][channels];
+ * state: the last batch's final state, or NULL. */
+DLCA_API DLCA_WUR int dlca_bits_eval_fresh(const dlca_model *m, const dlca_train_config *c, const float *input,
+                                           const float *target, uint64_t seed, int n_batches, dlca_eval *out,
+                                           float *state);
 
 /* Gates in flat gate order (dlca_model_params order / params per gate). */
 DLCA_API size_t dlca_bits_n_gates(const dlca_bits *b);

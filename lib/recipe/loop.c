@@ -88,28 +88,37 @@ int dlca_recipe_apply(const dlca_recipe *q, const dlca_preset *p, int with_aband
   return DLCA_OK;
 }
 
-static int setup_gol(dlca_loop *r, dlca_context *ctx, const dlca_model *m) {
+static int setup_gol(dlca_loop *r) {
   dlca_gol_order(r->cfg.seed, r->gol_order);
   r->gol_x = malloc(sizeof(float) * 9 * (size_t)r->cfg.batch);
   r->gol_y = malloc(sizeof(float) * 9 * (size_t)r->cfg.batch);
-  if (!r->gol_x || !r->gol_y) return dlca__fail(DLCA_ENOMEM, "gol boards: out of memory");
-  /* the twin: all 512 boards, uploaded once. Accuracy on 20 random boards
-   * says little, on all 512 it says whether the rule was learnt. */
-  dlca_train_config c = r->cfg;
-  c.batch = DLCA_GOL_BOARDS;
-  int rc = dlca_trainer_new(ctx, m, &c, &r->gol_eval);
-  if (rc) return dlca__loop_fail(rc, "gol evaluation trainer");
-  float *x = malloc(sizeof(float) * 9 * DLCA_GOL_BOARDS), *y = malloc(sizeof(float) * 9 * DLCA_GOL_BOARDS);
-  r->params = malloc(sizeof(float) * dlca_trainer_n_params(r->t));
-  if (!x || !y || !r->params) {
-    free(x), free(y);
-    return dlca__fail(DLCA_ENOMEM, "gol evaluation boards: out of memory");
-  }
-  dlca_gol_all(x, y);
-  rc = dlca_trainer_set_input(r->gol_eval, x);
-  if (!rc) rc = dlca_trainer_set_target(r->gol_eval, y, 1);
-  free(x), free(y);
-  return rc ? dlca__loop_fail(rc, "gol evaluation boards") : DLCA_OK;
+  /* all 512 boards: accuracy on 20 random boards says little, on all 512 it
+   * says whether the rule was learnt. They are scored on the host (packed
+   * bits, 8 words a plane): a device twin would cost a program build per
+   * seed on a GPU driver (its push plan is the wiring's) and a round trip */
+  r->gol_all_x = malloc(sizeof(float) * 9 * DLCA_GOL_BOARDS);
+  r->gol_all_y = malloc(sizeof(float) * 9 * DLCA_GOL_BOARDS);
+  if (!r->gol_x || !r->gol_y || !r->gol_all_x || !r->gol_all_y)
+    return dlca__fail(DLCA_ENOMEM, "gol boards: out of memory");
+  dlca_gol_all(r->gol_all_x, r->gol_all_y);
+  r->gol = 1;
+  r->gol_cfg = r->cfg;
+  r->gol_cfg.batch = DLCA_GOL_BOARDS;
+  r->gol_cfg.start = DLCA_START_UPLOAD;
+  return DLCA_OK;
+}
+
+int dlca__loop_gol_bits(dlca_loop *r, const float *logits, dlca_bits **out) {
+  dlca_model *m;
+  int rc = dlca_trainer_export_model(r->t, &m);
+  if (rc) return rc;
+  if (logits) memcpy(dlca_model_params(m), logits, sizeof(float) * dlca_model_n_params(m));
+  dlca_run run = dlca_run_default(DLCA_GOL_BOARDS, r->cfg.height, r->cfg.width, r->cfg.steps);
+  run.n_loss_channels = r->cfg.n_loss_channels;
+  memcpy(run.loss_channels, r->cfg.loss_channels, sizeof run.loss_channels);
+  rc = dlca_bits_new(m, &run, r->gol_all_x, r->gol_all_y, out);
+  dlca_model_free(m);
+  return rc;
 }
 
 static int setup(dlca_loop *r, dlca_context *ctx, const dlca_model *m, const float *target) {
@@ -118,7 +127,7 @@ static int setup(dlca_loop *r, dlca_context *ctx, const dlca_model *m, const flo
   r->npg = dlca_model_params_per_gate(m);
   if (r->opt.keep_best && !(r->best = malloc(sizeof(float) * dlca_trainer_n_params(r->t))))
     return dlca__fail(DLCA_ENOMEM, "keep-best: out of memory");
-  if (dlca_preset_is_gol(&r->preset)) return setup_gol(r, ctx, m);
+  if (dlca_preset_is_gol(&r->preset)) return setup_gol(r);
   float *own = NULL;
   dlca_model_shape s;
   dlca_model_get_shape(m, &s);
@@ -157,9 +166,8 @@ int dlca__loop_new_in(dlca_context *ctx, const dlca_preset *p, const dlca_model 
 
 void dlca_loop_free(dlca_loop *r) {
   if (!r) return;
-  dlca_trainer_free(r->gol_eval);
   dlca_trainer_free(r->t);
-  free(r->gol_x), free(r->gol_y), free(r->params), free(r->best);
+  free(r->gol_x), free(r->gol_y), free(r->gol_all_x), free(r->gol_all_y), free(r->best);
   free(r);
 }
 
@@ -173,10 +181,11 @@ int dlca_loop_fresh_ok(const dlca_loop *r) { return r->res.have_fresh && r->res.
 
 int dlca__loop_evaluate(dlca_loop *r, dlca_eval *ev) {
   int rc;
-  if (r->gol_eval) {
-    rc = dlca_trainer_get_params(r->t, r->params);
-    if (!rc) rc = dlca_trainer_set_params(r->gol_eval, r->params);
-    if (!rc) rc = dlca_trainer_eval_hard(r->gol_eval, ev);
+  if (r->gol) {
+    dlca_bits *b = NULL;
+    rc = dlca__loop_gol_bits(r, NULL, &b);
+    if (!rc) rc = dlca_bits_run(b, ev, NULL);
+    dlca_bits_free(b);
   } else {
     rc = dlca_trainer_eval_hard(r->t, ev);
   }
@@ -301,7 +310,7 @@ int dlca__loop_before_step(dlca_loop *r) {
   w->evaluated = 0;
   r->launched = 0;
   if (w->done) return DLCA_OK;
-  if (r->gol_eval) { /* gol: epoch e trains on its own slice of the shuffled boards */
+  if (r->gol) { /* gol: epoch e trains on its own slice of the shuffled boards */
     dlca_gol_batch(r->gol_order, e, r->cfg.batch, r->gol_x, r->gol_y);
     rc = dlca_trainer_set_input(r->t, r->gol_x);
     if (!rc) rc = dlca_trainer_set_target(r->t, r->gol_y, 1);

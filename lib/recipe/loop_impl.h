@@ -4,15 +4,17 @@
 #define DLCA_RECIPE_LOOP_IMPL_H
 
 #include "core/internal.h"
+#include "dlca_cl/bits.h"
 
 struct dlca_loop {
   dlca_loop_options opt;
   dlca_preset preset;
   dlca_train_config cfg;
   dlca_trainer *t;
-  dlca_trainer *gol_eval; /* gol: a batch-512 twin that scores every board */
+  int gol;                /* gol: scored on all 512 boards, on the host (dlca__loop_gol_bits) */
+  dlca_train_config gol_cfg; /* gol: cfg for all 512 boards at once */
   float *gol_x, *gol_y;   /* gol: one epoch's boards and successors */
-  float *params;          /* gol: the logits copied into gol_eval */
+  float *gol_all_x, *gol_all_y; /* gol: every board and its successor */
   float *best;            /* keep_best: the logits of the lowest hard loss */
   int gol_order[DLCA_GOL_BOARDS];
   int npg;                /* logits per gate */
@@ -38,8 +40,11 @@ int dlca__loop_fail(int status, const char *fmt, ...) DLCA_PRINTF(2, 3);
 /* lr_chain.c: o's chain with the run's defaults (base lr `lr`, the epochs
  * left for sizes), each part checked. */
 int dlca__loop_lr_chain_fill(dlca_loop_options *o, double lr);
-/* Scores the hard circuit of the trainer (gol: all 512 boards on the twin). */
+/* Scores the hard circuit of the trainer (gol: all 512 boards, on the host). */
 int dlca__loop_evaluate(dlca_loop *r, dlca_eval *ev);
+/* gol: the packed-bits circuit of the trainer's model (logits: these
+ * instead of the trainer's) on all 512 boards. */
+int dlca__loop_gol_bits(dlca_loop *r, const float *logits, dlca_bits **out);
 /* dlca_loop_epoch in two halves: the step enqueued, then its loss read and
  * judged (a population launches every model before it reads any). */
 int dlca__loop_launch(dlca_loop *r);

@@ -13,13 +13,19 @@ static double now_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* The hard evaluation of a candidate circuit, on the trainer that
- * dlca__loop_evaluate uses (gol: its 512 boards). */
+/* The hard evaluation of a candidate circuit, as dlca__loop_evaluate
+ * scores (gol: its 512 boards, on the host). */
 static int repair_score(void *ctx, const float *logits, dlca_eval *ev) {
   dlca_loop *r = ctx;
-  dlca_trainer *t = r->gol_eval ? r->gol_eval : r->t;
-  int rc = dlca_trainer_set_params(t, logits);
-  return rc ? rc : dlca_trainer_eval_hard(t, ev);
+  if (r->gol) {
+    dlca_bits *b = NULL;
+    int rc = dlca__loop_gol_bits(r, logits, &b);
+    if (!rc) rc = dlca_bits_run(b, ev, NULL);
+    dlca_bits_free(b);
+    return rc;
+  }
+  int rc = dlca_trainer_set_params(r->t, logits);
+  return rc ? rc : dlca_trainer_eval_hard(r->t, ev);
 }
 
 /* The ticks go to the loop's events only where the search runs on the
@@ -132,12 +138,10 @@ int dlca__loop_polish_begin(dlca_loop *r, dlca__polish_job *j) {
   if (!j->passes_on && !j->evolve_on) return DLCA_OK;
   j->opt = *o, j->npg = r->npg, j->w = w, j->tick_r = r;
   j->P = dlca_trainer_n_params(r->t);
-  dlca_trainer *te = r->gol_eval ? r->gol_eval : r->t;
   if (!(j->l = malloc(sizeof(float) * j->P))) return dlca__fail(DLCA_ENOMEM, "repair: out of memory");
   j->t0 = now_s();
   rc = dlca_trainer_get_params(r->t, j->l);
-  if (!rc) rc = dlca_trainer_set_params(te, j->l);
-  if (!rc && dlca_trainer_bits(te, &j->b) == DLCA_OK) j->pending = 1;
+  if (!rc && (r->gol ? dlca__loop_gol_bits(r, j->l, &j->b) : dlca_trainer_bits(r->t, &j->b)) == DLCA_OK) j->pending = 1;
   else if (!rc) rc = search_scored(r, j);
   if (!rc && !j->pending) rc = dlca_trainer_set_params(r->t, j->l);
   if (rc) dlca__loop_polish_free(j);
@@ -169,14 +173,13 @@ int dlca_loop_eval_fresh(dlca_loop *r) {
   dlca_loop_result *w = &r->res;
   int rc;
   if (r->opt.eval_fresh <= 0 || w->abandoned) return DLCA_OK;
-  dlca_trainer *ft = r->t;
-  if (r->gol_eval) { /* gol: all 512 boards, on the twin */
-    rc = dlca_trainer_get_params(r->t, r->params);
-    if (!rc) rc = dlca_trainer_set_params(r->gol_eval, r->params);
-    if (rc) return rc;
-    ft = r->gol_eval;
-  }
-  if ((rc = dlca_trainer_eval_hard_fresh(ft, r->opt.seed, (int)r->opt.eval_fresh, &w->fresh))) return rc;
+  /* on the host, packed bits: the device's result, without a round trip a
+   * batch (gol: all 512 boards, one batch; start grids that are not 0s and
+   * 1s: on the device) */
+  if (r->gol) rc = dlca__loop_evaluate(r, &w->fresh);
+  else if ((rc = dlca_trainer_eval_fresh_bits(r->t, r->opt.seed, (int)r->opt.eval_fresh, &w->fresh)) == DLCA_EINVAL)
+    rc = dlca_trainer_eval_hard_fresh(r->t, r->opt.seed, (int)r->opt.eval_fresh, &w->fresh);
+  if (rc) return rc;
   w->have_fresh = 1;
   return DLCA_OK;
 }

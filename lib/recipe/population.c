@@ -14,18 +14,14 @@
 
 static int model_bytes(const dlca_preset *p, const dlca_model_shape *shape, const dlca_train_config *cfg,
                        size_t *bytes) {
+  (void)p; /* gol's 512 boards are scored on the host */
   dlca_model *m = NULL;
-  size_t one = 0, twin = 0;
+  size_t one = 0;
   int rc = dlca_model_new(shape, cfg->seed, &m);
   if (!rc) rc = dlca_trainer_estimate_memory(m, cfg, &one);
-  if (!rc && dlca_preset_is_gol(p)) {
-    dlca_train_config c = *cfg;
-    c.batch = DLCA_GOL_BOARDS;
-    rc = dlca_trainer_estimate_memory(m, &c, &twin);
-  }
   dlca_model_free(m);
   /* a population's buffers are slots of its group's, each aligned */
-  *bytes = one + twin + DLCA_CLT_GROUP_PAD;
+  *bytes = one + DLCA_CLT_GROUP_PAD;
   return rc;
 }
 
@@ -169,7 +165,7 @@ void dlca_population_losses(const dlca_population *P, double *soft) {
 int dlca_population_eval_hard(dlca_population *P, dlca_eval *out) {
   if (!P || !out) return dlca__fail(DLCA_EINVAL, "dlca_population_eval_hard: NULL argument");
   /* the group's models in one batched evaluation; gol's on their twins */
-  for (int j = 0; j < P->M; j++) P->es[j] = P->group && !P->models[j].loop->gol_eval ? P->models[j].loop->t : NULL;
+  for (int j = 0; j < P->M; j++) P->es[j] = P->group && !P->models[j].loop->gol ? P->models[j].loop->t : NULL;
   int rc = P->group ? dlca__clt_group_eval_hard(P->group, P->es, out) : DLCA_OK;
   if (rc) return dlca__loop_fail(rc, "population: hard evaluations");
   for (int j = 0; j < P->M; j++) {

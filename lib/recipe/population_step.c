@@ -46,7 +46,7 @@ static int evaluate_due(dlca_population *P) {
   int any = 0, rc = DLCA_OK;
   for (int j = 0; j < P->M; j++) {
     dlca_loop *r = P->models[j].loop;
-    P->es[j] = P->ts[j] && P->due[j] && !r->gol_eval ? r->t : NULL;
+    P->es[j] = P->ts[j] && P->due[j] && !r->gol ? r->t : NULL;
     any |= P->es[j] != NULL;
   }
   if (any && (rc = dlca__clt_group_eval_hard(P->group, P->es, P->evs)))

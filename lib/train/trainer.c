@@ -316,3 +316,16 @@ int dlca_trainer_bits(dlca_trainer *t, dlca_bits **out) {
   dlca_model_free(m);
   return rc;
 }
+
+int dlca_trainer_eval_fresh_bits(dlca_trainer *t, uint64_t seed, int n_batches, dlca_eval *out) {
+  if (!t || !out) return dlca__fail(DLCA_EINVAL, "dlca_trainer_eval_fresh_bits: NULL argument");
+  if (!t->target) return dlca__fail(DLCA_ECONFIG, "dlca_trainer_eval_fresh_bits: no target set");
+  if (t->cfg.start == DLCA_START_UPLOAD && !t->input)
+    return dlca__fail(DLCA_ECONFIG, "dlca_trainer_eval_fresh_bits: start is DLCA_START_UPLOAD but no input was set");
+  dlca_model *m;
+  int rc = dlca_trainer_export_model(t, &m);
+  if (rc) return rc;
+  rc = dlca_bits_eval_fresh(m, &t->cfg, t->input, t->target, seed, n_batches, out, NULL);
+  dlca_model_free(m);
+  return rc;
+}
