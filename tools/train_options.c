@@ -619,8 +619,8 @@ static int check_combinations(train_options *o, const opt_spec *cooldown_only, c
   if (o->measure && (o->max_models > 0 || o->save || o->log))
     return usage("--measure: every model trains to its end and none is replaced; not with --max-models, --save "
                  "or --log (the per-seed results go to --runs FILE)");
-  /* a population's criterion (issue 34): the checkerboards also exact on 64x64 for 80 steps */
-  if (o->population > 0 && o->eval_scale == 0 && o->preset && !strncmp(o->preset, "checkerboard", 12))
+  /* a population's criterion (issue 34): the checkerboard also exact on 64x64 for 80 steps */
+  if (o->population > 0 && o->eval_scale == 0 && o->preset && !strcmp(o->preset, "checkerboard"))
     o->eval_scale = 4;
   if (o->population > 0 && o->eval_fresh == 0) o->eval_fresh = 100; /* what decides the winner */
   if (o->backend_ref && o->device) return usage("--device: chooses an OpenCL device, but --backend is ref");

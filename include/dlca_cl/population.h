@@ -51,8 +51,9 @@ typedef struct dlca_population_options {
   double pbt_fraction;
   /* 0: a model's repair and evolution (o->repair, o->evolve, packed bits)
    * run on a host thread (one at a time) while the device trains the
-   * others; the model is judged at the first step after the search ended
-   * (the lowest slot first), its circuit the same. 1: on the caller's
+   * others, the most promising first (the lowest hard loss its model
+   * reached, then the lowest slot); the model is judged at the first step
+   * after the search ended, its circuit the same. 1: on the caller's
    * thread at once, stalling every model. */
   int polish_inline;
   /* Optional: a model right on the fresh grids is right only if accept
@@ -124,11 +125,12 @@ DLCA_API DLCA_WUR int dlca_population_new(dlca_context *ctx, const dlca_preset *
 DLCA_API void dlca_population_free(dlca_population *P);
 /* One epoch of every model still training: the replacements due, then all
  * the steps (one launch per phase on a device), then the losses (one read)
- * and the evaluations due (one batched evaluation; gol's on each model's
- * twin). A model that
- * is done is finished as one run is (dlca_loop_finish, _polish,
- * _eval_fresh) and judged. Nothing is trained once a model is right
- * (unless run_all) or none is training. */
+ * and the evaluations due (one batched evaluation; gol's 512 boards on the
+ * host). The models that are done are finished as one run is
+ * (dlca_loop_finish, _polish, _eval_fresh) and judged, the most promising
+ * first (the lowest hard loss it reached, then the lowest slot): the
+ * winner is the first found right. Nothing is trained, and nothing more
+ * judged, once a model is right (unless run_all) or none is training. */
 DLCA_API DLCA_WUR int dlca_population_step(dlca_population *P);
 /* Whether a step would train anything. */
 DLCA_API int dlca_population_running(const dlca_population *P);

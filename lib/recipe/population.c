@@ -91,7 +91,8 @@ static int copy_in(dlca_population *P, const dlca_model_shape *shape, const floa
   P->models = calloc(M, sizeof *P->models);
   P->ts = calloc(M, sizeof *P->ts), P->es = calloc(M, sizeof *P->es), P->soft = calloc(M, sizeof *P->soft);
   P->due = calloc(M, sizeof *P->due), P->evs = calloc(M, sizeof *P->evs);
-  if (!P->models || !P->ts || !P->es || !P->soft || !P->due || !P->evs)
+  P->order = calloc(M, sizeof *P->order);
+  if (!P->models || !P->ts || !P->es || !P->soft || !P->due || !P->evs || !P->order)
     return dlca__fail(DLCA_ENOMEM, "population: out of memory");
   if (!target || dlca_preset_is_gol(&P->preset)) return DLCA_OK;
   const size_t n = (size_t)P->cfg.height * P->cfg.width * (size_t)P->shape.channels;
@@ -143,7 +144,7 @@ void dlca_population_free(dlca_population *P) {
   pthread_mutex_destroy(&P->polish_lock);
   dlca__clt_group_free(P->group);
   free(P->models), free(P->target);
-  free(P->ts), free(P->es), free(P->soft), free(P->due), free(P->evs);
+  free(P->ts), free(P->es), free(P->soft), free(P->due), free(P->evs), free(P->order);
   free(P);
 }
 

@@ -45,6 +45,7 @@ struct dlca_population {
   double *soft;
   int *due;
   dlca_eval *evs;
+  int *order;                 /* scratch: slots in judging order */
 };
 
 /* population_hyper.c: the jitters are in [0, 20]. */

@@ -6,9 +6,9 @@
  * most one such thread at a time, the lowest slot waiting first. A
  * search's result depends only on the circuit and the options, never on
  * timing; only the step at which the model is judged does
- * (dlca__pop_reap, at the start of each step, in slot order, so the
- * winner is the lowest slot right at that step). polish_inline keeps
- * everything on the caller's thread. */
+ * (dlca__pop_reap, at the start of each step; the most promising search
+ * runs first, the lowest hard loss its model reached). polish_inline
+ * keeps everything on the caller's thread. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,18 +118,23 @@ static int is_done(dlca_population *P, pop_job *pj) {
   return done;
 }
 
-/* The lowest slot waiting gets the thread, where none runs. */
+/* The most promising search waiting (the lowest hard loss its model
+ * reached, then the lowest slot) gets the thread, where none runs. */
 static int start_next(dlca_population *P, int *waiting) {
   *waiting = 0;
+  int next = -1;
   for (int j = 0; j < P->M; j++) {
     pop_job *pj = P->models[j].job;
     if (!pj) continue;
     *waiting = 1;
     if (pj->threaded || P->polishing) continue;
-    if (pthread_create(&pj->thread, NULL, polish_thread, pj))
-      return dlca__fail(DLCA_ENOMEM, "population: no thread for the repair of model %d", j);
-    pj->threaded = 1, P->polishing++;
+    if (next < 0 || P->models[j].loop->res.min_hard < P->models[next].loop->res.min_hard) next = j;
   }
+  if (next < 0) return DLCA_OK;
+  pop_job *pj = P->models[next].job;
+  if (pthread_create(&pj->thread, NULL, polish_thread, pj))
+    return dlca__fail(DLCA_ENOMEM, "population: no thread for the repair of model %d", next);
+  pj->threaded = 1, P->polishing++;
   return DLCA_OK;
 }
 
@@ -140,7 +145,8 @@ int dlca__pop_reap(dlca_population *P, int wait) {
       pop_job *pj = P->models[j].job;
       if (pj && pj->threaded && (wait || is_done(P, pj))) rc = join(P, j);
     }
-    if (!rc) rc = start_next(P, &waiting);
+    if (rc || (P->winner >= 0 && !P->po.run_all)) return rc; /* the others' searches are not needed */
+    rc = start_next(P, &waiting);
     if (rc || !wait || !waiting) return rc;
   }
 }

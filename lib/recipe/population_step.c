@@ -81,6 +81,31 @@ static int step_group(dlca_population *P) {
   return rc ? rc : evaluate_due(P);
 }
 
+/* The lowest hard loss a model reached (its kept circuit's with
+ * keep-best), the order in which models done at the same step are judged. */
+static double promise(const dlca_population *P, int j) {
+  const dlca_loop_result *w = &P->models[j].loop->res;
+  return w->diverged ? INFINITY : w->min_hard;
+}
+
+/* The models that finished this step, judged (population_repair.c) most
+ * promising first (then by slot), so that where many end at once (the
+ * checkerboard-async's and colour's fixed epochs) the likeliest winner's
+ * fresh grids and repair come first, and the rest wait once one is right. */
+static int judge_done(dlca_population *P, int n) {
+  for (int k = 1; k < n; k++) /* insertion: stable, and n is at most M */
+    for (int i = k; i > 0 && promise(P, P->order[i]) < promise(P, P->order[i - 1]); i--) {
+      const int t = P->order[i];
+      P->order[i] = P->order[i - 1], P->order[i - 1] = t;
+    }
+  int rc = DLCA_OK;
+  for (int k = 0; k < n && !rc; k++) {
+    if (P->winner >= 0 && !P->po.run_all) break;
+    rc = dlca__pop_judge(P, P->order[k]);
+  }
+  return rc;
+}
+
 int dlca_population_step(dlca_population *P) {
   if (!P) return dlca__fail(DLCA_EINVAL, "dlca_population_step: NULL argument");
   if (!dlca_population_running(P)) return DLCA_OK;
@@ -92,12 +117,14 @@ int dlca_population_step(dlca_population *P) {
   if (!rc && P->group) rc = step_group(P);
   for (int j = 0; j < P->M && !rc && !P->group; j++)
     if (P->models[j].state == DLCA_POP_TRAINING) rc = dlca__loop_launch(P->models[j].loop);
+  int n_done = 0;
   for (int j = 0; j < P->M && !rc; j++) {
     pop_model *pm = &P->models[j];
     if (pm->state != DLCA_POP_TRAINING) continue;
     if ((rc = dlca__loop_collect(pm->loop))) break;
-    if (pm->loop->res.done) rc = dlca__pop_judge(P, j); /* population_repair.c */
+    if (pm->loop->res.done) P->order[n_done++] = j;
   }
+  if (!rc) rc = judge_done(P, n_done);
   P->steps += !rc && training;
   if (!rc && dlca_population_running(P)) rc = dlca__pop_pbt(P); /* population_pbt.c */
   if (rc) return dlca__loop_fail(rc, "population step %llu", (unsigned long long)P->steps + 1);
