@@ -34,9 +34,21 @@ head -n 1 w.csv | grep -qx 'epoch,soft_loss,hard_loss,hard_accuracy,epochs_per_s
   fail "--log header: $(head -n 1 w.csv)"
 echo "ok: gol population: seed $seed; $(grep '^wall time' out.txt)"
 
-# (d) the winner's seed alone: the same circuit and the same losses
-expect 0 "the winner's seed alone" -- "$prog" --preset gol --seed "$seed" --eval-fresh 100 --save s.json --log s.csv
+# (d) the winner's seed alone (a single run: --population 0, what the
+# summary says): the same circuit and the same losses
+grep -q "^single run: *--seed $seed --population 0 trains the same circuit alone" out.txt ||
+  fail "no single-run line: $(grep -A1 '^winner' out.txt)"
+expect 0 "the winner's seed alone" -- "$prog" --preset gol --seed "$seed" --population 0 --eval-fresh 100 --save s.json \
+  --log s.csv
 cmp -s s.json w.json || fail "seed $seed alone saves another model than the population's winner"
 cut -d, -f1-4 s.csv >s.loss
 cut -d, -f1-4 w.csv | cmp -s - s.loss || fail "seed $seed alone has other losses than in the population"
+
+# (e) the default on a device: the recipe's population (gol: 8 models),
+# unless an option asks for one run of a given length
+expect 0 "gol, the default" -- "$prog" --preset gol --seed 5 --abandon 20:0 --max-models 8
+grep -q '^population: *8 at once, 8 models started (0 finished, 8 abandoned), 160 epochs in all' out.txt ||
+  fail "the default is not gol's population of 8: $(grep -E '^(population|epochs)' out.txt)"
+expect 0 "gol, --epochs: one run" -- "$prog" --preset gol --seed 5 --epochs 3
+grep -q '^population:' out.txt && fail "--epochs 3 trained a population: $(grep '^population' out.txt)"
 [ "$failures" -eq 0 ]

@@ -160,11 +160,15 @@ static const char help_text[] =
     "                         seed .. seed + M - 1, each exactly the run of its\n"
     "                         seed; stop at the first whose circuit is right on\n"
     "                         every fresh grid (--eval-fresh, 100 batches if not\n"
-    "                         given; the checkerboards also exact at --eval-scale,\n"
+    "                         given; the checkerboard also exact at --eval-scale,\n"
     "                         4 if not given), replacing a model that ends wrong or is\n"
     "                         abandoned (--abandon, the recipe's) with the next\n"
     "                         fresh seed; --save and --log hold the winner's\n"
-    "                         model and curve\n"
+    "                         model and curve. 0: a single run. Default: the\n"
+    "                         recipe's (RECIPES) on an OpenCL device with the\n"
+    "                         recommended recipe, unless --epochs, --checkpoint,\n"
+    "                         --resume, --model or --restarts asks for one run;\n"
+    "                         else a single run\n"
     "    --max-models N       --population: at most N models in all (default 10 M)\n"
     "    --measure            --population: M single runs of seeds seed .. seed +\n"
     "                         M - 1, each to its end, none replaced, no stop at\n"
@@ -279,7 +283,7 @@ void train_options_help(void) {
   fputs("\nRECIPES\n    The recommended recipe (--recipe recommended), the default for these presets:\n", stdout);
   const dlca_recipe *q;
   for (size_t i = 0; (q = dlca_recipe_at(i)); i++) {
-    char opts[256];
+    char opts[512];
     dlca_recipe_describe(q, 1, opts, sizeof opts);
     printf("    %-20s %s\n", q->preset, opts);
   }
@@ -366,7 +370,7 @@ static const opt_spec specs[] = {
     {"repair", K_LONG, O(repair), 0, 100, 0, 0, 0, -1},
     {"restart-from", K_LONG, O(restart_from), 0, 100000, 0, 0, 0, -1},
     {"jobs", K_LONG, O(jobs), 1, 256, 0, 0, 0, -1},
-    {"population", K_LONG, O(population), 1, 65536L, 0, 0, 0, -1},
+    {"population", K_LONG, O(population), 0, 65536L, 0, 0, 0, -1},
     {"max-models", K_LONG, O(max_models), 1, 100000000L, 0, 0, 0, -1},
     {"compiled-wires", K_FLAG, O(compiled_wires), 0, 0, 0, 0, 0, -1},
     {"measure", K_FLAG, O(measure), 0, 0, 0, 0, 0, -1},
@@ -557,6 +561,7 @@ static void set_defaults(train_options *o) {
   o->jobs = 1;
   o->temperature = o->gumbel = -1;
   o->param = -1;
+  o->population = -1;       /* the recipe's where the run is the default one (default_population) */
   o->optimizer = -1;
   o->momentum = o->dampening = o->beta1 = o->beta2 = o->eps = o->weight_decay = NAN;
   o->alpha = o->lr_decay = o->initial_accumulator = o->clip = NAN;
@@ -571,6 +576,19 @@ static int usage(const char *fmt, ...) {
   va_end(ap);
   fputc('\n', stderr);
   return CLI_USAGE;
+}
+
+/* The recipe's population (dlca_recipe.population) where the run is the
+ * default one, training until a circuit works: on an OpenCL device, with
+ * the recommended recipe, and none of the options of one run of a given
+ * length or start (--epochs, --checkpoint, --resume, --model) or of a
+ * chain (--restarts); otherwise a single run. */
+static long default_population(const train_options *o) {
+  if (o->backend_ref || o->recipe == TRAIN_RECIPE_REFERENCE || o->reference_protocol || o->epochs >= 0 ||
+      o->restarts > 0 || o->jobs > 1 || o->resume || o->model || o->checkpoint || !o->preset)
+    return 0;
+  const dlca_recipe *q;
+  return dlca_recipe_for(o->preset, o->param < 0 ? DLCA_PARAM_SOFTMAX16 : o->param, &q) ? 0 : q->population;
 }
 
 /* The options that exclude or need each other. */
@@ -600,6 +618,7 @@ static int check_combinations(train_options *o, const opt_spec *cooldown_only, c
   if (o->jobs > 1 && o->restarts == 0)
     return usage("--jobs: runs the runs of a chain of --restarts side by side, which is not given");
   if (o->restarts > 0 && o->eval_fresh == 0) o->eval_fresh = 100; /* what decides a restart */
+  if (o->population < 0) o->population = default_population(o);
   if (o->population > 0 && (o->restarts > 0 || o->jobs > 1 || o->resume || o->model || o->checkpoint))
     return usage("--population: trains fresh models side by side; not with --restarts, --jobs, --resume, --model "
                  "or --checkpoint");

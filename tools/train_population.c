@@ -167,9 +167,12 @@ static void print_hypers(pop_run *p, int j) {
            "the wires of seed %llu\n", g.copies, g.copies == 1 ? "y" : "ies", (unsigned long long)g.from_seed,
            (unsigned long long)g.from_epoch, (unsigned long long)g.origin_seed);
   dlca_train_config c;
-  if (!(o->lr_jitter > 0 || o->temperature_jitter > 0 || o->gumbel_jitter > 0 || g.copies) ||
-      dlca_population_config(p->P, j, &c))
+  if (!(o->lr_jitter > 0 || o->temperature_jitter > 0 || o->gumbel_jitter > 0 || g.copies)) {
+    printf("single run:     --seed %llu --population 0 trains the same circuit alone\n",
+           (unsigned long long)dlca_population_seed(p->P, j));
     return;
+  }
+  if (dlca_population_config(p->P, j, &c)) return;
   printf("its own:        --lr %.9g --temperature %.9g --gumbel %.9g (its seed's jitters, or a copy's)\n",
          c.optim.lr, c.relax.temperature > 0 ? c.relax.temperature : 1.0, c.relax.gumbel_scale);
 }

@@ -63,6 +63,8 @@ typedef struct dlca_recipe {
   long evolve_max_wrong;     /* evolve only at most K values wrong; -1: any */
   long repair_max_wrong;     /* repair only at most K values wrong; -1: any */
   const char *abandon;       /* "E:W[,E:W...]" in a chain of restarts; NULL: none */
+  int population;            /* dlca-train's default on an OpenCL device: this many models side by
+                              * side until one works (dlca_cl/population.h); 0: a single run */
 } dlca_recipe;
 
 /* The recommended recipe of a preset and parametrisation into *out, or
