@@ -169,7 +169,7 @@ static const char help_text[] =
     "                         recommended recipe, unless --epochs, --checkpoint,\n"
     "                         --resume, --model or --restarts asks for one run;\n"
     "                         else a single run\n"
-    "    --max-models N       --population: at most N models in all (default 10 M)\n"
+    "    --max-models N       --population: at most N models in all (default 128 M)\n"
     "    --measure            --population: M single runs of seeds seed .. seed +\n"
     "                         M - 1, each to its end, none replaced, no stop at\n"
     "                         the first right one (no recipe --abandon); prints\n"

@@ -225,7 +225,7 @@ static int setup(pop_run *p) {
   dlca_model_get_shape(r->model, &shape);
   const int measure = r->opt.measure;
   dlca_population_options po = {.n_models = M, .replace = !measure,
-                                 .max_models = measure ? M : r->opt.max_models > 0 ? r->opt.max_models : 10L * M,
+                                 .max_models = measure ? M : r->opt.max_models > 0 ? r->opt.max_models : 128L * M,
                                  .iwp_init = (float)r->opt.iwp_init, .compiled_wires = r->opt.compiled_wires,
                                  .run_all = measure, .lr_jitter = r->opt.lr_jitter,
                                  .temperature_jitter = r->opt.temperature_jitter,

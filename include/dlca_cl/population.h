@@ -103,7 +103,7 @@ DLCA_API void dlca_population_model_config(const dlca_population_options *po, co
 DLCA_API DLCA_WUR int dlca_population_config(const dlca_population *P, int j, dlca_train_config *out);
 
 /* The bytes on the device of a population of n_models models of this
- * preset, shape and configuration (gol: each with its 512-board twin). */
+ * preset, shape and configuration (gol's 512 boards are scored on the host). */
 DLCA_API DLCA_WUR int dlca_population_estimate_memory(const dlca_preset *p, const dlca_model_shape *shape,
                                                       const dlca_train_config *cfg, int n_models, size_t *bytes);
 /* The most models of that kind that fit in ctx's device memory (>= 0). */
