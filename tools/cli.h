@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -107,6 +108,21 @@ static inline int cli_parse_nonneg(const char *prog, const char *opt, const char
   }
   *out = v;
   return 0;
+}
+
+/* An array of elem-byte items p (capacity *cap) with room for need: p
+ * itself, or p grown by doubling from first; NULL when out of memory (or
+ * past SIZE_MAX), p and *cap then unchanged. */
+static inline void *cli_grow(void *p, size_t *cap, size_t need, size_t elem, size_t first) {
+  if (need <= *cap) return p;
+  size_t c = *cap ? *cap : first;
+  while (c < need)
+    if (c > SIZE_MAX / 2) return NULL;
+    else c *= 2;
+  if (c > SIZE_MAX / elem) return NULL;
+  void *q = realloc(p, c * elem);
+  if (q) *cap = c;
+  return q;
 }
 
 /* Seconds on a clock that never jumps, for rates and ETAs. */

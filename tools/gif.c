@@ -26,6 +26,7 @@ int gif_save(const strip *s, const char *path, const gif_options *o, char *err, 
 #else
 
 #include <gif_lib.h>
+#include "cli.h"
 #include "outfile.h"
 
 int gif_available(void) { return 1; }
@@ -38,16 +39,12 @@ typedef struct membuf {
 
 static int put_bytes(GifFileType *g, const GifByteType *b, int len) {
   membuf *m = g->UserData;
-  if (m->len + (size_t)len > m->cap) {
-    size_t cap = m->cap ? 2 * m->cap : 1 << 16;
-    while (cap < m->len + (size_t)len) cap *= 2;
-    unsigned char *p = realloc(m->p, cap);
-    if (!p) {
-      m->oom = 1;
-      return 0;
-    }
-    m->p = p, m->cap = cap;
+  unsigned char *p = cli_grow(m->p, &m->cap, m->len + (size_t)len, 1, 1 << 16);
+  if (!p) {
+    m->oom = 1;
+    return 0;
   }
+  m->p = p;
   memcpy(m->p + m->len, b, (size_t)len);
   m->len += (size_t)len;
   return len;

@@ -18,12 +18,9 @@ static void final_hard(const dlca_loop_result *w, double *loss, size_t *errors) 
 }
 
 static int push(pop_tally *t, const pop_done *d) {
-  if (t->n == t->cap) {
-    size_t cap = t->cap ? 2 * t->cap : 64;
-    pop_done *rows = realloc(t->rows, cap * sizeof *rows);
-    if (!rows) return -1;
-    t->rows = rows, t->cap = cap;
-  }
+  pop_done *rows = cli_grow(t->rows, &t->cap, t->n + 1, sizeof *rows, 64);
+  if (!rows) return -1;
+  t->rows = rows;
   t->rows[t->n++] = *d;
   return 0;
 }

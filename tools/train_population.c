@@ -59,12 +59,9 @@ static void pop_hard_stats(pop_run *p, double *best, double *median) {
 }
 
 static int add_row(pop_curve *c, const pop_row *row) {
-  if (c->n == c->cap) {
-    size_t cap = c->cap ? 2 * c->cap : 64;
-    pop_row *rows = realloc(c->rows, cap * sizeof *rows);
-    if (!rows) return -1;
-    c->rows = rows, c->cap = cap;
-  }
+  pop_row *rows = cli_grow(c->rows, &c->cap, c->n + 1, sizeof *rows, 64);
+  if (!rows) return -1;
+  c->rows = rows;
   c->rows[c->n++] = *row;
   return 0;
 }

@@ -40,12 +40,9 @@ static const node *node_of(const netlist *nl, int32_t s) {
 
 /* A new node, or -1 when out of memory. */
 static int32_t push(netlist *nl, int op, int32_t a, int32_t b) {
-  if (nl->n == nl->cap) {
-    size_t cap = nl->cap ? 2 * nl->cap : 4096;
-    node *p = realloc(nl->nodes, cap * sizeof *p);
-    if (!p) return -1;
-    nl->nodes = p, nl->cap = cap;
-  }
+  node *p = dlca__grow(nl->nodes, &nl->cap, nl->n + 1, sizeof *p, 4096);
+  if (!p) return -1;
+  nl->nodes = p;
   nl->nodes[nl->n] = (node){(uint8_t)op, a, b};
   return first_node(nl) + (int32_t)nl->n++;
 }

@@ -88,12 +88,9 @@ size_t dlca_tape_size(const dlca_tape *tape) { return tape ? tape->n : 0; }
 int dlca__tape_record(dlca_context *ctx, const dlca__tape_rec *r) {
   dlca_tape *tp = active;
   if (!tp || tp->ctx != ctx) return DLCA_OK;
-  if (tp->n == tp->cap) {
-    size_t cap = tp->cap ? 2 * tp->cap : 16;
-    dlca__tape_rec *p = realloc(tp->rec, cap * sizeof *p);
-    if (!p) return dlca__fail(DLCA_ENOMEM, "tape: out of host memory for %zu records", cap);
-    tp->rec = p, tp->cap = cap;
-  }
+  dlca__tape_rec *p = dlca__grow(tp->rec, &tp->cap, tp->n + 1, sizeof *p, 16);
+  if (!p) return dlca__fail(DLCA_ENOMEM, "tape: out of host memory for %zu records", tp->n + 1);
+  tp->rec = p;
   tp->rec[tp->n++] = *r;
   return DLCA_OK;
 }
@@ -154,12 +151,9 @@ static int target(dlca_tape *tape, const dlca_tensor *t, dlca_tensor **d, int *s
   tape_grad *e = find(tape, t);
   if (e && e->live) return *sum = 1, like(t, d);
   if (!e) {
-    if (tape->ng == tape->gcap) {
-      size_t cap = tape->gcap ? 2 * tape->gcap : 16;
-      tape_grad *p = realloc(tape->grad, cap * sizeof *p);
-      if (!p) return dlca__fail(DLCA_ENOMEM, "dlca_tape_backward: out of host memory for %zu gradients", cap);
-      tape->grad = p, tape->gcap = cap;
-    }
+    tape_grad *p = dlca__grow(tape->grad, &tape->gcap, tape->ng + 1, sizeof *p, 16);
+    if (!p) return dlca__fail(DLCA_ENOMEM, "dlca_tape_backward: out of host memory for %zu gradients", tape->ng + 1);
+    tape->grad = p;
     e = &tape->grad[tape->ng++];
     *e = (tape_grad){t, NULL, 0};
   }
