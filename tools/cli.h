@@ -7,11 +7,11 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include "dlca_cl.h"
+#include "core/grow.h" /* dlca__grow */
 
 /* Exit codes, the same in every tool: 0 success; 2 the user can fix the
  * command line or the input files (a bad value, a corrupt file, a missing or
@@ -108,21 +108,6 @@ static inline int cli_parse_nonneg(const char *prog, const char *opt, const char
   }
   *out = v;
   return 0;
-}
-
-/* An array of elem-byte items p (capacity *cap) with room for need: p
- * itself, or p grown by doubling from first; NULL when out of memory (or
- * past SIZE_MAX), p and *cap then unchanged. */
-static inline void *cli_grow(void *p, size_t *cap, size_t need, size_t elem, size_t first) {
-  if (need <= *cap) return p;
-  size_t c = *cap ? *cap : first;
-  while (c < need)
-    if (c > SIZE_MAX / 2) return NULL;
-    else c *= 2;
-  if (c > SIZE_MAX / elem) return NULL;
-  void *q = realloc(p, c * elem);
-  if (q) *cap = c;
-  return q;
 }
 
 /* Seconds on a clock that never jumps, for rates and ETAs. */

@@ -39,7 +39,7 @@ typedef struct membuf {
 
 static int put_bytes(GifFileType *g, const GifByteType *b, int len) {
   membuf *m = g->UserData;
-  unsigned char *p = cli_grow(m->p, &m->cap, m->len + (size_t)len, 1, 1 << 16);
+  unsigned char *p = dlca__grow(m->p, &m->cap, m->len + (size_t)len, 1, 1 << 16);
   if (!p) {
     m->oom = 1;
     return 0;

@@ -18,7 +18,7 @@ static void final_hard(const dlca_loop_result *w, double *loss, size_t *errors) 
 }
 
 static int push(pop_tally *t, const pop_done *d) {
-  pop_done *rows = cli_grow(t->rows, &t->cap, t->n + 1, sizeof *rows, 64);
+  pop_done *rows = dlca__grow(t->rows, &t->cap, t->n + 1, sizeof *rows, 64);
   if (!rows) return -1;
   t->rows = rows;
   t->rows[t->n++] = *d;

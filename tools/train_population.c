@@ -59,7 +59,7 @@ static void pop_hard_stats(pop_run *p, double *best, double *median) {
 }
 
 static int add_row(pop_curve *c, const pop_row *row) {
-  pop_row *rows = cli_grow(c->rows, &c->cap, c->n + 1, sizeof *rows, 64);
+  pop_row *rows = dlca__grow(c->rows, &c->cap, c->n + 1, sizeof *rows, 64);
   if (!rows) return -1;
   c->rows = rows;
   c->rows[c->n++] = *row;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include "dlca_cl.h"
+#include "core/grow.h"
 
 #if defined(__GNUC__)
 #define DLCA_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -64,21 +65,6 @@ struct stat;
 /* DLCA_OK if st is owned by this user and writable by no one else; else
  * status, with a message naming path. */
 int dlca__check_owned(const char *path, const struct stat *st, int status);
-
-/* An array of elem-byte items p (capacity *cap) with room for need: p
- * itself, or p grown by doubling from first; NULL when out of memory (or
- * past SIZE_MAX), p and *cap then unchanged. */
-static inline void *dlca__grow(void *p, size_t *cap, size_t need, size_t elem, size_t first) {
-  if (need <= *cap) return p;
-  size_t c = *cap ? *cap : first;
-  while (c < need)
-    if (c > SIZE_MAX / 2) return NULL;
-    else c *= 2;
-  if (c > SIZE_MAX / elem) return NULL;
-  void *q = realloc(p, c * elem);
-  if (q) *cap = c;
-  return q;
-}
 
 /* splitmix64: the sequential PRNG for wiring shuffles (doc/rng.md). */
 uint64_t dlca__splitmix64(uint64_t *state);
