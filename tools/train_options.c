@@ -618,7 +618,7 @@ static int check_combinations(train_options *o, const opt_spec *cooldown_only, c
   if (o->jobs > 1 && o->restarts == 0)
     return usage("--jobs: runs the runs of a chain of --restarts side by side, which is not given");
   if (o->restarts > 0 && o->eval_fresh == 0) o->eval_fresh = 100; /* what decides a restart */
-  if (o->population < 0) o->population = default_population(o);
+  if (o->population < 0) o->population = default_population(o), o->population_default = o->population > 0;
   if (o->population > 0 && (o->restarts > 0 || o->jobs > 1 || o->resume || o->model || o->checkpoint))
     return usage("--population: trains fresh models side by side; not with --restarts, --jobs, --resume, --model "
                  "or --checkpoint");

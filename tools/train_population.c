@@ -215,11 +215,26 @@ static int summary(pop_run *p, int interrupted) {
   return rc;
 }
 
+/* The recipe's population where it was not asked for: as many models as
+ * fit the device, if fewer (a population asked for that does not fit is
+ * refused, naming the most that would). */
+static void fit_default(run *r, const dlca_model_shape *shape) {
+  int fit;
+  if (!r->opt.population_default || dlca_population_max_models(r->ctx, &r->preset, shape, &r->cfg, &fit) ||
+      fit >= r->opt.population)
+    return;
+  if (!r->opt.quiet)
+    fprintf(stderr, "%s: the recipe's population of %ld models does not fit %s: %d\n", TRAIN_PROG,
+            r->opt.population, r->device, fit > 1 ? fit : 1);
+  r->opt.population = fit > 1 ? fit : 1;
+}
+
 static int setup(pop_run *p) {
   run *r = p->r;
-  const int M = (int)r->opt.population;
   dlca_model_shape shape;
   dlca_model_get_shape(r->model, &shape);
+  fit_default(r, &shape);
+  const int M = (int)r->opt.population;
   const int measure = r->opt.measure;
   dlca_population_options po = {.n_models = M, .replace = !measure,
                                  .max_models = measure ? M : r->opt.max_models > 0 ? r->opt.max_models : 128L * M,

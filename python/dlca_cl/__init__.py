@@ -18,7 +18,7 @@ else:
     from .device import devices, Context, default_context
     from .model import Model, presets, preset, GATE_NAMES
     from .trainer import Trainer
-    from .loop import Loop, train, recipe
+    from .loop import Loop, train, recipe, recipe_population
     from .population import Population
     from .evaluate import rollout, random_grid, evaluate
     from .parity import parity
@@ -26,6 +26,6 @@ else:
     __version__ = _lib.dlca_version_string().decode()
 
     __all__ = ["DlcaError", "library_path", "__version__", "devices", "Context", "default_context", "Model", "presets",
-               "preset", "GATE_NAMES", "Trainer", "Loop", "train", "recipe", "Population", "rollout", "random_grid",
-               "evaluate", "parity", "tensor", "ops", "optim", "net", "gru", "rsvd", "modelfile", "hard",
+               "preset", "GATE_NAMES", "Trainer", "Loop", "train", "recipe", "recipe_population", "Population",
+               "rollout", "random_grid", "evaluate", "parity", "tensor", "ops", "optim", "net", "gru", "rsvd", "modelfile", "hard",
                "jaxtree", "plot"]

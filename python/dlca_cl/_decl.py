@@ -117,6 +117,13 @@ class LoopEvent(_S):
                 ("cooldowns", i32), ("pass_", i32), ("done", sz), ("total", sz), ("best", C.POINTER(Eval))]
 
 
+class Recipe(_S):
+    _fields_ = [("preset", C.c_char_p), ("temperature", f32), ("gumbel", f32), ("batch", i32), ("epochs", lng),
+                ("cooldown", i32), ("early_stop", lng), ("keep_best", i32), ("param", i32), ("repair", lng),
+                ("eval_every", lng), ("evolve", lng), ("evolve_max_wrong", lng), ("repair_max_wrong", lng),
+                ("abandon", C.c_char_p), ("population", i32)]
+
+
 class PopulationOptions(_S):
     _fields_ = [("n_models", i32), ("seeds", C.POINTER(u64)), ("replace", i32), ("next_seed", u64),
                 ("max_models", lng), ("iwp_init", f32), ("compiled_wires", i32), ("run_all", i32),

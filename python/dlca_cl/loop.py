@@ -47,6 +47,17 @@ def recipe(preset, parametrisation="softmax16"):
     return buf.value.decode()
 
 
+def recipe_population(preset, parametrisation="softmax16"):
+    """The recommended recipe's population size (dlca_recipe.population:
+    dlca-train's default on a device), or 0 where it has none."""
+    from ._decl import Recipe
+    from .model import _preset_struct
+    p = _preset_struct(preset)
+    p.shape.parametrisation = param_code(parametrisation)
+    q = _recipe_ptr(p, "recommended")
+    return int(C.cast(q, C.POINTER(Recipe)).contents.population) if q else 0
+
+
 def _apply_loop(o, opts):
     for k in _LOOP_KEYS:
         if k in opts:

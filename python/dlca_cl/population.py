@@ -7,7 +7,7 @@ import numpy as np
 from ._lib import lib, check
 from ._decl import Eval, PopulationOptions, PopulationStats, LoopResult
 from .device import _Owned, resolve
-from .loop import loop_setup, result_dict
+from .loop import loop_setup, recipe_population, result_dict
 from .model import Model, _f32
 from .trainer import eval_dict
 
@@ -16,19 +16,23 @@ STATES = ("training", "right", "wrong", "abandoned", "polishing")  # dlca_popula
 
 
 class Population(_Owned):
-    """Population(preset, n_models, seed=1, seeds=None, replace=True,
+    """Population(preset, n_models=None, seed=1, seeds=None, replace=True,
     max_models=0, recipe="recommended", context=None, target=None,
     parametrisation="softmax16", compiled_wires=False, run_all=False, lr_jitter=0,
     temperature_jitter=0, gumbel_jitter=0, pbt_every=0, pbt_fraction=0, polish_inline=False, **options):
     model j starts from seeds[j] (default seed + j); run_all, the jitters, pbt_* and polish_inline as
     dlca_population_options (population.h: run_all with replace=False is dlca-train --measure); options as
-    Loop's."""
+    Loop's. n_models None: the recommended recipe's (recipe_population, dlca-train's default)."""
     _free = "dlca_population_free"
 
-    def __init__(self, preset, n_models, seed=1, seeds=None, replace=True, max_models=0, recipe="recommended",
+    def __init__(self, preset, n_models=None, seed=1, seeds=None, replace=True, max_models=0, recipe="recommended",
                  context=None, target=None, parametrisation="softmax16", compiled_wires=False, run_all=False,
                  lr_jitter=0, temperature_jitter=0, gumbel_jitter=0, pbt_every=0, pbt_fraction=0,
                  polish_inline=False, **options):
+        if n_models is None:
+            n_models = recipe_population(preset, parametrisation) or None
+            if n_models is None:
+                raise ValueError(f"{preset!r} with {parametrisation} gates has no recommended population: give n_models")
         if isinstance(n_models, bool) or not isinstance(n_models, int) or n_models < 1:
             raise ValueError(f"n_models must be an int >= 1, not {n_models!r}")
         p, cfg, o = loop_setup(preset, seed, recipe, parametrisation, True, options)

@@ -54,6 +54,15 @@ def test_loop_by_hand():
         assert run.trainer.lr == np.float32(dlca_cl.preset("checkerboard")["lr"])
 
 
+def test_recipe_population():
+    assert dlca_cl.recipe_population("checkerboard") == 8 and dlca_cl.recipe_population("colour") == 16
+    assert dlca_cl.recipe_population("checkerboard", "iwp") == 0
+    with pytest.raises(ValueError, match="no recommended population"):
+        dlca_cl.Population("checkerboard", parametrisation="iwp")
+    with dlca_cl.Population("gol", seed=1, replace=False, epochs=1) as pop:
+        assert len(pop) == 8
+
+
 def test_population_steps():
     with dlca_cl.Population("checkerboard", 2, seed=1, recipe="paper", replace=False, epochs=4, eval_every=2) as pop:
         assert len(pop) == 2 and pop.seeds() == [1, 2]
