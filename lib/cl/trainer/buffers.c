@@ -11,6 +11,10 @@ static void release(cl_mem *b) {
 void dlca__clt_destroy(dlca_trainer *t) {
   cl_state *st = t->impl;
   if (!st) return;
+  for (int k = 0; k < 2; k++) { /* the device may still be reading the copy */
+    if (st->stage_ev[k]) clWaitForEvents(1, &st->stage_ev[k]), clReleaseEvent(st->stage_ev[k]);
+    free(st->stage[k]);
+  }
   cl_kernel ks[] = {st->k_coef, st->k_start, st->k_fwd, st->k_bwd, st->k_adamw, st->k_eval, st->k_perc};
   for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
     if (ks[i]) clReleaseKernel(ks[i]);

@@ -90,6 +90,10 @@ typedef struct cl_state {
   struct dlca__clt_group *grp;
   cl_mem psc;
   int pop_m;
+  /* The start grids [0] and the target [1] as last written without a wait
+   * (upload.c): the trainer's copy the device reads from, and that read. */
+  float *stage[2];
+  cl_event stage_ev[2];
 } cl_state;
 
 /* One device buffer of the trainer: where it goes, its bytes (0: not
@@ -167,6 +171,9 @@ int dlca__clt_upload_wiring(dlca_trainer *t, cl_state *st);
 int dlca__clt_upload_initial(dlca_trainer *t, cl_state *st);
 int dlca__clt_sync_target(dlca_trainer *t);
 int dlca__clt_sync_input(dlca_trainer *t);
+/* Waits for the device's read of the start grids (k 0) or target (k 1)
+ * written without a wait (upload.c). */
+int dlca__clt_stage_wait(cl_state *st, int k);
 int dlca__clt_sync_masks(dlca_trainer *t);
 
 /* ---- enqueue.c ---- */

@@ -93,14 +93,46 @@ oom:
   free(w), free(rv), free(slot), free(fill), free(pw), free(fo), free(po);
   return dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory");
 }
+/* Waits for the device's read of stage k, if one is pending. */
+int dlca__clt_stage_wait(cl_state *st, int k) {
+  if (!st->stage_ev[k]) return DLCA_OK;
+  cl_int err = clWaitForEvents(1, &st->stage_ev[k]);
+  clReleaseEvent(st->stage_ev[k]);
+  st->stage_ev[k] = NULL;
+  return err ? dlca__fail_cl(err, "OpenCL trainer: writing the %s: %s", k ? "target" : "start grids",
+                             dlca__cl_error_name(err))
+             : DLCA_OK;
+}
+
+/* The start grids (k 0) or the target (k 1), written without a wait: gol
+ * writes both every epoch, and a blocking write costs a round trip (tens
+ * of us a model and epoch on an NVIDIA driver). The device reads them from
+ * the trainer's own copy, rewritten only once that read is done. */
+static int write_staged(dlca_trainer *t, int k, cl_mem buf, const float *src) {
+  cl_state *st = t->impl;
+  const size_t bytes = t->grid * 4;
+  int rc = dlca__clt_stage_wait(st, k);
+  if (rc) return rc;
+  if (!st->stage[k] && !(st->stage[k] = malloc(bytes)))
+    return dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory for the %s", k ? "target" : "start grids");
+  memcpy(st->stage[k], src, bytes);
+  cl_int err = clEnqueueWriteBuffer(t->ctx->queue, buf, CL_FALSE, 0, bytes, st->stage[k], 0, NULL, &st->stage_ev[k]);
+  if (err) {
+    st->stage_ev[k] = NULL;
+    return dlca__fail_cl(err, "%s: writing %zu bytes to %s failed: %s", k ? "target" : "start grids", bytes,
+                         t->ctx->info.name, dlca__cl_error_name(err));
+  }
+  return DLCA_OK;
+}
+
 int dlca__clt_sync_target(dlca_trainer *t) {
   cl_state *st = t->impl;
-  return dlca__upload(t->ctx, st->target, 0, t->grid * 4, t->target, "target");
+  return write_staged(t, 1, st->target, t->target);
 }
 
 int dlca__clt_sync_input(dlca_trainer *t) {
   cl_state *st = t->impl;
-  return dlca__upload(t->ctx, st->input, 0, t->grid * 4, t->input, "start grids");
+  return write_staged(t, 0, st->input, t->input);
 }
 
 int dlca__clt_sync_masks(dlca_trainer *t) {
