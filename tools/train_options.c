@@ -591,6 +591,35 @@ static long default_population(const train_options *o) {
   return dlca_recipe_for(o->preset, o->param < 0 ? DLCA_PARAM_SOFTMAX16 : o->param, &q) ? 0 : q->population;
 }
 
+/* --population and its options: the default, what goes with it, its criterion. */
+static int check_population(train_options *o) {
+  if (o->population < 0) o->population = default_population(o), o->population_default = o->population > 0;
+  if (o->population > 0 && (o->restarts > 0 || o->jobs > 1 || o->resume || o->model || o->checkpoint))
+    return usage("--population: trains fresh models side by side; not with --restarts, --jobs, --resume, --model "
+                 "or --checkpoint");
+  const char *pop_only = o->max_models > 0 ? "max-models" : o->compiled_wires ? "compiled-wires"
+                         : o->measure ? "measure" : o->runs ? "runs" : o->lr_jitter > 0 ? "lr-jitter"
+                         : o->temperature_jitter > 0 ? "temperature-jitter"
+                         : o->gumbel_jitter > 0 ? "gumbel-jitter" : NULL;
+  if (pop_only && o->population == 0) return usage("--%s: only with --population", pop_only);
+  if (o->pbt && o->population == 0) return usage("--pbt: only with --population");
+  if (o->pbt && o->measure) return usage("--pbt: copies models into others, but --measure trains single runs");
+  char end;
+  if (o->pbt && (sscanf(o->pbt, "%ld:%lf%c", &o->pbt_every, &o->pbt_fraction, &end) != 2 || o->pbt_every < 1 ||
+                 !(o->pbt_fraction > 0 && o->pbt_fraction <= 0.5)))
+    return usage("--pbt: '%s' is not EVERY:FRACTION, EVERY >= 1 steps and FRACTION in (0, 0.5]", o->pbt);
+  if (o->lr_jitter > 20 || o->temperature_jitter > 20 || o->gumbel_jitter > 20)
+    return usage("--lr-jitter, --temperature-jitter, --gumbel-jitter: at most 20");
+  if (o->measure && (o->max_models > 0 || o->save || o->log))
+    return usage("--measure: every model trains to its end and none is replaced; not with --max-models, --save "
+                 "or --log (the per-seed results go to --runs FILE)");
+  /* a population's criterion (issue 34): the checkerboard also exact on 64x64 for 80 steps */
+  if (o->population > 0 && o->eval_scale == 0 && o->preset && !strcmp(o->preset, "checkerboard"))
+    o->eval_scale = 4;
+  if (o->population > 0 && o->eval_fresh == 0) o->eval_fresh = 100; /* what decides the winner */
+  return 0;
+}
+
 /* The options that exclude or need each other. */
 static int check_combinations(train_options *o, const opt_spec *cooldown_only, const opt_spec *changes_training) {
   if (!o->preset) return usage("--preset: missing; one of gol, checkerboard, checkerboard-async, growth, colour");
@@ -618,30 +647,8 @@ static int check_combinations(train_options *o, const opt_spec *cooldown_only, c
   if (o->jobs > 1 && o->restarts == 0)
     return usage("--jobs: runs the runs of a chain of --restarts side by side, which is not given");
   if (o->restarts > 0 && o->eval_fresh == 0) o->eval_fresh = 100; /* what decides a restart */
-  if (o->population < 0) o->population = default_population(o), o->population_default = o->population > 0;
-  if (o->population > 0 && (o->restarts > 0 || o->jobs > 1 || o->resume || o->model || o->checkpoint))
-    return usage("--population: trains fresh models side by side; not with --restarts, --jobs, --resume, --model "
-                 "or --checkpoint");
-  const char *pop_only = o->max_models > 0 ? "max-models" : o->compiled_wires ? "compiled-wires"
-                         : o->measure ? "measure" : o->runs ? "runs" : o->lr_jitter > 0 ? "lr-jitter"
-                         : o->temperature_jitter > 0 ? "temperature-jitter"
-                         : o->gumbel_jitter > 0 ? "gumbel-jitter" : NULL;
-  if (pop_only && o->population == 0) return usage("--%s: only with --population", pop_only);
-  if (o->pbt && o->population == 0) return usage("--pbt: only with --population");
-  if (o->pbt && o->measure) return usage("--pbt: copies models into others, but --measure trains single runs");
-  char end;
-  if (o->pbt && (sscanf(o->pbt, "%ld:%lf%c", &o->pbt_every, &o->pbt_fraction, &end) != 2 || o->pbt_every < 1 ||
-                 !(o->pbt_fraction > 0 && o->pbt_fraction <= 0.5)))
-    return usage("--pbt: '%s' is not EVERY:FRACTION, EVERY >= 1 steps and FRACTION in (0, 0.5]", o->pbt);
-  if (o->lr_jitter > 20 || o->temperature_jitter > 20 || o->gumbel_jitter > 20)
-    return usage("--lr-jitter, --temperature-jitter, --gumbel-jitter: at most 20");
-  if (o->measure && (o->max_models > 0 || o->save || o->log))
-    return usage("--measure: every model trains to its end and none is replaced; not with --max-models, --save "
-                 "or --log (the per-seed results go to --runs FILE)");
-  /* a population's criterion (issue 34): the checkerboard also exact on 64x64 for 80 steps */
-  if (o->population > 0 && o->eval_scale == 0 && o->preset && !strcmp(o->preset, "checkerboard"))
-    o->eval_scale = 4;
-  if (o->population > 0 && o->eval_fresh == 0) o->eval_fresh = 100; /* what decides the winner */
+  int rc = check_population(o);
+  if (rc) return rc;
   if (o->backend_ref && o->device) return usage("--device: chooses an OpenCL device, but --backend is ref");
   return 0;
 }
