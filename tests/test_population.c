@@ -16,16 +16,11 @@
 #define POP_M 3
 #define POP_EPOCHS 6
 
-/* A tiny checkerboard: 2 grids, 4 steps; a hard evaluation every 2
- * epochs, keep-best and 2 fresh batches, so that every part of a run's
- * end is compared. */
+/* The tiny checkerboard (tests/util.h) with keep-best and 2 fresh
+ * batches, so that every part of a run's end is compared. */
 static void tiny(dlca_preset *p, dlca_train_config *cfg, dlca_loop_options *o) {
-  ck_assert_int_eq(dlca_preset_get("checkerboard", p), DLCA_OK);
-  dlca_train_config_from_preset(p, cfg);
-  cfg->batch = 2, cfg->steps = 4, cfg->seed = 7;
-  cfg->relax.temperature = 2, cfg->relax.gumbel_scale = 0.5f; /* each model its own Gumbel draws */
-  dlca_loop_options_default(o);
-  o->epochs = POP_EPOCHS, o->eval_every = 2, o->keep_best = 1, o->eval_fresh = 2;
+  tu_tiny_checkerboard(p, cfg, o, POP_EPOCHS);
+  o->keep_best = 1, o->eval_fresh = 2;
 }
 
 /* One run of seed s as dlca-train runs it: soft[e] per epoch, the hard

@@ -13,15 +13,9 @@
 #define SEL_M 2
 #define SEL_EPOCHS 4
 
-/* A tiny checkerboard: 2 grids, 4 steps, a Gumbel relaxation, an
- * evaluation every 2 epochs. */
+/* The tiny checkerboard of tests/util.h. */
 static void tiny(dlca_preset *p, dlca_train_config *cfg, dlca_loop_options *o) {
-  ck_assert_int_eq(dlca_preset_get("checkerboard", p), DLCA_OK);
-  dlca_train_config_from_preset(p, cfg);
-  cfg->batch = 2, cfg->steps = 4, cfg->seed = 7;
-  cfg->relax.temperature = 2, cfg->relax.gumbel_scale = 0.5f;
-  dlca_loop_options_default(o);
-  o->epochs = SEL_EPOCHS, o->eval_every = 2;
+  tu_tiny_checkerboard(p, cfg, o, SEL_EPOCHS);
 }
 
 /* The soft losses of a single run of cfg (its seed) with o. */

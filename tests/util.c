@@ -83,6 +83,15 @@ dlca_model_shape tu_small_shape(int C, int K, int with_one, int periodic, int ex
   return s;
 }
 
+void tu_tiny_checkerboard(dlca_preset *p, dlca_train_config *cfg, dlca_loop_options *o, long epochs) {
+  ck_assert_int_eq(dlca_preset_get("checkerboard", p), DLCA_OK);
+  dlca_train_config_from_preset(p, cfg);
+  cfg->batch = 2, cfg->steps = 4, cfg->seed = 7;
+  cfg->relax.temperature = 2, cfg->relax.gumbel_scale = 0.5f;
+  dlca_loop_options_default(o);
+  o->epochs = epochs, o->eval_every = 2;
+}
+
 dlca_train_config tu_small_train_config(void) {
   dlca_train_config cfg;
   memset(&cfg, 0, sizeof cfg);

@@ -33,6 +33,11 @@ dlca_model_shape tu_small_shape(int C, int K, int with_one, int periodic, int ex
 /* The small training run of the relaxation and IWP suites: batch 2, 6x6,
  * 4 steps, random starts from seed 77, loss channel 0, default AdamW. */
 dlca_train_config tu_small_train_config(void);
+/* The tiny checkerboard of the population suites: the preset with 2 grids
+ * a batch, 4 steps, seed 7, temperature 2 + Gumbel 0.5 (each model its own
+ * draws); the loop's defaults with `epochs` epochs and a hard evaluation
+ * every 2. */
+void tu_tiny_checkerboard(dlca_preset *p, dlca_train_config *cfg, dlca_loop_options *o, long epochs);
 /* Fills n floats with uniform values in [lo, hi) from seed (never all zero). */
 void tu_random(float *v, size_t n, float lo, float hi, uint64_t seed);
 #endif

@@ -12,9 +12,9 @@ int rollout_new(dlca_context *ctx, const dlca_model *m, const dlca_train_config 
   c.batch = batch, c.height = H, c.width = W, c.steps = 1;
   c.start = DLCA_START_UPLOAD;
   c.seed = seed;
-  /* the perception wires from a buffer: one program per grid shape serves
-   * every model (with them compiled in, each model would cost a build of
-   * seconds on a GPU driver: a population checks many) */
+  /* the perception wires from a buffer, so that models of one grid shape
+   * can share a program (where the plan does not depend on the wiring: a
+   * GPU driver's large grids, with the push, still build one per wiring) */
   c.shared_program = 1;
   out->batch = batch, out->height = H, out->width = W, out->channels = s.channels;
   out->async = c.async, out->seed = seed;

@@ -102,20 +102,17 @@ static int setup_gol(dlca_loop *r) {
     return dlca__fail(DLCA_ENOMEM, "gol boards: out of memory");
   dlca_gol_all(r->gol_all_x, r->gol_all_y);
   r->gol = 1;
-  r->gol_cfg = r->cfg;
-  r->gol_cfg.batch = DLCA_GOL_BOARDS;
-  r->gol_cfg.start = DLCA_START_UPLOAD;
   return DLCA_OK;
 }
 
 int dlca__loop_gol_bits(dlca_loop *r, const float *logits, dlca_bits **out) {
-  dlca_model *m;
-  int rc = dlca_trainer_export_model(r->t, &m);
+  dlca_model *m; /* given logits: the trainer's wires with them, no read of the device's */
+  int rc = logits ? dlca_model_clone(r->t->model, &m) : dlca_trainer_export_model(r->t, &m);
   if (rc) return rc;
   if (logits) memcpy(dlca_model_params(m), logits, sizeof(float) * dlca_model_n_params(m));
-  dlca_run run = dlca_run_default(DLCA_GOL_BOARDS, r->cfg.height, r->cfg.width, r->cfg.steps);
-  run.n_loss_channels = r->cfg.n_loss_channels;
-  memcpy(run.loss_channels, r->cfg.loss_channels, sizeof run.loss_channels);
+  dlca_train_config c = r->cfg;
+  c.batch = DLCA_GOL_BOARDS;
+  const dlca_run run = dlca__epoch_run(&c, NULL, 0);
   rc = dlca_bits_new(m, &run, r->gol_all_x, r->gol_all_y, out);
   dlca_model_free(m);
   return rc;

@@ -12,7 +12,6 @@ struct dlca_loop {
   dlca_train_config cfg;
   dlca_trainer *t;
   int gol;                /* gol: scored on all 512 boards, on the host (dlca__loop_gol_bits) */
-  dlca_train_config gol_cfg; /* gol: cfg for all 512 boards at once */
   float *gol_x, *gol_y;   /* gol: one epoch's boards and successors */
   float *gol_all_x, *gol_all_y; /* gol: every board and its successor */
   float *best;            /* keep_best: the logits of the lowest hard loss */

@@ -12,9 +12,8 @@
 #include "recipe/population_impl.h"
 #include "cl/trainer_group.h"
 
-static int model_bytes(const dlca_preset *p, const dlca_model_shape *shape, const dlca_train_config *cfg,
-                       size_t *bytes) {
-  (void)p; /* gol's 512 boards are scored on the host */
+/* One model's device bytes (gol's 512 boards are scored on the host). */
+static int model_bytes(const dlca_model_shape *shape, const dlca_train_config *cfg, size_t *bytes) {
   dlca_model *m = NULL;
   size_t one = 0;
   int rc = dlca_model_new(shape, cfg->seed, &m);
@@ -30,7 +29,7 @@ int dlca_population_estimate_memory(const dlca_preset *p, const dlca_model_shape
   if (!p || !cfg || !bytes || n_models < 1)
     return dlca__fail(DLCA_EINVAL, "dlca_population_estimate_memory: NULL argument or n_models < 1");
   size_t one;
-  int rc = model_bytes(p, shape ? shape : &p->shape, cfg, &one);
+  int rc = model_bytes(shape ? shape : &p->shape, cfg, &one);
   if (rc) return rc;
   *bytes = one * (size_t)n_models;
   return DLCA_OK;
@@ -40,7 +39,7 @@ int dlca_population_max_models(dlca_context *ctx, const dlca_preset *p, const dl
                                const dlca_train_config *cfg, int *max_models) {
   if (!ctx || !p || !cfg || !max_models) return dlca__fail(DLCA_EINVAL, "dlca_population_max_models: NULL argument");
   size_t one;
-  int rc = model_bytes(p, shape ? shape : &p->shape, cfg, &one);
+  int rc = model_bytes(shape ? shape : &p->shape, cfg, &one);
   if (rc) return rc;
   dlca_device_info info;
   dlca_context_device(ctx, &info);

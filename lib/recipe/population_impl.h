@@ -48,6 +48,10 @@ struct dlca_population {
   int *order;                 /* scratch: slots in judging order */
 };
 
+/* population_step.c: how promising model j is, lower first: the lowest
+ * hard loss it reached (its kept circuit's with keep-best; INFINITY once
+ * diverged). The order of judging and of the repairs. */
+double dlca__pop_promise(const dlca_population *P, int j);
 /* population_hyper.c: the jitters are in [0, 20]. */
 int dlca__pop_check_jitter(const dlca_population_options *po);
 /* population_pbt.c: pbt_every >= 0, pbt_fraction in [0, 0.5]; after a

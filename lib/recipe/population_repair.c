@@ -128,7 +128,7 @@ static int start_next(dlca_population *P, int *waiting) {
     if (!pj) continue;
     *waiting = 1;
     if (pj->threaded || P->polishing) continue;
-    if (next < 0 || P->models[j].loop->res.min_hard < P->models[next].loop->res.min_hard) next = j;
+    if (next < 0 || dlca__pop_promise(P, j) < dlca__pop_promise(P, next)) next = j;
   }
   if (next < 0) return DLCA_OK;
   pop_job *pj = P->models[next].job;

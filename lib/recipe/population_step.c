@@ -81,9 +81,7 @@ static int step_group(dlca_population *P) {
   return rc ? rc : evaluate_due(P);
 }
 
-/* The lowest hard loss a model reached (its kept circuit's with
- * keep-best), the order in which models done at the same step are judged. */
-static double promise(const dlca_population *P, int j) {
+double dlca__pop_promise(const dlca_population *P, int j) {
   const dlca_loop_result *w = &P->models[j].loop->res;
   return w->diverged ? INFINITY : w->min_hard;
 }
@@ -94,7 +92,7 @@ static double promise(const dlca_population *P, int j) {
  * fresh grids and repair come first, and the rest wait once one is right. */
 static int judge_done(dlca_population *P, int n) {
   for (int k = 1; k < n; k++) /* insertion: stable, and n is at most M */
-    for (int i = k; i > 0 && promise(P, P->order[i]) < promise(P, P->order[i - 1]); i--) {
+    for (int i = k; i > 0 && dlca__pop_promise(P, P->order[i]) < dlca__pop_promise(P, P->order[i - 1]); i--) {
       const int t = P->order[i];
       P->order[i] = P->order[i - 1], P->order[i - 1] = t;
     }
