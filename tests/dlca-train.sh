@@ -70,6 +70,25 @@ got=$?
 [ -s int.ckpt ] || fail "SIGTERM: no checkpoint written"
 grep -q 'checkpoint saved to int.ckpt' int.err || fail "SIGTERM: no notice: $(cat int.err)"
 expect 0 "resume after SIGTERM" -- cb --seed 7 --epochs 6 --resume int.ckpt
+# The same request twice within half a second (timeout(1) signals the tool,
+# then its process group, and a busy process's threads can take both) is
+# one: the run still ends with its summary. A growth epoch on the CPU takes
+# longer than the 0.05 s between them, so the second comes while it stops.
+rm -f int.csv
+"$prog" --backend ref --preset growth --eval-every 1 --epochs 1000000 --log int.csv >int.out 2>int.err &
+pid=$!
+tries=0
+while [ "$(rows)" -lt 2 ] && [ $tries -lt 300 ]; do
+  sleep 0.1
+  tries=$((tries + 1))
+done
+kill -TERM $pid
+sleep 0.05
+kill -TERM $pid
+wait $pid
+got=$?
+[ "$got" -eq 130 ] || fail "SIGTERM twice: exit $got, expected 130"
+grep -q '^wall time:' int.out || fail "SIGTERM twice: no summary: $(cat int.out int.err)"
 
 # Issue 6: a cooldown schedule with early stop, --keep-best and a fresh
 # evaluation; the summary describes the saved model's circuit.

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "cli.h"
 #include "train_run.h"
@@ -15,8 +16,29 @@
 volatile sig_atomic_t train_stop_signal;
 static int quiet_mode;
 
+/* A second request to stop quits at once, unless it comes within
+ * REPEAT_S of the first: one request can arrive twice (timeout(1) signals
+ * the tool and then its process group; threads of OpenMP and the repairs
+ * can each take one), and must still end with the summary and the files. */
+#define REPEAT_S 0.5
+
+static double monotonic_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts); /* async-signal-safe (POSIX.1-2008) */
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static void on_signal(int sig) {
   static const char msg[] = "\n" TRAIN_PROG ": stopping after this epoch (press Ctrl-C again to quit at once)\n";
+  static volatile double first_s;
+  const double now = monotonic_s();
+  if (train_stop_signal) {
+    if (now - first_s < REPEAT_S) return;
+    signal(sig, SIG_DFL); /* the second request: its default action, now */
+    raise(sig);
+    return;
+  }
+  first_s = now;
   train_stop_signal = sig;
   if (!quiet_mode) {
     ssize_t unused = write(STDERR_FILENO, msg, sizeof msg - 1); /* write(2) is async-signal-safe */
@@ -29,7 +51,6 @@ void train_catch_signals(void) {
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESETHAND; /* the second signal takes its default action: quit now */
   /* A SIGINT ignored on entry (a background job, nohup) stays ignored. */
   struct sigaction old;
   if (sigaction(SIGINT, NULL, &old) == 0 && old.sa_handler != SIG_IGN) sigaction(SIGINT, &sa, NULL);
