@@ -58,11 +58,15 @@ losses g2.csv | cmp -s - g1.loss || fail "gol: resumed run differs from the stra
   --log int.csv --checkpoint int.ckpt 2>int.err &
 pid=$!
 rows() { if [ -f int.csv ]; then wc -l <int.csv; else echo 0; fi; }
-tries=0
-while [ "$(rows)" -lt 2 ] && [ $tries -lt 300 ]; do
-  sleep 0.1
-  tries=$((tries + 1))
-done
+# waits (at most 30 s) for the log's first row: the handler is installed by then
+first_row() {
+  tries=0
+  while [ "$(rows)" -lt 2 ] && [ $tries -lt 300 ]; do
+    sleep 0.1
+    tries=$((tries + 1))
+  done
+}
+first_row
 kill -TERM $pid
 wait $pid
 got=$?
@@ -77,11 +81,7 @@ expect 0 "resume after SIGTERM" -- cb --seed 7 --epochs 6 --resume int.ckpt
 rm -f int.csv
 "$prog" --backend ref --preset growth --eval-every 1 --epochs 1000000 --log int.csv >int.out 2>int.err &
 pid=$!
-tries=0
-while [ "$(rows)" -lt 2 ] && [ $tries -lt 300 ]; do
-  sleep 0.1
-  tries=$((tries + 1))
-done
+first_row
 kill -TERM $pid
 sleep 0.05
 kill -TERM $pid
