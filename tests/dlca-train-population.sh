@@ -19,6 +19,24 @@ grep -q '^population: *2 at once, 3 models started (0 finished, 3 abandoned), 60
 grep -q '^winner: *none' out.txt || fail "abandoned population has a winner: $(cat out.txt)"
 grep -q 'seed 7: abandoned at epoch 20' err.txt || fail "the fresh seed 7 was not trained: $(cat err.txt)"
 
+# (a') --runs is rewritten while models end: a population killed outright
+# keeps the rows of the models it had done, each whole
+"$prog" --backend ref --preset gol --population 2 --max-models 100000 --seed 5 --epochs 40 --abandon 20:0 \
+  --runs killed.csv >/dev/null 2>&1 &
+pid=$!
+tries=0
+while ! [ -s killed.csv ] && [ $tries -lt 300 ]; do
+  sleep 0.1
+  tries=$((tries + 1))
+done
+kill -KILL $pid
+wait $pid 2>/dev/null
+head -n 1 killed.csv | grep -q '^seed,right,how,epoch,' || fail "--runs after a kill: no header: $(head -n 2 killed.csv)"
+rows=$(tail -n +2 killed.csv | grep -c '^[0-9]*,0,abandoned,20,')
+[ "$rows" -ge 1 ] && [ "$rows" -eq "$(($(wc -l <killed.csv) - 1))" ] ||
+  fail "--runs after a kill: $rows whole rows: $(cat killed.csv)"
+ls killed.csv.tmp* >/dev/null 2>&1 && fail "--runs after a kill: a temporary file is left"
+
 # (b) options that do not go with a population
 expect 2 "--population with --restarts" -- "$prog" --backend ref --preset gol --population 2 --restarts 3
 expect 2 "--max-models without --population" -- "$prog" --backend ref --preset gol --max-models 3

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "outfile.h"
 #include "train_measure.h"
 
 /* The circuit a run ends with: the evolution's, else the repair's, else
@@ -84,35 +85,40 @@ static int by_seed(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* The rows in seed order as CSV, into a buffer of the caller's (free()). */
+static int tally_csv(const pop_tally *t, char **buf, size_t *len) {
+  pop_done *rows = t->n ? malloc(t->n * sizeof *rows) : NULL;
+  FILE *f = t->n && !rows ? NULL : open_memstream(buf, len);
+  if (!f) {
+    free(rows);
+    return -1;
+  }
+  if (t->n) memcpy(rows, t->rows, t->n * sizeof *rows);
+  qsort(rows, t->n, sizeof *rows, by_seed);
+  fprintf(f, "seed,right,how,epoch,hard_loss,hard_errors,fresh_errors,fresh_total,scale_errors,scale_total,"
+          "lr,temperature,gumbel,seconds,copies,origin_seed\n");
+  for (size_t i = 0; i < t->n; i++) {
+    const pop_done *d = &rows[i];
+    fprintf(f, "%llu,%d,%s,%llu,%.9g,%zu,", (unsigned long long)d->seed, d->right, d->how,
+            (unsigned long long)d->epoch, d->hard_loss, d->hard_errors);
+    fprintf(f, d->have_fresh ? "%zu,%zu," : ",,", d->fresh_errors, d->fresh_total);
+    fprintf(f, d->have_scale ? "%zu,%zu," : ",,", d->scale_errors, d->scale_total);
+    fprintf(f, "%.9g,%.9g,%.9g,%.3f,%ld,%llu\n", d->lr, d->temperature, d->gumbel, d->seconds, d->copies,
+            (unsigned long long)d->origin_seed);
+  }
+  free(rows);
+  return fclose(f) ? -1 : 0;
+}
+
 int pop_tally_write(run *r, const pop_tally *t) {
   const char *path = r->opt.runs;
   if (!path) return 0;
-  pop_done *rows = t->n ? malloc(t->n * sizeof *rows) : NULL;
-  if (t->n && !rows) return train_fail(r, CLI_FAIL, DLCA_ENOMEM, "--runs");
-  if (t->n) memcpy(rows, t->rows, t->n * sizeof *rows);
-  qsort(rows, t->n, sizeof *rows, by_seed);
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  int bad = !f;
-  if (f) {
-    fprintf(f, "seed,right,how,epoch,hard_loss,hard_errors,fresh_errors,fresh_total,scale_errors,scale_total,"
-            "lr,temperature,gumbel,seconds,copies,origin_seed\n");
-    for (size_t i = 0; i < t->n; i++) {
-      const pop_done *d = &rows[i];
-      fprintf(f, "%llu,%d,%s,%llu,%.9g,%zu,", (unsigned long long)d->seed, d->right, d->how,
-              (unsigned long long)d->epoch, d->hard_loss, d->hard_errors);
-      fprintf(f, d->have_fresh ? "%zu,%zu," : ",,", d->fresh_errors, d->fresh_total);
-      fprintf(f, d->have_scale ? "%zu,%zu," : ",,", d->scale_errors, d->scale_total);
-      fprintf(f, "%.9g,%.9g,%.9g,%.3f,%ld,%llu\n", d->lr, d->temperature, d->gumbel, d->seconds, d->copies,
-              (unsigned long long)d->origin_seed);
-    }
-    bad = fclose(f) != 0;
-  }
-  free(rows);
-  if (bad || rename(tmp, path) != 0) {
-    remove(tmp);
-    fprintf(stderr, "%s: --runs %s: write failed\n", TRAIN_PROG, path);
+  char *buf = NULL, err[256] = "out of memory";
+  size_t len = 0;
+  const int bad = tally_csv(t, &buf, &len) || outfile_write(path, buf, len, err, sizeof err);
+  free(buf);
+  if (bad) {
+    fprintf(stderr, "%s: --runs %s: %s\n", TRAIN_PROG, path, err);
     return CLI_FAIL;
   }
   return 0;

@@ -9,11 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "outfile.h"
 #include "train_measure.h"
 #include "train_run.h"
 
 #define POP_LOG_HEADER CSVLOG_HEADER ",pop_best_hard,pop_median_hard"
 #define POP_TICK_S 10.0
+#define POP_RUNS_S 10.0 /* --runs is rewritten at most this often while models end */
 
 typedef struct pop_row {
   uint64_t epoch;
@@ -36,6 +38,9 @@ typedef struct pop_run {
   pop_tally done;             /* every model done (--runs, --measure) */
   double t0, tick, rate;      /* start, last progress line, model-epochs per second */
   uint64_t rate_epochs;
+  double runs_at;             /* --runs: when it was last written, with runs_n rows */
+  size_t runs_n;
+  int runs_failed;
 } pop_run;
 
 static int cmp_double(const void *a, const void *b) {
@@ -131,23 +136,39 @@ static void tick(pop_run *p) {
           TRAIN_PROG, st.models, (unsigned long long)st.epochs, p->rate, best, median);
 }
 
-/* --log: the winner's curve, written to PATH.tmp and renamed over PATH. */
+/* --runs, every POP_RUNS_S while models end, so that a run cut short (a
+ * kill, a lost machine) keeps the rows of its models done. After a failure,
+ * said once, only the write at the end tries again (and sets the exit). */
+static void runs_now(pop_run *p) {
+  const double now = cli_now();
+  if (!p->r->opt.runs || p->runs_failed || p->done.n == p->runs_n || now - p->runs_at < POP_RUNS_S) return;
+  p->runs_at = now, p->runs_n = p->done.n;
+  if (pop_tally_write(p->r, &p->done)) {
+    p->runs_failed = 1;
+    fprintf(stderr, "%s: --runs: trying again at the end\n", TRAIN_PROG);
+  }
+}
+
+/* --log: the winner's curve, written whole or not at all. */
 static int write_log(pop_run *p, int j) {
   const char *path = p->r->opt.log;
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  if (!f) return train_fail(p->r, CLI_FAIL, DLCA_EIO, "--log %s", path);
-  fprintf(f, "%s\n", POP_LOG_HEADER);
-  const pop_curve *c = &p->curves[j];
-  for (size_t i = 0; i < c->n; i++) {
-    const pop_row *w = &c->rows[i];
-    fprintf(f, "%llu,%.9g,%.9g,%.6f,%.3f,%.9g,%.9g\n", (unsigned long long)w->epoch, w->soft, w->hard.hard_loss,
-            w->hard.accuracy, w->rate, w->best, w->median);
+  char *buf = NULL, err[256] = "out of memory";
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  int bad = !f;
+  if (f) {
+    fprintf(f, "%s\n", POP_LOG_HEADER);
+    const pop_curve *c = &p->curves[j];
+    for (size_t i = 0; i < c->n; i++) {
+      const pop_row *w = &c->rows[i];
+      fprintf(f, "%llu,%.9g,%.9g,%.6f,%.3f,%.9g,%.9g\n", (unsigned long long)w->epoch, w->soft, w->hard.hard_loss,
+              w->hard.accuracy, w->rate, w->best, w->median);
+    }
+    bad = fclose(f) || outfile_write(path, buf, len, err, sizeof err);
   }
-  if (fclose(f) != 0 || rename(tmp, path) != 0) {
-    remove(tmp);
-    fprintf(stderr, "%s: --log %s: write failed\n", TRAIN_PROG, path);
+  free(buf);
+  if (bad) {
+    fprintf(stderr, "%s: --log %s: %s\n", TRAIN_PROG, path, err);
     return CLI_FAIL;
   }
   return 0;
@@ -268,6 +289,7 @@ int train_population(run *r) {
   p.r = r;
   int rc = setup(&p);
   p.t0 = p.tick = cli_now();
+  p.runs_at = -INFINITY; /* the first model done is written at once */
   train_catch_signals();
   while (!rc && dlca_population_running(p.P) && !train_stop_signal) {
     for (int j = 0; j < dlca_population_size(p.P); j++) p.was[j] = dlca_population_model_state(p.P, j);
@@ -275,7 +297,7 @@ int train_population(run *r) {
     if (s) rc = train_fail(r, CLI_FAIL, s, "--population");
     if (!rc) rc = record(&p);
     if (!rc) rc = announce(&p);
-    if (!rc) tick(&p);
+    if (!rc) tick(&p), runs_now(&p);
   }
   if (!rc) rc = summary(&p, train_stop_signal != 0);
   for (int j = 0; p.curves && j < (int)r->opt.population; j++) free(p.curves[j].rows);
