@@ -132,8 +132,14 @@ static void tick(pop_run *p) {
   if (p->r->opt.quiet || st.steps <= 1) return;
   double best, median;
   pop_hard_stats(p, &best, &median);
-  fprintf(stderr, "%s: population: %ld models, %llu epochs in all, %.0f model-epochs/s; hard loss best %g, median %g\n",
-          TRAIN_PROG, st.models, (unsigned long long)st.epochs, p->rate, best, median);
+  char closest[96] = "";
+  const pop_done *c = NULL; /* the nearest miss so far: how close the population has come */
+  for (size_t i = 0; i < p->done.n; i++)
+    if (!c || p->done.rows[i].hard_errors < c->hard_errors) c = &p->done.rows[i];
+  if (c) snprintf(closest, sizeof closest, "; %zu done, the closest %zu values wrong (seed %llu)", p->done.n,
+                  c->hard_errors, (unsigned long long)c->seed);
+  fprintf(stderr, "%s: population: %ld models, %llu epochs in all, %.0f model-epochs/s; hard loss best %g, "
+          "median %g%s\n", TRAIN_PROG, st.models, (unsigned long long)st.epochs, p->rate, best, median, closest);
 }
 
 /* --runs, every POP_RUNS_S while models end, so that a run cut short (a
