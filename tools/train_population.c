@@ -146,8 +146,9 @@ static void tick(pop_run *p) {
  * kill, a lost machine) keeps the rows of its models done. After a failure,
  * said once, only the write at the end tries again (and sets the exit). */
 static void runs_now(pop_run *p) {
+  if (!p->r->opt.runs || p->runs_failed || p->done.n == p->runs_n) return; /* most steps end no model */
   const double now = cli_now();
-  if (!p->r->opt.runs || p->runs_failed || p->done.n == p->runs_n || now - p->runs_at < POP_RUNS_S) return;
+  if (now - p->runs_at < POP_RUNS_S) return;
   p->runs_at = now, p->runs_n = p->done.n;
   if (pop_tally_write(p->r, &p->done)) {
     p->runs_failed = 1;
