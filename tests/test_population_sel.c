@@ -228,6 +228,7 @@ static void polish(dlca_context *ctx) {
     tiny(&p, &cfg, &o);
     o.repair = 2, o.evolve = 16, o.evolve_lineages = 8, o.eval_fresh = 1;
     cfg.seed = o.seed = 41 + (uint64_t)j;
+    cfg.population_plan = 1; /* as dlca_population_model_config gives it */
     dlca_model *m;
     dlca_loop *l;
     ck_assert_int_eq(dlca_model_new(&p.shape, cfg.seed, &m), DLCA_OK);

@@ -318,6 +318,8 @@ static void apply_overrides(run *r) {
   dlca_loop_options_default(&r->lo);
   dlca_train_config_from_preset(&r->preset, &r->cfg);
   r->cfg.seed = o->seed;
+  /* a population's plan (dlca_train_config): its models, and --population 0, which gives their circuits */
+  r->cfg.population_plan = o->population_given || o->population > 0;
   if (o->batch > 0) r->cfg.batch = (int)o->batch;
   if (o->steps > 0) r->cfg.steps = (int)o->steps;
   if (o->lr > 0) r->cfg.optim.lr = (float)o->lr;

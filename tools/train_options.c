@@ -164,7 +164,11 @@ static const char help_text[] =
     "                         4 if not given), replacing a model that ends wrong or is\n"
     "                         abandoned (--abandon, the recipe's) with the next\n"
     "                         fresh seed; --save and --log hold the winner's\n"
-    "                         model and curve. 0: a single run. Default: the\n"
+    "                         model and curve. 0: a single run, planned on a GPU\n"
+    "                         as a population's model (the circuit of the\n"
+    "                         population's model of its seed; growth and colour\n"
+    "                         train several times slower than a run without\n"
+    "                         --population). Default: the\n"
     "                         recipe's (RECIPES) on an OpenCL device with the\n"
     "                         recommended recipe, unless --epochs, --checkpoint,\n"
     "                         --resume, --model or --restarts asks for one run;\n"
@@ -595,6 +599,7 @@ static long default_population(const train_options *o) {
 
 /* --population and its options: the default, what goes with it, its criterion. */
 static int check_population(train_options *o) {
+  o->population_given = o->population >= 0;
   if (o->population < 0) o->population = default_population(o), o->population_default = o->population > 0;
   if (o->population > 0 && (o->restarts > 0 || o->jobs > 1 || o->resume || o->model || o->checkpoint))
     return usage("--population: trains fresh models side by side; not with --restarts, --jobs, --resume, --model "

@@ -48,6 +48,7 @@ typedef struct train_options {
   long jobs;                     /* --restarts: runs of the chain at once, in child processes (1) */
   long population;               /* --population M: M models side by side on one device; 0: one run */
   int population_default;        /* population is the recipe's, not asked for: fewer where fewer fit */
+  int population_given;          /* --population was given (0 too: a single run planned as a population's model) */
   long max_models;               /* --population: models started in all at most; 0: 128 M */
   int compiled_wires;            /* --population: a program build per seed, the wires compiled in */
   int measure;                   /* --population --measure: M single runs to their ends, the success rate */

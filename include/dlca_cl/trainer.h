@@ -62,6 +62,13 @@ typedef struct dlca_train_config {
    * stacks leave registers (slower steps on GPUs) and the tile kernels
    * (KERNELS 2, TILE_CELLS) are not used. The CPU reference ignores it. */
   int shared_program;
+  /* 1: an OpenCL GPU plans the backward launches as for a population's
+   * model (dlca_cl/population.h), whatever the population's size: cells
+   * grouped as in a batch of POP_PLAN_MODELS models (trainer.cl), each
+   * group's own gate sums. A population sets it, and so does
+   * dlca_population_model_config: a single run with it gives a population
+   * model's bits. Other devices and the CPU reference ignore it. */
+  int population_plan;
 } dlca_train_config;
 
 /* The paper's protocol for a preset (batch, steps, lr, start, loss channels). */

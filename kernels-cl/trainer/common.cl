@@ -94,6 +94,25 @@ typedef float real_t;
 #ifndef POP_PERSIST
 #define POP_PERSIST 1
 #endif
+/* dlca_train_config's population_plan (a population's models, and single
+ * runs that give their bits), for models whose perception stacks (C K)
+ * outnumber WG_NARROW threads (growth, colour): the backward pass planned
+ * as for a batch of POP_PLAN_MODELS models (cells a group, the perception
+ * backward apart, BWD_PUSH), with no one-launch pass and POP_GROUPS groups
+ * a model in each backward launch, whatever the population's size, so that
+ * a model's sums do not depend on it. H200, 2026-11-28, a population step
+ * (dlca-bench --population): growth x16 12.4 -> 10.0 ms, colour x16 8.5 ->
+ * 6.7; POP_GROUPS 8: 12.3, 24: 11.5, 32: 10.4. The narrow models keep a
+ * single run's plan: with it the checkerboard x8 went 4.67 -> 6.11 ms and
+ * checkerboard-async x8 8.74 -> 9.79. 0: never. */
+// @tunable POP_PLAN_MODELS 16 0 4 64 | 0..4096
+#ifndef POP_PLAN_MODELS
+#define POP_PLAN_MODELS 16
+#endif
+// @tunable POP_GROUPS 16 8 24 32 | 1..4096
+#ifndef POP_GROUPS
+#define POP_GROUPS 16
+#endif
 /* 1: this build runs the one-launch backward pass (set by the host) */
 #ifndef PSPLIT
 #define PSPLIT 0

@@ -23,6 +23,7 @@ void dlca_population_model_config(const dlca_population_options *po, const dlca_
                                   dlca_train_config *out) {
   *out = *cfg;
   out->seed = seed;
+  out->population_plan = 1;
   out->optim.lr = (float)(cfg->optim.lr * jitter(seed, POP_STREAM_LR, po->lr_jitter));
   if (po->temperature_jitter > 0) {
     const double t = cfg->relax.temperature > 0 ? cfg->relax.temperature : 1;

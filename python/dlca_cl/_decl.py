@@ -67,7 +67,7 @@ class TrainConfig(_S):
     _fields_ = [("batch", i32), ("height", i32), ("width", i32), ("steps", i32), ("async_", i32),
                 ("fire_rate", f32), ("n_loss_channels", i32), ("loss_channels", i32 * MAX_LOSS), ("start", i32),
                 ("seed", u64), ("optim", Optim), ("relax", Relax), ("use_suite", i32), ("suite", OptimConfig),
-                ("shared_program", i32)]
+                ("shared_program", i32), ("population_plan", i32)]
 
 
 class Eval(_S):

@@ -14,8 +14,8 @@ _INTS = ("batch", "height", "width", "steps")
 _FLOATS_OPTIM = ("clip", "lr", "beta1", "beta2", "eps", "weight_decay")
 _FLOATS_RELAX = ("temperature", "gumbel_scale", "grad_noise")
 KEYS = set(_INTS) | set(_FLOATS_OPTIM) | set(_FLOATS_RELAX) | {
-    "async_", "fire_rate", "seed", "start", "loss_channels", "straight_through", "shared_program", "optimizer",
-    "optimizer_options"}
+    "async_", "fire_rate", "seed", "start", "loss_channels", "straight_through", "shared_program", "population_plan",
+    "optimizer", "optimizer_options"}
 
 
 def _int(v, what, lo=1):
@@ -66,6 +66,8 @@ def apply_overrides(cfg, opts):
         cfg.seed = _u64(opts["seed"], "seed")
     if "shared_program" in opts:
         cfg.shared_program = int(bool(opts["shared_program"]))
+    if "population_plan" in opts:
+        cfg.population_plan = int(bool(opts["population_plan"]))
     if "start" in opts:
         if opts["start"] not in START:
             raise ValueError(f"start must be one of {sorted(START)}, not {opts['start']!r}")

@@ -45,9 +45,9 @@ class Trainer(_Owned):
     (batch, steps, lr, seed, height, width, async_, fire_rate, start,
     temperature, gumbel_scale, straight_through, grad_noise, clip, beta1,
     beta2, eps, weight_decay, loss_channels, optimizer="adam"|...,
-    optimizer_options={...}, shared_program). context: a Context, a device
-    spec, "ref" for the CPU reference, or None for the shared default
-    context. target: [H][W][C] (one for every sample) or [B][H][W][C]; None:
+    optimizer_options={...}, shared_program, population_plan). context: a
+    Context, a device spec, "ref" for the CPU reference, or None for the
+    shared default context. target: [H][W][C] (one for every sample) or [B][H][W][C]; None:
     the preset's own (required for gol, which has none)."""
     _free = "dlca_trainer_free"
 

@@ -110,7 +110,7 @@ typedef struct buf_spec {
  * trainer_cpu.cl's (has_cpu) and trainer_tile.cl's (has_tile) where they
  * may run. */
 typedef struct cl_tuned {
-  int wg, per_cu, fwd_per_cu, cpw, cpw_min, wg_narrow, kernels, persist, pop_persist, tile_cells;
+  int wg, per_cu, fwd_per_cu, cpw, cpw_min, wg_narrow, kernels, persist, pop_persist, pop_plan, pop_groups, tile_cells;
   int perc_split, split_per_cu, split_unit, perc_per_cu, push, bwd_tail, banks, bank_effort, bwd_maxnreg;
   int has_cpu, vec, cpu_per_cu;
   int has_tile, tl, twg, tile_per_cu, tile_fwd_per_cu, tfwd_stage, tv;

@@ -5,6 +5,19 @@
 
 static size_t cells_of(const dlca_trainer *t) { return (size_t)t->cfg.batch * t->cfg.height * t->cfg.width; }
 
+/* population_plan with POP_PLAN_MODELS, for a model whose perception
+ * stacks outnumber WG_NARROW threads (trainer.cl): the backward pass's
+ * choices are made for that many models' cells (plan_cells) and its groups
+ * are POP_GROUPS, never by the population's size, so a model's bits are the
+ * same in any population and alone. */
+static int pop_planned(const dlca_trainer *t, const cl_tuned *u) {
+  const dlca_model_shape *m = &t->model->shape;
+  return t->cfg.population_plan && u->pop_plan > 0 && m->channels * m->n_kernels > u->wg_narrow;
+}
+static size_t plan_cells(const dlca_trainer *t, const cl_tuned *u) {
+  return pop_planned(t, u) ? cells_of(t) * (size_t)u->pop_plan : cells_of(t);
+}
+
 /* KERNELS 1: trainer_cpu.cl's VEC and groups (s->nwg, which also sizes
  * `partial`), and its scratch. */
 static void cpu_configure(const dlca_context *ctx, const dlca_train_config *cfg, cl_shape *s, const cl_tuned *u) {
@@ -48,20 +61,22 @@ static size_t slots_of(const dlca_context *ctx, int per_cu) {
  * CELLS_PER_GROUP_MIN. H100 (doc/performance.md): 3 cells win at batch 512
  * (147.9 ms against 169.9 with 2), 2 at batch 2 (1.19 ms against 1.27 with
  * 3), and 1 is 1.5x slower than 2 for the 196 cells of checkerboard-async. */
-static size_t plan_groups(const dlca_trainer *t, cl_shape *s, int per_cu, int cpw, int cpw_min) {
+static size_t plan_groups(const dlca_trainer *t, cl_shape *s, const cl_tuned *u, int per_cu) {
   const dlca_context *ctx = t->ctx;
+  int cpw = u->cpw;
   size_t local;
   for (;;) {
     local = dlca__clt_backward_local(t, s, (size_t)cpw, s->act_floats, 2 * (size_t)s->dw);
     if (local <= ctx->info.local_mem || cpw == 1) break;
     cpw--;
   }
-  const size_t cells = cells_of(t), slots = slots_of(ctx, per_cu);
-  while (cpw > cpw_min && (cells + (size_t)cpw - 1) / (size_t)cpw < slots)
-    cpw = cpw / 2 < cpw_min ? cpw_min : cpw / 2;
+  const size_t cells = cells_of(t), pcells = plan_cells(t, u), slots = slots_of(ctx, per_cu);
+  while (cpw > u->cpw_min && (pcells + (size_t)cpw - 1) / (size_t)cpw < slots)
+    cpw = cpw / 2 < u->cpw_min ? u->cpw_min : cpw / 2;
   s->cpw = cpw;
   const size_t groups = (cells + (size_t)cpw - 1) / (size_t)cpw;
   s->nwg = (int)dlca__clt_backward_groups(&t->cfg, ctx->info.compute_units, per_cu);
+  if (pop_planned(t, u)) s->nwg = u->pop_groups; /* a model's own, whatever the population's size */
   if ((size_t)s->nwg > groups) s->nwg = (int)groups; /* no group without a cell */
   return local;
 }
@@ -77,15 +92,15 @@ static size_t plan_groups(const dlca_trainer *t, cl_shape *s, int per_cu, int cp
  * 1.3x slower. Returns the backward group's local memory. */
 static size_t plan_backward(const dlca_trainer *t, cl_shape *s, const cl_tuned *u, int *per_cu) {
   const dlca_context *ctx = t->ctx;
-  const size_t cells = cells_of(t);
+  const size_t cells = plan_cells(t, u);
   const int wg_narrow = u->wg_narrow;
   s->nwg_fwd = (int)dlca__clt_backward_groups(&t->cfg, ctx->info.compute_units, u->fwd_per_cu);
-  size_t local = plan_groups(t, s, *per_cu, u->cpw, u->cpw_min);
+  size_t local = plan_groups(t, s, u, *per_cu);
   if (!s->kernels && wg_narrow > 0 && wg_narrow < s->wg && s->wg % wg_narrow == 0 && s->C * s->K <= wg_narrow &&
       s->gmax <= 2 * wg_narrow && (cells + (size_t)s->cpw - 1) / (size_t)s->cpw > slots_of(ctx, *per_cu)) {
     *per_cu *= s->wg / wg_narrow;
     s->wg = wg_narrow;
-    local = plan_groups(t, s, *per_cu, u->cpw, u->cpw_min);
+    local = plan_groups(t, s, u, *per_cu);
   }
   return local;
 }
@@ -101,7 +116,7 @@ static void plan_persist(const dlca_trainer *t, cl_shape *s, const cl_tuned *u) 
   s->units = (cells_of(t) + (size_t)s->cpw - 1) / (size_t)s->cpw;
   /* in a population's group only with POP_PERSIST (its groups wait for
    * each other, so the group launches it once per model) */
-  s->persist = !s->kernels && (!t->group || u->pop_persist) && u->persist > 0 && t->cfg.steps > 1 &&
+  s->persist = !s->kernels && !pop_planned(t, u) && (!t->group || u->pop_persist) && u->persist > 0 && t->cfg.steps > 1 &&
                (s->units + (size_t)s->nwg - 1) / (size_t)s->nwg <= (size_t)u->persist;
 }
 
@@ -115,13 +130,13 @@ static void plan_persist(const dlca_trainer *t, cl_shape *s, const cl_tuned *u) 
  * the narrow work-group is taken), since its dlca_backward fits more of
  * them (H200, checkerboard batch 512: 3, in two rounds of 3). */
 static void plan_split(const dlca_trainer *t, cl_shape *s, const cl_tuned *u, int scale) {
-  const size_t cells = cells_of(t);
+  const size_t cells = plan_cells(t, u);
   s->psplit = !s->kernels && !s->persist && u->perc_split > 0 && cells >= (size_t)u->perc_split &&
               dlca__clt_perc_local_floats(s, s->cpw, t->cfg.relax.straight_through) * sizeof(float) <=
                   t->ctx->info.local_mem;
   if (s->psplit && u->split_per_cu > 0) {
-    plan_groups(t, s, u->split_per_cu * scale, u->cpw, u->cpw_min);
-    s->units = (cells + (size_t)s->cpw - 1) / (size_t)s->cpw;
+    plan_groups(t, s, u, u->split_per_cu * scale);
+    s->units = (cells_of(t) + (size_t)s->cpw - 1) / (size_t)s->cpw;
   }
 }
 
@@ -130,7 +145,9 @@ static void plan_split(const dlca_trainer *t, cl_shape *s, const cl_tuned *u, in
  * with the planned rows (instead of act and dact) fits the device.
  * BWD_BANKS: with the push, the device runs the model with each hidden
  * update layer's gates in a bank-aware order (bank_order.c); the noise
- * counters stay keyed by the model's gate indices (gkey). */
+ * counters stay keyed by the model's gate indices (gkey). Not under
+ * population_plan: a population's fresh seeds would each search an order
+ * on the host, and fill the kernel cache with them. */
 static int plan_push(dlca_trainer *t, cl_state *st, const cl_tuned *u) {
   cl_shape *s = &st->sh;
   int rc;
@@ -139,7 +156,7 @@ static int plan_push(dlca_trainer *t, cl_state *st, const cl_tuned *u) {
     if (top && dlca__clt_backward_local(t, s, (size_t)s->cpw, row, 0) + 4 * sizeof(float) <= t->ctx->info.local_mem)
       s->push = 1, s->pact = row;
   }
-  if (s->push && u->banks) {
+  if (s->push && u->banks && !pop_planned(t, u)) {
     if ((rc = dlca__bank_order_cached(t->ctx, t->model, u->bank_effort, st->row, NULL)) ||
         (rc = dlca__clt_reorder_model(t, st)))
       return rc;
@@ -201,7 +218,8 @@ static int plan_steps(const dlca_trainer *t, cl_shape *s, const cl_tuned *u, siz
 static void plan_perc_groups(const dlca_trainer *t, cl_shape *s, const cl_tuned *u, int scale) {
   s->nwg_perc = s->nwg;
   if (s->psplit && u->perc_per_cu > 0) {
-    size_t n = dlca__clt_backward_groups(&t->cfg, t->ctx->info.compute_units, u->perc_per_cu * scale),
+    size_t n = pop_planned(t, u) ? (size_t)u->pop_groups
+                                 : dlca__clt_backward_groups(&t->cfg, t->ctx->info.compute_units, u->perc_per_cu * scale),
            pu = (cells_of(t) + (size_t)s->cpwp - 1) / (size_t)s->cpwp;
     s->nwg_perc = (int)(n < pu ? n : pu);
   }

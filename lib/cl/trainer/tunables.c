@@ -18,6 +18,8 @@ static int read_trainer(dlca_context *ctx, cl_tuned *u) {
   READ(KFILE, "KERNELS", kernels);
   READ(KFILE, "BWD_PERSIST", persist);
   READ(KFILE, "POP_PERSIST", pop_persist);
+  READ(KFILE, "POP_PLAN_MODELS", pop_plan);
+  READ(KFILE, "POP_GROUPS", pop_groups);
   READ(KFILE, "TILE_CELLS", tile_cells);
   READ(KFILE, "PERC_SPLIT_CELLS", perc_split);
   READ(KFILE, "PERC_SPLIT_GROUPS_PER_CU", split_per_cu);
