@@ -2,9 +2,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/stat.h>
 #include "csvlog.h"
+#include "outfile.h"
 
 /* Reads the rows of an earlier log that a resumed run keeps: those whose
  * epoch is at most `upto`. Returns a malloc'd string (possibly empty), or
@@ -41,34 +40,17 @@ static char *kept_rows(const char *path, uint64_t upto) {
   return out;
 }
 
-/* Writes the header and the kept rows to a temporary file beside path,
- * flushed to the disk, and renames it over path: an interruption or a full
- * disk leaves the earlier log as it was, never half of it. */
+/* Writes the header and the kept rows over path, whole (outfile.h): an
+ * interruption or a full disk leaves the earlier log as it was, never half
+ * of it. */
 static int rewrite(const char *path, const char *keep, char *err, size_t n) {
-  size_t len = strlen(path) + 16;
-  char *tmp = malloc(len);
-  if (!tmp) {
-    snprintf(err, n, "%s: out of memory", path);
-    return -1;
+  char why[200];
+  outfile_mem m;
+  if (outfile_mem_open(&m, why, sizeof why) == 0) {
+    fprintf(m.f, "%s\n%s", CSVLOG_HEADER, keep);
+    if (outfile_mem_commit(&m, path, why, sizeof why) == 0) return 0;
   }
-  snprintf(tmp, len, "%s.tmp.XXXXXX", path);
-  int fd = mkstemp(tmp);
-  /* the log keeps its mode (mkstemp makes 0600) */
-  struct stat st;
-  if (fd >= 0 && stat(path, &st) == 0) (void)!fchmod(fd, st.st_mode & 07777);
-  FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
-  int ok = f && fprintf(f, "%s\n%s", CSVLOG_HEADER, keep) >= 0 && fflush(f) == 0 && fsync(fd) == 0;
-  const int saved = errno;
-  if (f) ok &= fclose(f) == 0;
-  else if (fd >= 0) close(fd);
-  if (ok && rename(tmp, path) == 0) {
-    free(tmp);
-    return 0;
-  }
-  snprintf(err, n, "%s: cannot rewrite it for the resumed run (the earlier log is kept): %s", path,
-           strerror(ok ? errno : saved));
-  if (fd >= 0) unlink(tmp);
-  free(tmp);
+  snprintf(err, n, "%s: cannot rewrite it for the resumed run (the earlier log is kept): %s", path, why);
   return -1;
 }
 

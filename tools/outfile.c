@@ -48,3 +48,17 @@ int outfile_write(const char *path, const void *data, size_t len, char *err, siz
   free(tmp);
   return ok ? 0 : -1;
 }
+
+int outfile_mem_open(outfile_mem *m, char *err, size_t n) {
+  m->buf = NULL, m->len = 0;
+  m->f = open_memstream(&m->buf, &m->len);
+  if (!m->f) snprintf(err, n, "out of memory");
+  return m->f ? 0 : -1;
+}
+
+int outfile_mem_commit(outfile_mem *m, const char *path, char *err, size_t n) {
+  int rc = fclose(m->f) ? (snprintf(err, n, "out of memory"), -1) : outfile_write(path, m->buf, m->len, err, n);
+  free(m->buf);
+  m->f = NULL, m->buf = NULL;
+  return rc;
+}

@@ -85,16 +85,8 @@ static int by_seed(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* The rows in seed order as CSV, into a buffer of the caller's (free()). */
-static int tally_csv(const pop_tally *t, char **buf, size_t *len) {
-  pop_done *rows = t->n ? malloc(t->n * sizeof *rows) : NULL;
-  FILE *f = t->n && !rows ? NULL : open_memstream(buf, len);
-  if (!f) {
-    free(rows);
-    return -1;
-  }
-  if (t->n) memcpy(rows, t->rows, t->n * sizeof *rows);
-  qsort(rows, t->n, sizeof *rows, by_seed);
+/* The rows in seed order as CSV, into f. */
+static void tally_csv(const pop_tally *t, const pop_done *rows, FILE *f) {
   fprintf(f, "seed,right,how,epoch,hard_loss,hard_errors,fresh_errors,fresh_total,scale_errors,scale_total,"
           "lr,temperature,gumbel,seconds,copies,origin_seed\n");
   for (size_t i = 0; i < t->n; i++) {
@@ -106,17 +98,22 @@ static int tally_csv(const pop_tally *t, char **buf, size_t *len) {
     fprintf(f, "%.9g,%.9g,%.9g,%.3f,%ld,%llu\n", d->lr, d->temperature, d->gumbel, d->seconds, d->copies,
             (unsigned long long)d->origin_seed);
   }
-  free(rows);
-  return fclose(f) ? -1 : 0;
 }
 
 int pop_tally_write(run *r, const pop_tally *t) {
   const char *path = r->opt.runs;
   if (!path) return 0;
-  char *buf = NULL, err[256] = "out of memory";
-  size_t len = 0;
-  const int bad = tally_csv(t, &buf, &len) || outfile_write(path, buf, len, err, sizeof err);
-  free(buf);
+  char err[256] = "out of memory";
+  pop_done *rows = t->n ? malloc(t->n * sizeof *rows) : NULL;
+  outfile_mem m;
+  int bad = (t->n && !rows) || outfile_mem_open(&m, err, sizeof err);
+  if (!bad) {
+    if (t->n) memcpy(rows, t->rows, t->n * sizeof *rows);
+    qsort(rows, t->n, sizeof *rows, by_seed);
+    tally_csv(t, rows, m.f);
+    bad = outfile_mem_commit(&m, path, err, sizeof err);
+  }
+  free(rows);
   if (bad) {
     fprintf(stderr, "%s: --runs %s: %s\n", TRAIN_PROG, path, err);
     return CLI_FAIL;

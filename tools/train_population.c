@@ -159,21 +159,19 @@ static void runs_now(pop_run *p) {
 /* --log: the winner's curve, written whole or not at all. */
 static int write_log(pop_run *p, int j) {
   const char *path = p->r->opt.log;
-  char *buf = NULL, err[256] = "out of memory";
-  size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  int bad = !f;
-  if (f) {
-    fprintf(f, "%s\n", POP_LOG_HEADER);
+  char err[256] = "out of memory";
+  outfile_mem m;
+  int bad = outfile_mem_open(&m, err, sizeof err);
+  if (!bad) {
+    fprintf(m.f, "%s\n", POP_LOG_HEADER);
     const pop_curve *c = &p->curves[j];
     for (size_t i = 0; i < c->n; i++) {
       const pop_row *w = &c->rows[i];
-      fprintf(f, "%llu,%.9g,%.9g,%.6f,%.3f,%.9g,%.9g\n", (unsigned long long)w->epoch, w->soft, w->hard.hard_loss,
+      fprintf(m.f, "%llu,%.9g,%.9g,%.6f,%.3f,%.9g,%.9g\n", (unsigned long long)w->epoch, w->soft, w->hard.hard_loss,
               w->hard.accuracy, w->rate, w->best, w->median);
     }
-    bad = fclose(f) || outfile_write(path, buf, len, err, sizeof err);
+    bad = outfile_mem_commit(&m, path, err, sizeof err);
   }
-  free(buf);
   if (bad) {
     fprintf(stderr, "%s: --log %s: %s\n", TRAIN_PROG, path, err);
     return CLI_FAIL;
