@@ -115,8 +115,10 @@ static size_t plan_backward(const dlca_trainer *t, cl_shape *s, const cl_tuned *
 static void plan_persist(const dlca_trainer *t, cl_shape *s, const cl_tuned *u) {
   s->units = (cells_of(t) + (size_t)s->cpw - 1) / (size_t)s->cpw;
   /* in a population's group only with POP_PERSIST (its groups wait for
-   * each other, so the group launches it once per model) */
-  s->persist = !s->kernels && !pop_planned(t, u) && (!t->group || u->pop_persist) && u->persist > 0 && t->cfg.steps > 1 &&
+   * each other, so the group launches it once per model); never under the
+   * population plan */
+  const int pop_ok = t->group ? u->pop_persist : 1;
+  s->persist = !s->kernels && !pop_planned(t, u) && pop_ok && u->persist > 0 && t->cfg.steps > 1 &&
                (s->units + (size_t)s->nwg - 1) / (size_t)s->nwg <= (size_t)u->persist;
 }
 
@@ -213,14 +215,16 @@ static int plan_steps(const dlca_trainer *t, cl_shape *s, const cl_tuned *u, siz
  * WG / WG_NARROW, as PERC_SPLIT_GROUPS_PER_CU), so that a register cap
  * (BWD_MAXNREG) can give dlca_backward 4 groups an SM while
  * dlca_backward_perc keeps its 6 (doc/performance.md, "Register caps
- * written into the PTX"). Its group g
- * adds to slot g of the sums; slots past either launch's groups stay zero. */
+ * written into the PTX"); under the population plan, POP_GROUPS. Its
+ * group g adds to slot g of the sums; slots past either launch's groups
+ * stay zero. */
 static void plan_perc_groups(const dlca_trainer *t, cl_shape *s, const cl_tuned *u, int scale) {
   s->nwg_perc = s->nwg;
   if (s->psplit && u->perc_per_cu > 0) {
-    size_t n = pop_planned(t, u) ? (size_t)u->pop_groups
-                                 : dlca__clt_backward_groups(&t->cfg, t->ctx->info.compute_units, u->perc_per_cu * scale),
-           pu = (cells_of(t) + (size_t)s->cpwp - 1) / (size_t)s->cpwp;
+    const unsigned cu = t->ctx->info.compute_units;
+    const size_t pu = (cells_of(t) + (size_t)s->cpwp - 1) / (size_t)s->cpwp,
+                 n = pop_planned(t, u) ? (size_t)u->pop_groups
+                                       : dlca__clt_backward_groups(&t->cfg, cu, u->perc_per_cu * scale);
     s->nwg_perc = (int)(n < pu ? n : pu);
   }
   s->nslots = s->nwg > s->nwg_perc ? s->nwg : s->nwg_perc;
