@@ -6,7 +6,7 @@
  * launch per phase for all the models (the model in dimension 1), one read
  * of every loss and one batched hard evaluation of those due (elsewhere:
  * each model's epoch enqueued before any loss is read). Model j gives exactly the losses and the circuit of a single run
- * of its seed (dlca_loop with the same configuration and options).
+ * of its seed (dlca_loop with dlca_population_model_config's configuration and the same options).
  * The population stops at the first model whose circuit is right (the
  * check on fresh grids, o->eval_fresh; the hard loss 0 without it; with
  * run_all it goes on until every model is done), and
