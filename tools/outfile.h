@@ -1,6 +1,6 @@
 /* The tools' files (pictures, --runs, a winner's --log, a resumed log)
- * written whole or not at all: a temp file beside the target, fsync, rename, as the library writes
- * its own files (lib/core/file.c). */
+ * written whole or not at all: a temp file beside the target, fsync,
+ * rename, as the library writes its own files (lib/core/file.c). */
 #ifndef DLCA_TOOLS_OUTFILE_H
 #define DLCA_TOOLS_OUTFILE_H
 

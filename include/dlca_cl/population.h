@@ -94,8 +94,8 @@ typedef struct dlca_population_lineage {
 
 /* The configuration the model of seed `seed` trains with in a population
  * of cfg and po: cfg with that seed, population_plan set, and its lr,
- * temperature (0: 1) and Gumbel scale jittered as po asks. A single run (dlca_loop) with it gives
- * the model's losses and circuit. */
+ * temperature (0: 1) and Gumbel scale jittered as po asks. A single run
+ * (dlca_loop) with it gives the model's losses and circuit. */
 DLCA_API void dlca_population_model_config(const dlca_population_options *po, const dlca_train_config *cfg,
                                            uint64_t seed, dlca_train_config *out);
 /* Model j's configuration now (its seed's, or what population-based

@@ -116,7 +116,6 @@ int dlca_population_new(dlca_context *ctx, const dlca_preset *p, const dlca_mode
   P->ctx = ctx, P->preset = *p, P->cfg = *cfg, P->lo = *o, P->po = *po, P->M = po->n_models, P->winner = -1;
   pthread_mutex_init(&P->polish_lock, NULL);
   if (!po->compiled_wires) P->cfg.shared_program = 1; /* one program for every seed (dlca_train_config) */
-  P->cfg.population_plan = 1;
   P->po.seeds = NULL;
   rc = copy_in(P, shape, target);
   if (!rc) rc = check_fit(P);
