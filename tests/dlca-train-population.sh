@@ -17,6 +17,10 @@ expect 0 "population, all abandoned" -- "$prog" --backend ref --preset gol --pop
 grep -q '^population: *2 at once, 3 models started (0 finished, 3 abandoned), 60 epochs in all' out.txt ||
   fail "abandoned population: $(cat out.txt)"
 grep -q '^winner: *none' out.txt || fail "abandoned population has a winner: $(cat out.txt)"
+grep -q '^closest: *seed [5-7], [0-9]* values wrong (abandoned at epoch 20)$' out.txt ||
+  fail "no nearest miss in the summary: $(cat out.txt)"
+grep -q '^single run: *--seed [5-7] --population 0 trains it alone, and on past' out.txt ||
+  fail "no single run for the nearest miss: $(cat out.txt)"
 grep -q 'seed 7: abandoned at epoch 20' err.txt || fail "the fresh seed 7 was not trained: $(cat err.txt)"
 
 # (a') --runs is rewritten while models end: a population killed outright

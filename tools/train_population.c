@@ -121,6 +121,15 @@ static int announce(pop_run *p) {
   return 0;
 }
 
+/* The nearest miss of the models done: how close the population has come
+ * (the fewest hard errors, the first such), or NULL. */
+static const pop_done *closest_done(const pop_run *p) {
+  const pop_done *c = NULL;
+  for (size_t i = 0; i < p->done.n; i++)
+    if (!c || p->done.rows[i].hard_errors < c->hard_errors) c = &p->done.rows[i];
+  return c;
+}
+
 /* The rate, and every POP_TICK_S a line of where the population stands. */
 static void tick(pop_run *p) {
   dlca_population_stats st;
@@ -133,9 +142,7 @@ static void tick(pop_run *p) {
   double best, median;
   pop_hard_stats(p, &best, &median);
   char closest[96] = "";
-  const pop_done *c = NULL; /* the nearest miss so far: how close the population has come */
-  for (size_t i = 0; i < p->done.n; i++)
-    if (!c || p->done.rows[i].hard_errors < c->hard_errors) c = &p->done.rows[i];
+  const pop_done *c = closest_done(p);
   if (c) snprintf(closest, sizeof closest, "; %zu done, the closest %zu values wrong (seed %llu)", p->done.n,
                   c->hard_errors, (unsigned long long)c->seed);
   fprintf(stderr, "%s: population: %ld models, %llu epochs in all, %.0f model-epochs/s; hard loss best %g, "
@@ -200,6 +207,18 @@ static void print_hypers(pop_run *p, int j) {
          c.optim.lr, c.relax.temperature > 0 ? c.relax.temperature : 1.0, c.relax.gumbel_scale);
 }
 
+/* Without a winner: the nearest miss, and how to train it alone. */
+static void print_closest(pop_run *p) {
+  const pop_done *c = closest_done(p);
+  if (!c) return;
+  const train_options *o = &p->r->opt;
+  printf("closest:        seed %llu, %zu values wrong (%s at epoch %llu)\n", (unsigned long long)c->seed,
+         c->hard_errors, c->how, (unsigned long long)c->epoch);
+  if (!(o->lr_jitter > 0 || o->temperature_jitter > 0 || o->gumbel_jitter > 0 || c->copies))
+    printf("single run:     --seed %llu --population 0 trains it alone%s\n", (unsigned long long)c->seed,
+           strcmp(c->how, "abandoned") ? "" : ", and on past the epoch it was abandoned at");
+}
+
 /* The summary on stdout; --save and --log of the winner. */
 static int summary(pop_run *p, int interrupted) {
   run *r = p->r;
@@ -223,6 +242,7 @@ static int summary(pop_run *p, int interrupted) {
       print_hypers(p, st.winner);
     } else {
       printf("winner:         none%s\n", interrupted ? " (interrupted)" : " right on every fresh grid");
+      print_closest(p);
     }
     printf("wall time:      %s from the start (%.2f s)\n", cli_duration(dt, took, sizeof took), dt);
   }
