@@ -18,7 +18,7 @@ fi
 make -j"$(nproc)" distcheck \
   TESTS="tests/cli.sh tests/outside-program.sh tests/dlca-train.sh tests/dlca-net.sh" >/dev/null
 echo "run-tests: make check and make distcheck passed"
-# every parser under libFuzzer, 30 s each (about 4 min), in build-fuzz/
+# every parser under libFuzzer, 20 s each (8 harnesses, about 3 min), in build-fuzz/
 if [ "${DLCA_FUZZ:-1}" != 0 ]; then
   "$top/scripts/run-fuzz.sh" 20
 fi
