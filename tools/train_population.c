@@ -186,6 +186,12 @@ static int write_log(pop_run *p, int j) {
   return 0;
 }
 
+/* Whether a model with these --pbt copies trains alone as --seed S
+ * --population 0: no jitter drew its hyperparameters, no copy replaced it. */
+static int seed_alone(const train_options *o, long copies) {
+  return !(o->lr_jitter > 0 || o->temperature_jitter > 0 || o->gumbel_jitter > 0 || copies);
+}
+
 /* With jitters: the winner's own hyperparameters, which its single run
  * needs; after --pbt's copies, that it is no single run. */
 static void print_hypers(pop_run *p, int j) {
@@ -197,7 +203,7 @@ static void print_hypers(pop_run *p, int j) {
            "the wires of seed %llu\n", g.copies, g.copies == 1 ? "y" : "ies", (unsigned long long)g.from_seed,
            (unsigned long long)g.from_epoch, (unsigned long long)g.origin_seed);
   dlca_train_config c;
-  if (!(o->lr_jitter > 0 || o->temperature_jitter > 0 || o->gumbel_jitter > 0 || g.copies)) {
+  if (seed_alone(o, g.copies)) {
     printf("single run:     --seed %llu --population 0 trains the same circuit alone\n",
            (unsigned long long)dlca_population_seed(p->P, j));
     return;
@@ -211,10 +217,9 @@ static void print_hypers(pop_run *p, int j) {
 static void print_closest(pop_run *p) {
   const pop_done *c = closest_done(p);
   if (!c) return;
-  const train_options *o = &p->r->opt;
   printf("closest:        seed %llu, %zu values wrong (%s at epoch %llu)\n", (unsigned long long)c->seed,
          c->hard_errors, c->how, (unsigned long long)c->epoch);
-  if (!(o->lr_jitter > 0 || o->temperature_jitter > 0 || o->gumbel_jitter > 0 || c->copies))
+  if (seed_alone(&p->r->opt, c->copies))
     printf("single run:     --seed %llu --population 0 trains it alone%s\n", (unsigned long long)c->seed,
            strcmp(c->how, "abandoned") ? "" : ", and on past the epoch it was abandoned at");
 }
