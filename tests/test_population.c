@@ -31,12 +31,14 @@ static void single_run(dlca_context *ctx, uint64_t s, int shared, double *soft, 
   dlca_train_config cfg;
   dlca_loop_options o;
   tiny(&p, &cfg, &o);
-  cfg.seed = s, o.seed = s, cfg.shared_program = shared;
-  cfg.population_plan = 1; /* as dlca_population_model_config gives it */
+  cfg.shared_program = shared, o.seed = s;
+  const dlca_population_options po = {.n_models = 1};
+  dlca_train_config c; /* the population's model of seed s */
+  dlca_population_model_config(&po, &cfg, s, &c);
   dlca_model *m;
   dlca_loop *l;
   ck_assert_int_eq(dlca_model_new(&p.shape, s, &m), DLCA_OK);
-  ck_assert_int_eq(dlca_loop_new(ctx, &p, m, &cfg, NULL, &o, &l), DLCA_OK);
+  ck_assert_int_eq(dlca_loop_new(ctx, &p, m, &c, NULL, &o, &l), DLCA_OK);
   dlca_loop_result r;
   for (int e = 0; e < POP_EPOCHS; e++) {
     ck_assert_int_eq(dlca_loop_epoch(l), DLCA_OK);
@@ -321,9 +323,10 @@ START_TEST(test_population_replaced_parity) {
   /* the single run of seed 100 with the same options */
   dlca_model *m, *mp;
   dlca_loop *l;
-  dlca_train_config c1 = cfg;
+  dlca_train_config c1;
   dlca_loop_options o1 = o;
-  c1.seed = 100, o1.seed = 100, c1.population_plan = 1;
+  dlca_population_model_config(&po, &cfg, 100, &c1);
+  o1.seed = 100;
   ck_assert_int_eq(dlca_model_new(&p.shape, 100, &m), DLCA_OK);
   ck_assert_int_eq(dlca_loop_new(ctx, &p, m, &c1, NULL, &o1, &l), DLCA_OK);
   for (int e = 0; e < 2; e++) {

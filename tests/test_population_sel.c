@@ -227,12 +227,14 @@ static void polish(dlca_context *ctx) {
     dlca_loop_options o;
     tiny(&p, &cfg, &o);
     o.repair = 2, o.evolve = 16, o.evolve_lineages = 8, o.eval_fresh = 1;
-    cfg.seed = o.seed = 41 + (uint64_t)j;
-    cfg.population_plan = 1; /* as dlca_population_model_config gives it */
+    o.seed = 41 + (uint64_t)j;
+    const dlca_population_options po = {.n_models = 1};
+    dlca_train_config mc; /* the population's model of that seed */
+    dlca_population_model_config(&po, &cfg, o.seed, &mc);
     dlca_model *m;
     dlca_loop *l;
-    ck_assert_int_eq(dlca_model_new(&p.shape, cfg.seed, &m), DLCA_OK);
-    ck_assert_int_eq(dlca_loop_new(ctx, &p, m, &cfg, NULL, &o, &l), DLCA_OK);
+    ck_assert_int_eq(dlca_model_new(&p.shape, mc.seed, &m), DLCA_OK);
+    ck_assert_int_eq(dlca_loop_new(ctx, &p, m, &mc, NULL, &o, &l), DLCA_OK);
     for (int e = 0; e < SEL_EPOCHS; e++) ck_assert_int_eq(dlca_loop_epoch(l), DLCA_OK);
     ck_assert_int_eq(dlca_loop_finish(l), DLCA_OK);
     ck_assert_int_eq(dlca_loop_polish(l), DLCA_OK);
