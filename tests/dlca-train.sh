@@ -206,7 +206,7 @@ expect 2 "rescale-logits beyond a float" -- gol --model evo1.json --rescale-logi
 grep -q -- '--rescale-logits: 1e300 overflows' err.txt || fail "--rescale-logits 1e300: $(cat err.txt)"
 # growth's recommended recipe evolves only a circuit at most 1 value from the target
 expect 0 "growth recipe" -- "$prog" --backend ref --preset growth --epochs 1 --eval-every 1 --save g1.json
-grep -q '^recipe: *recommended for growth: keep-best, a hard evaluation every 2 epochs, repair 2 (at most 2 values wrong), evolve 1500 (at most 1 value wrong), with restarts or a population abandon 250:75,500:35,750:25,1500:10,2000:5, 16 models side by side on a device' out.txt ||
+grep -q '^recipe: *recommended for growth: early stop 1, keep-best, a hard evaluation every 2 epochs, repair 2 (at most 2 values wrong), evolve 1500 (at most 1 value wrong), with restarts or a population abandon 250:75,500:35,750:25,1500:10, 16 models side by side on a device' out.txt ||
   fail "growth recipe: $(grep '^recipe' out.txt)"
 grep -q '^evolve: *not run: [0-9]* values wrong, more than --evolve-max-wrong 1' out.txt ||
   fail "growth recipe: evolution not gated: $(grep '^evolve' out.txt)"

@@ -72,14 +72,15 @@ START_TEST(test_recipes) {
   ck_assert_int_eq(dlca_recipe_apply(q, &p, 0, &cfg, &o), DLCA_OK);
   ck_assert_int_eq(o.n_abandon, 0);
   ck_assert_int_eq(o.keep_best, 1);
+  ck_assert_int_eq((int)o.early_stop, 1);
   ck_assert_int_eq((int)o.eval_every, 2);
   ck_assert_int_eq((int)o.epochs, p.epochs);
   ck_assert_int_eq(dlca_recipe_apply(q, &p, 1, &cfg, &o), DLCA_OK);
-  ck_assert_int_eq(o.n_abandon, 5);
+  ck_assert_int_eq(o.n_abandon, 4);
   ck_assert_int_eq((int)o.abandon_epoch[0], 250);
   ck_assert_double_eq(o.abandon_above[0], 75);
-  ck_assert_int_eq((int)o.abandon_epoch[4], 2000);
-  ck_assert_double_eq(o.abandon_above[4], 5);
+  ck_assert_int_eq((int)o.abandon_epoch[3], 1500);
+  ck_assert_double_eq(o.abandon_above[3], 10);
 }
 END_TEST
 
