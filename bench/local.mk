@@ -14,7 +14,7 @@ bench_dlca_bench_LDFLAGS = $(OPENMP_CFLAGS)
 # (doc/tuning-table.md). It sets overrides and reads profiling events, so it
 # links the internal library; the presets' targets come from it too.
 bin_PROGRAMS += bench/dlca-tune
-bench_dlca_tune_SOURCES = bench/dlca-tune.c
+bench_dlca_tune_SOURCES = bench/dlca-tune.c bench/tune.h bench/tune_workloads.c bench/tune_search.c bench/tune_table.c bench/tune_table_file.h bench/tune_table_file.c bench/tune_options.c
 # --clblast: CLBlast's own tuners (clblast-utils) into the table's "clblast" section.
 bench_dlca_tune_SOURCES += bench/tune_clblast.h bench/tune_clblast.c bench/tune_clblast_table.h bench/tune_clblast_table.c
 bench_dlca_tune_CPPFLAGS = $(DLCA_BENCH_CPPFLAGS)

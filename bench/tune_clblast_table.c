@@ -6,12 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cl/clblast.h"
 #include "cli.h"
+#include "tune_table_file.h"
 
 #define PROG "dlca-tune"
 
@@ -97,49 +97,6 @@ void tc_remove_dir(const char *dir) {
   rmdir(dir);
 }
 
-/* Whether entry e is this device's under this driver (names normalised, drivers trimmed). */
-static int same_device(json_t *e, const dlca_device_info *dev) {
-  const char *name = json_string_value(json_object_get(e, "device"));
-  const char *drv = json_string_value(json_object_get(e, "driver"));
-  if (!name || !drv) return 0;
-  char a[256], b[256];
-  dlca__normalise_name(name, a, sizeof a), dlca__normalise_name(dev->name, b, sizeof b);
-  while (*drv == ' ') drv++;
-  size_t l = strlen(drv), m = strlen(dev->driver);
-  while (l && drv[l - 1] == ' ') l--;
-  return !strcmp(a, b) && l == m && !strncmp(drv, dev->driver, l);
-}
-
-/* The table at path, or a new one; NULL after a message where it exists and is not a valid table. */
-static json_t *load_or_new(const char *path) {
-  struct stat sb;
-  if (stat(path, &sb) != 0) {
-    json_t *root = json_pack("{s:s, s:i, s:s, s:[]}", "format", "dlca-tuning", "version", 1, "comment",
-                             "Written by bench/dlca-tune (doc/tuning-table.md).", "entries");
-    return root;
-  }
-  dlca__tuning_table old;
-  if (dlca__tuning_load(path, &old)) {
-    fprintf(stderr, "%s: %s: not overwritten, it is not a valid tuning table: %s\n", PROG, path, dlca_last_error());
-    return NULL;
-  }
-  dlca__tuning_free(&old);
-  json_error_t je;
-  json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-  if (!root) fprintf(stderr, "%s: %s: %s\n", PROG, path, je.text);
-  return root;
-}
-
-/* This device's entry of root, made where absent (with empty params, which the format requires). */
-static json_t *device_entry(json_t *root, const dlca_device_info *dev) {
-  json_t *entries = json_object_get(root, "entries");
-  for (size_t i = 0; i < json_array_size(entries); i++)
-    if (same_device(json_array_get(entries, i), dev)) return json_array_get(entries, i);
-  json_t *e = json_pack("{s:s, s:s, s:{}}", "device", dev->name, "driver", dev->driver, "params");
-  json_array_append_new(entries, e);
-  return e;
-}
-
 /* Sets the section's kernels and their measurements in entry; -1 where the library would refuse one. */
 static int fill(json_t *entry, const tc_best *best, const char *path, long size) {
   json_t *sec = json_object_get(entry, "clblast"), *meas = json_object_get(entry, "measured");
@@ -165,46 +122,14 @@ static int fill(json_t *entry, const tc_best *best, const char *path, long size)
   return 0;
 }
 
-/* The table's text with a final newline, written atomically (in the cache directory: 0644 at most). */
-static int store(json_t *root, const char *path, int in_cache) {
-  char *text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
-  if (!text) return -1;
-  size_t len = strlen(text);
-  char *t = realloc(text, len + 2);
-  if (t) text = t, text[len++] = '\n', text[len] = 0;
-  int rc = DLCA_OK;
-  if (in_cache) {
-    char dir[1100];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash && slash != dir) *slash = 0, rc = dlca__mkdirs(dir);
-  }
-  if (!rc) rc = dlca__write_file_atomic_mode(path, text, len, in_cache ? 022 : 0);
-  free(text);
-  if (rc) fprintf(stderr, "%s: writing the tuning table: %s\n", PROG, dlca_last_error());
-  return rc ? -1 : 0;
-}
-
 int tc_write(const dlca_device_info *dev, const tc_best *best, const char *output, long size) {
   char path[1100];
-  if (output) snprintf(path, sizeof path, "%s", output);
-  else {
-    char dir[1024];
-    if (dlca_cache_dir(dir, sizeof dir)) {
-      fprintf(stderr, "%s: the cache directory: %s\n", PROG, dlca_last_error());
-      return CLI_FAIL;
-    }
-    snprintf(path, sizeof path, "%s/tuning.json", dir);
-  }
-  json_t *root = load_or_new(path);
+  int code = tune_table_path(output, path, sizeof path);
+  json_t *root = code ? NULL : tune_table_load(path);
   if (!root) return CLI_FAIL;
-  /* the header names the device: the library ignores the table on any other device (or driver) */
-  json_object_set_new(root, "device", json_string(dev->name));
-  json_object_set_new(root, "driver", json_string(dev->driver));
-  int rc = fill(device_entry(root, dev), best, path, size);
-  if (!rc) rc = store(root, path, !output);
+  code = fill(tune_table_device_entry(root, dev), best, path, size) ? CLI_FAIL : tune_table_store(root, path, !output);
   json_decref(root);
-  if (rc) return CLI_FAIL;
+  if (code) return code;
   for (int i = 0; i < best->n; i++) printf("%-12s %.4g ms (from %s)\n", best->kernel[i], best->ms[i], best->file[i]);
   printf("wrote the \"clblast\" section of %s for \"%s\" (driver %s)\n", path, dev->name, dev->driver);
   return CLI_OK;

@@ -2,7 +2,8 @@
 # Smoke test of bench/dlca-tune on the default OpenCL device (PoCL in CI),
 # about 15 s on 2 cores with cold caches: help and version, exit 2 on bad
 # input, a --quick run of selftest.cl that merges into a table holding
-# another device's entry, a --quick run of trainer.cl capped at two
+# another device's entry, a corrupt table refused, the cache directory's
+# table, a --quick run of trainer.cl capped at two
 # configurations, and the written table loaded by dlca-info and by one epoch
 # of dlca-train. Exit 77 (automake's "skipped") when the tool was not built
 # or there is no OpenCL platform at all.
@@ -68,6 +69,19 @@ expect 0 "dlca-info --build with the table" -- env DLCA_CL_TUNING="$tmp/t.json" 
 grep -q "tuning table .*ignored" err.txt && fail "the table was ignored: $(cat err.txt)"
 expect 0 "dlca-train, 1 epoch with the table" -- env DLCA_CL_TUNING="$tmp/t.json" "$top/tools/dlca-train" \
   --preset checkerboard --backend cl --epochs 1 --batch 1 --steps 4 --quiet
+
+# A table the library cannot read is named, refused and left as it was.
+printf '{"format": "dlca-tuning", "version": 1, "entries": [' >bad.json
+cp bad.json bad0.json
+expect 1 "a corrupt --output table" -- "$prog" --quick --kernel selftest.cl --output bad.json
+grep -q 'bad.json: not overwritten, it is not a valid tuning table' err.txt || fail "corrupt table: $(cat err.txt)"
+cmp -s bad.json bad0.json || fail "the corrupt table was changed"
+
+# Without --output: the cache directory's tuning.json, made with its
+# directory and writable by its owner alone (else the library ignores it).
+expect 0 "the cache directory's table" -- env DLCA_CL_CACHE_DIR="$tmp/c2/sub" "$prog" --quick --kernel selftest.cl
+grep -q "^wrote $tmp/c2/sub/tuning.json" out.txt || fail "no 'wrote' line: $(cat out.txt)"
+[ -z "$(find "$tmp/c2/sub/tuning.json" -perm /022)" ] || fail "the cache table is group or other writable"
 
 # --print-entry: one JSON object on stdout, and no table written.
 expect 0 "--print-entry" -- env DLCA_CL_CACHE_DIR="$tmp/cache" "$prog" --quick --kernel selftest.cl --print-entry
