@@ -18,6 +18,7 @@
 #endif
 #include "dlca_cl.h"
 #include "cli.h"
+#include "outfile.h"
 #include "bench_population.h"
 
 #define PROG "dlca-bench"
@@ -695,82 +696,67 @@ static void print_row(const row *r) {
   fflush(stdout);
 }
 
-static void json_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char ch = (unsigned char)*s;
-    if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
-    else if (ch == '\n') fputs("\\n", f);
-    else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
-    else fputc(ch, f);
+/* The device profile's phases and kernels of an ok row (else nulls) into o. */
+static void profile_json(json_t *o, const row *r) {
+  if (r->status != ROW_OK || !r->have_profile) {
+    json_object_set_new(o, "phases_ms", json_null());
+    json_object_set_new(o, "kernels_ms", json_null());
+    return;
   }
-  fputc('"', f);
+  json_object_set_new(o, "phases_ms",
+                      json_pack("{s:o, s:n, s:o, s:o, s:o, s:o, s:s}", "forward", outfile_json_num(r->ph_forward),
+                                "loss", "backward", outfile_json_num(r->ph_backward), "optimizer",
+                                outfile_json_num(r->ph_optimizer), "other", outfile_json_num(r->ph_other),
+                                "device_total", outfile_json_num(r->device_ms), "note",
+                                "loss is computed in the first backward launch and counted in backward"));
+  json_t *k = json_object();
+  for (int i = 0; i < r->n_kernels; i++) json_object_set_new(k, r->kernels[i].name, outfile_json_num(r->kernels[i].ms));
+  json_object_set_new(o, "kernels_ms", k);
 }
 
-/* A number, or null when not finite (JSON has no NaN). */
-static void json_num(FILE *f, double v) {
-  if (isfinite(v)) fprintf(f, "%.6g", v);
-  else fputs("null", f);
+/* One row's object: what ran, its speed, its floors and the peaks they assume. */
+static json_t *row_json(const row *r, const char *device, const peaks *pk, const char *command) {
+  const int ok = r->status == ROW_OK;
+  json_t *o = json_pack("{s:s, s:i, s:i, s:i, s:s, s:s, s:s}", "preset", r->preset, "models", r->models, "batch",
+                        r->batch, "steps", r->steps, "backend", r->backend_ref ? "ref" : "cl", "device", device,
+                        "status", ok ? "ok" : r->status == ROW_NOFIT ? "does not fit" : "failed");
+  if (!o) return NULL;
+  if (!ok) json_object_set_new(o, "error", json_string(row_error(r)));
+  const char *keys[] = {"ms_per_epoch_median", "ms_per_epoch_min", "samples_per_s", "gate_evals_per_s",
+                        "gate_evals_per_epoch", "gflop_per_epoch", "gbytes_per_epoch", "launches_per_epoch",
+                        "device_mem_mb", "setup_s"};
+  const double vals[] = {ok ? r->ms_med : NAN, ok ? r->ms_min : NAN, ok ? r->samples_s : NAN,
+                         ok ? r->gate_evals_s : NAN, r->gate_evals, r->gflop, r->gbytes, r->launches,
+                         r->mem_mb > 0 ? r->mem_mb : NAN, r->setup_s};
+  for (size_t i = 0; i < sizeof vals / sizeof *vals; i++) json_object_set_new(o, keys[i], outfile_json_num(vals[i]));
+  profile_json(o, r);
+  json_object_set_new(o, "floors_ms",
+                      json_pack("{s:o, s:o, s:o, s:o, s:s}", "arith", outfile_json_num(r->fl_arith), "bytes",
+                                outfile_json_num(r->fl_bytes), "launches", outfile_json_num(r->fl_launch), "local",
+                                outfile_json_num(r->fl_local > 0 ? r->fl_local : NAN), "bound",
+                                r->bound ? r->bound : ""));
+  json_object_set_new(o, "efficiency", outfile_json_num(ok ? r->efficiency : NAN));
+  json_object_set_new(o, "peaks",
+                      json_pack("{s:o, s:o, s:o, s:o}", "gflops", outfile_json_num(pk->gflops), "gbs",
+                                outfile_json_num(pk->gbs), "launch_us", outfile_json_num(pk->launch_us), "local_gbs",
+                                outfile_json_num(pk->local_gbs)));
+  json_object_set_new(o, "host_load", outfile_json_num(r->load));
+  json_object_set_new(o, "date", json_string(r->date));
+  json_object_set_new(o, "command", json_string(command));
+  return o;
 }
 
+/* --json: an array of the rows, one a line, written whole; 0 or -1 with the reason in err. */
 static int write_json(const char *path, const row *rows, int n, const char *device, const peaks *pk,
-                      const char *command) {
-  FILE *f = fopen(path, "w");
-  if (!f) return -1;
-  fputs("[\n", f);
-  for (int i = 0; i < n; i++) {
-    const row *r = &rows[i];
-    int ok = r->status == ROW_OK;
-    fputs("  {\"preset\": ", f), json_string(f, r->preset);
-    fprintf(f, ", \"models\": %d, \"batch\": %d, \"steps\": %d, \"backend\": \"%s\", \"device\": ",
-            r->models, r->batch, r->steps, r->backend_ref ? "ref" : "cl");
-    json_string(f, device);
-    fprintf(f, ",\n   \"status\": \"%s\"", ok ? "ok" : r->status == ROW_NOFIT ? "does not fit" : "failed");
-    if (!ok) fputs(", \"error\": ", f), json_string(f, row_error(r));
-    fputs(",\n   \"ms_per_epoch_median\": ", f), json_num(f, ok ? r->ms_med : NAN);
-    fputs(", \"ms_per_epoch_min\": ", f), json_num(f, ok ? r->ms_min : NAN);
-    fputs(", \"samples_per_s\": ", f), json_num(f, ok ? r->samples_s : NAN);
-    fputs(", \"gate_evals_per_s\": ", f), json_num(f, ok ? r->gate_evals_s : NAN);
-    fputs(",\n   \"gate_evals_per_epoch\": ", f), json_num(f, r->gate_evals);
-    fputs(", \"gflop_per_epoch\": ", f), json_num(f, r->gflop);
-    fputs(", \"gbytes_per_epoch\": ", f), json_num(f, r->gbytes);
-    fputs(", \"launches_per_epoch\": ", f), json_num(f, r->launches);
-    fputs(", \"device_mem_mb\": ", f), json_num(f, r->mem_mb > 0 ? r->mem_mb : NAN);
-    fputs(", \"setup_s\": ", f), json_num(f, r->setup_s);
-    if (ok && r->have_profile) {
-      fputs(",\n   \"phases_ms\": {\"forward\": ", f), json_num(f, r->ph_forward);
-      fputs(", \"loss\": null, \"backward\": ", f), json_num(f, r->ph_backward);
-      fputs(", \"optimizer\": ", f), json_num(f, r->ph_optimizer);
-      fputs(", \"other\": ", f), json_num(f, r->ph_other);
-      fputs(", \"device_total\": ", f), json_num(f, r->device_ms);
-      fputs(", \"note\": \"loss is computed in the first backward launch and counted in backward\"}", f);
-      fputs(",\n   \"kernels_ms\": {", f);
-      for (int k = 0; k < r->n_kernels; k++) {
-        fputs(k ? ", " : "", f), json_string(f, r->kernels[k].name);
-        fputs(": ", f), json_num(f, r->kernels[k].ms);
-      }
-      fputs("}", f);
-    } else {
-      fputs(",\n   \"phases_ms\": null, \"kernels_ms\": null", f);
-    }
-    fputs(",\n   \"floors_ms\": {\"arith\": ", f), json_num(f, r->fl_arith);
-    fputs(", \"bytes\": ", f), json_num(f, r->fl_bytes);
-    fputs(", \"launches\": ", f), json_num(f, r->fl_launch);
-    fputs(", \"local\": ", f), json_num(f, r->fl_local > 0 ? r->fl_local : NAN);
-    fprintf(f, ", \"bound\": \"%s\"}", r->bound ? r->bound : "");
-    fputs(", \"efficiency\": ", f), json_num(f, ok ? r->efficiency : NAN);
-    fputs(",\n   \"peaks\": {\"gflops\": ", f), json_num(f, pk->gflops);
-    fputs(", \"gbs\": ", f), json_num(f, pk->gbs);
-    fputs(", \"launch_us\": ", f), json_num(f, pk->launch_us);
-    fputs(", \"local_gbs\": ", f), json_num(f, pk->local_gbs);
-    fputs("}, \"host_load\": ", f), json_num(f, r->load);
-    fputs(", \"date\": ", f), json_string(f, r->date);
-    fputs(", \"command\": ", f), json_string(f, command);
-    fputs(i + 1 < n ? "},\n" : "}\n", f);
+                      const char *command, char *err, size_t en) {
+  json_t *a = json_array();
+  for (int i = 0; a && i < n; i++) {
+    json_t *o = row_json(&rows[i], device, pk, command);
+    if (!o || json_array_append_new(a, o)) json_decref(a), a = NULL;
   }
-  fputs("]\n", f);
-  int bad = ferror(f);
-  return fclose(f) || bad ? -1 : 0;
+  int rc = a ? outfile_json(path, a, 6, err, en) : (snprintf(err, en, "out of memory"), -1);
+  json_decref(a);
+  return rc;
 }
 
 static const char md_header[] =
@@ -779,84 +765,44 @@ static const char md_header[] =
     "| command |\n"
     "|---|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
 
-/* Whether the file exists and is not empty, whether its last block of table
- * lines (blank lines after it allowed) starts with our header, whether it
- * lacks a final newline, and whether its last line is blank. */
-static void md_state(const char *path, int *exists, int *has_table, int *needs_nl, int *ends_blank) {
-  *exists = 0, *has_table = 0, *needs_nl = 0, *ends_blank = 0;
-  FILE *f = fopen(path, "r");
-  if (!f) return;
-  char line[8192], first[8192] = "";
-  int in_table = 0, last = '\n', any = 0;
-  while (fgets(line, sizeof line, f)) {
-    size_t len = strlen(line);
-    any = 1;
-    *ends_blank = line[0] == '\n' || line[0] == '\r';
-    last = len ? line[len - 1] : last;
-    if (line[0] == '|') {
-      if (!in_table) snprintf(first, sizeof first, "%s", line);
-      in_table = 1;
-    } else if (line[0] != '\n' && line[0] != '\r') {
-      in_table = 0;
-    }
-    if (len && line[len - 1] != '\n') {
-      /* a long line: skip its rest */
-      int ch;
-      while ((ch = fgetc(f)) != EOF && ch != '\n') last = ch;
-      if (ch == '\n') last = '\n';
-    }
+/* One row of the markdown table into f. */
+static void md_row(FILE *f, const row *r, const char *device, const char *command) {
+  fprintf(f, "| %.10s | %s | %d | %d | %s | ", r->date, r->preset, r->batch, r->steps, r->backend_ref ? "ref" : "cl");
+  outfile_md_cell(f, device);
+  if (r->status != ROW_OK) {
+    fprintf(f, " | %s: ", r->status == ROW_NOFIT ? "does not fit" : "failed");
+    outfile_md_cell(f, row_error(r));
+    fputs(" | | | ", f);
+    if (r->mem_mb > 0) fprintf(f, "%.1f", r->mem_mb);
+    else fputs("-", f);
+    fprintf(f, " | | %.3g / %.3g / %.3g", r->fl_arith, r->fl_bytes, r->fl_launch);
+    if (r->fl_local > 0) fprintf(f, "; local %.3g", r->fl_local);
+    fputs(" | | `", f);
+  } else {
+    fprintf(f, " | %.4g (%.4g) | %.4g | %.3g | ", r->ms_med, r->ms_min, r->samples_s, r->gate_evals_s);
+    if (r->mem_mb > 0) fprintf(f, "%.1f | ", r->mem_mb);
+    else fputs("- | ", f);
+    if (r->have_profile) fprintf(f, "%.4g / %.4g / %.3g", r->ph_forward, r->ph_backward, r->ph_optimizer);
+    else fputs("-", f);
+    fprintf(f, " | %.3g / %.3g / %.3g", r->fl_arith, r->fl_bytes, r->fl_launch);
+    if (r->fl_local > 0) fprintf(f, "; local %.3g", r->fl_local);
+    fprintf(f, " | %.2f%% | `", 100 * r->efficiency);
   }
-  fclose(f);
-  size_t hl = strchr(md_header, '\n') - md_header + 1;
-  *has_table = in_table && strlen(first) == hl && !strncmp(first, md_header, hl);
-  *exists = any;
-  *needs_nl = any && last != '\n';
+  outfile_md_cell(f, command);
+  fputs("` |\n", f);
 }
 
-/* Table cells must not hold '|' or newlines. */
-static void md_cell(FILE *f, const char *s) {
-  for (; *s; s++) {
-    if (*s == '|') fputs("\\|", f);
-    else fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
-  }
-}
-
-static int append_markdown(const char *path, const row *rows, int n, const char *device, const char *command) {
-  int exists, has_table, needs_nl, ends_blank;
-  md_state(path, &exists, &has_table, &needs_nl, &ends_blank);
-  FILE *f = fopen(path, "a");
-  if (!f) return -1;
-  if (needs_nl) fputc('\n', f);
-  if (!has_table) fputs(exists && !ends_blank ? "\n" : "", f), fputs(md_header, f);
-  for (int i = 0; i < n; i++) {
-    const row *r = &rows[i];
-    fprintf(f, "| %.10s | %s | %d | %d | %s | ", r->date, r->preset, r->batch, r->steps,
-            r->backend_ref ? "ref" : "cl");
-    md_cell(f, device);
-    if (r->status != ROW_OK) {
-      fprintf(f, " | %s: ", r->status == ROW_NOFIT ? "does not fit" : "failed");
-      md_cell(f, row_error(r));
-      fputs(" | | | ", f);
-      if (r->mem_mb > 0) fprintf(f, "%.1f", r->mem_mb);
-      else fputs("-", f);
-      fprintf(f, " | | %.3g / %.3g / %.3g", r->fl_arith, r->fl_bytes, r->fl_launch);
-      if (r->fl_local > 0) fprintf(f, "; local %.3g", r->fl_local);
-      fputs(" | | `", f);
-    } else {
-      fprintf(f, " | %.4g (%.4g) | %.4g | %.3g | ", r->ms_med, r->ms_min, r->samples_s, r->gate_evals_s);
-      if (r->mem_mb > 0) fprintf(f, "%.1f | ", r->mem_mb);
-      else fputs("- | ", f);
-      if (r->have_profile) fprintf(f, "%.4g / %.4g / %.3g", r->ph_forward, r->ph_backward, r->ph_optimizer);
-      else fputs("-", f);
-      fprintf(f, " | %.3g / %.3g / %.3g", r->fl_arith, r->fl_bytes, r->fl_launch);
-      if (r->fl_local > 0) fprintf(f, "; local %.3g", r->fl_local);
-      fprintf(f, " | %.2f%% | `", 100 * r->efficiency);
-    }
-    md_cell(f, command);
-    fputs("` |\n", f);
-  }
-  int bad = ferror(f);
-  return fclose(f) || bad ? -1 : 0;
+/* --markdown: the rows appended to the file's table (tools/outfile.h); 0 or -1 with the reason in err. */
+static int append_markdown(const char *path, const row *rows, int n, const char *device, const char *command,
+                           char *err, size_t en) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f) return snprintf(err, en, "out of memory"), -1;
+  for (int i = 0; i < n; i++) md_row(f, &rows[i], device, command);
+  int rc = fclose(f) ? (snprintf(err, en, "out of memory"), -1) : outfile_md_append(path, md_header, text, err, en);
+  free(text);
+  return rc;
 }
 
 /* The command line, with arguments that need it in single quotes. */
@@ -925,12 +871,13 @@ int main(int argc, char **argv) {
   const char *warn = ctx ? dlca_context_warnings(ctx) : "";
   if (*warn) fprintf(stderr, "%s: warning: %s%s", PROG, warn, warn[strlen(warn) - 1] == '\n' ? "" : "\n");
   rc = failed ? CLI_FAIL : CLI_OK;
-  if (o.json && write_json(o.json, rows, n_rows, device, &pk, command)) {
-    fprintf(stderr, "%s: --json %s: write failed\n", PROG, o.json);
+  char err[256];
+  if (o.json && write_json(o.json, rows, n_rows, device, &pk, command, err, sizeof err)) {
+    fprintf(stderr, "%s: --json %s: %s\n", PROG, o.json, err);
     rc = CLI_FAIL;
   }
-  if (o.markdown && append_markdown(o.markdown, rows, n_rows, device, command)) {
-    fprintf(stderr, "%s: --markdown %s: write failed\n", PROG, o.markdown);
+  if (o.markdown && append_markdown(o.markdown, rows, n_rows, device, command, err, sizeof err)) {
+    fprintf(stderr, "%s: --markdown %s: %s\n", PROG, o.markdown, err);
     rc = CLI_FAIL;
   }
   for (int k = 0; k < n_rows; k++) free(rows[k].error);

@@ -13,6 +13,7 @@
 #include <time.h>
 #include "dlca_cl.h"
 #include "cli.h"
+#include "outfile.h"
 
 #define PROG "dlca-hardbench"
 
@@ -270,6 +271,30 @@ static int write_json(const char *path, const row *rows, int n, const char *devi
   return rc;
 }
 
+/* --markdown: the rows appended to the file's table (tools/outfile.h); 0 or -1 with the reason in err. */
+static int append_markdown(const char *path, const row *rows, int n, const char *device, const char *command,
+                           char *err, size_t en) {
+  static const char header[] = "| date | preset | device | threads | gates | ref ms | cl ms | bits ms | bits variants/s "
+                               "| command |\n|---|---|---|---:|---:|---:|---:|---:|---:|---|\n";
+  char date[32], *text = NULL;
+  size_t len = 0;
+  time_t now = time(NULL);
+  strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
+  FILE *f = open_memstream(&text, &len);
+  if (!f) return snprintf(err, en, "out of memory"), -1;
+  for (int i = 0; i < n; i++) {
+    fprintf(f, "| %s | %s | ", date, rows[i].preset);
+    outfile_md_cell(f, device);
+    fprintf(f, " | %d | %zu | %.3f | %.3f | %.3f | %.0f | `", rows[i].threads, rows[i].gates, rows[i].ref_ms,
+            rows[i].cl_ms, rows[i].bits_ms, rows[i].variants_per_s);
+    outfile_md_cell(f, command);
+    fputs("` |\n", f);
+  }
+  int rc = fclose(f) ? (snprintf(err, en, "out of memory"), -1) : outfile_md_append(path, header, text, err, en);
+  free(text);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   options o;
   int rc = parse(argc, argv, &o);
@@ -309,22 +334,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: --json %s: write failed\n", PROG, o.json);
     failed = 1;
   }
-  if (n_ok && o.markdown) {
-    FILE *f = fopen(o.markdown, "a");
-    if (f && ftell(f) == 0)
-      fprintf(f, "| date | preset | device | threads | gates | ref ms | cl ms | bits ms | bits variants/s | command |\n"
-                 "|---|---|---|---:|---:|---:|---:|---:|---:|---|\n");
-    char date[32];
-    time_t now = time(NULL);
-    strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
-    for (int i = 0; f && i < n_ok; i++)
-      fprintf(f, "| %s | %s | %s | %d | %zu | %.3f | %.3f | %.3f | %.0f | `%s` |\n", date, rows[i].preset, device,
-              rows[i].threads, rows[i].gates, rows[i].ref_ms, rows[i].cl_ms, rows[i].bits_ms, rows[i].variants_per_s,
-              command);
-    if (!f || fclose(f)) {
-      fprintf(stderr, "%s: --markdown %s: write failed\n", PROG, o.markdown);
-      failed = 1;
-    }
+  char err[256];
+  if (n_ok && o.markdown && append_markdown(o.markdown, rows, n_ok, device, command, err, sizeof err)) {
+    fprintf(stderr, "%s: --markdown %s: %s\n", PROG, o.markdown, err);
+    failed = 1;
   }
   dlca_context_free(ctx);
   return failed ? CLI_FAIL : CLI_OK;

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "outfile.h"
 #include "opsbench_suites.h"
 
 #define PROG "dlca-opsbench"
@@ -127,33 +128,57 @@ void ob_add(ob_bench *b, const char *suite, const char *name, double median_ms, 
   fflush(stdout);
 }
 
-static int write_rows(const ob_bench *b, const char *path, int json, const char *date) {
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    fprintf(stderr, "%s: %s: cannot write: %s\n", PROG, path, strerror(errno));
-    return CLI_FAIL;
+/* A CSV field: as it is, or quoted (quotes doubled) where it holds a comma, quote or line break. */
+static void csv_field(FILE *f, const char *s) {
+  if (!s[strcspn(s, ",\"\r\n")]) {
+    fputs(s, f);
+    return;
   }
-  if (json) fputs("[\n", f);
-  else fputs("suite,case,impl,device,median_ms,min_ms,tflops,gbs,flops,bytes,date\n", f);
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"') fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+static int write_csv(const ob_bench *b, const char *path, const char *date, char *err, size_t n) {
+  outfile_mem m;
+  if (outfile_mem_open(&m, err, n)) return -1;
+  fputs("suite,case,impl,device,median_ms,min_ms,tflops,gbs,flops,bytes,date\n", m.f);
   for (size_t i = 0; i < b->n_rows; i++) {
     const ob_row *r = &b->rows[i];
-    double tf = r->flops / (r->median_ms * 1e9), gbs = r->bytes / (r->median_ms * 1e6);
-    if (json)
-      fprintf(f,
-              "  {\"suite\": \"%s\", \"case\": \"%s\", \"impl\": \"%s\", \"device\": \"%s\", \"median_ms\": %.6g, "
-              "\"min_ms\": %.6g, \"tflops\": %.6g, \"gbs\": %.6g, \"flops\": %.6g, \"bytes\": %.6g, \"date\": \"%s\"}%s\n",
-              r->suite, r->name, IMPL, b->dev.name, r->median_ms, r->min_ms, tf, gbs, r->flops, r->bytes, date,
-              i + 1 < b->n_rows ? "," : "");
-    else
-      fprintf(f, "%s,%s,%s,\"%s\",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s\n", r->suite, r->name, IMPL, b->dev.name,
-              r->median_ms, r->min_ms, tf, gbs, r->flops, r->bytes, date);
+    fprintf(m.f, "%s,%s,", r->suite, r->name);
+    csv_field(m.f, IMPL), fputc(',', m.f), csv_field(m.f, b->dev.name);
+    fprintf(m.f, ",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s\n", r->median_ms, r->min_ms, r->flops / (r->median_ms * 1e9),
+            r->bytes / (r->median_ms * 1e6), r->flops, r->bytes, date);
   }
-  if (json) fputs("]\n", f);
-  if (fclose(f)) {
-    fprintf(stderr, "%s: %s: write failed\n", PROG, path);
-    return CLI_FAIL;
+  return outfile_mem_commit(&m, path, err, n);
+}
+
+static int write_json(const ob_bench *b, const char *path, const char *date, char *err, size_t n) {
+  json_t *a = json_array();
+  for (size_t i = 0; a && i < b->n_rows; i++) {
+    const ob_row *r = &b->rows[i];
+    json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:I, s:I, s:s}", "suite", r->suite, "case",
+                          r->name, "impl", IMPL, "device", b->dev.name, "median_ms", outfile_json_num(r->median_ms),
+                          "min_ms", outfile_json_num(r->min_ms), "tflops",
+                          outfile_json_num(r->flops / (r->median_ms * 1e9)), "gbs",
+                          outfile_json_num(r->bytes / (r->median_ms * 1e6)), "flops", (json_int_t)llround(r->flops),
+                          "bytes", (json_int_t)llround(r->bytes), "date", date);
+    if (!o || json_array_append_new(a, o)) json_decref(a), a = NULL;
   }
-  return CLI_OK;
+  int rc = a ? outfile_json(path, a, 6, err, n) : (snprintf(err, n, "out of memory"), -1);
+  json_decref(a);
+  return rc;
+}
+
+/* --csv or --json: the rows written whole (tools/outfile.h). */
+static int write_rows(const ob_bench *b, const char *path, int json, const char *date) {
+  char err[256];
+  if (!(json ? write_json : write_csv)(b, path, date, err, sizeof err)) return CLI_OK;
+  fprintf(stderr, "%s: %s: %s\n", PROG, path, err);
+  return CLI_FAIL;
 }
 
 enum { O_SUITE = 256, O_DEVICE, O_SIZES, O_WARMUP, O_REPEATS, O_PEAK_TF, O_PEAK_GBS, O_CSV, O_JSON, O_HELP, O_VERSION };

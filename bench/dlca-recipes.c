@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "dlca_cl.h"
 #include "cli.h"
+#include "outfile.h"
 
 #define PROG "dlca-recipes"
 #define MAX_SEEDS 64
@@ -476,33 +477,32 @@ static int write_json(const char *path, const options *o, const result *res, int
   return 0;
 }
 
+/* --markdown: a row per recipe appended to the file's table (tools/outfile.h); 0, or 1 after a message. */
 static int append_markdown(const char *path, const options *o, const result *res, int n, const char *device,
                            const char *command) {
   static const char header[] = "| date | task | recipe | seeds at 100% fresh | median epoch of those | mean fresh "
-                                "accuracy | max epochs | device | command |";
-  int have_header = 0;
-  FILE *f = fopen(path, "r");
-  if (f) {
-    char line[4096];
-    while (fgets(line, sizeof line, f))
-      if (!strncmp(line, header, sizeof header - 1)) have_header = 1;
-    fclose(f);
-  }
-  if (!(f = fopen(path, "a"))) return 1;
-  if (!have_header) fprintf(f, "\n%s\n|---|---|---|---:|---:|---:|---:|---|---|\n", header);
-  char date[32];
+                               "accuracy | max epochs | device | command |\n|---|---|---|---:|---:|---:|---:|---|---|\n";
+  char date[32], err[256] = "out of memory", *text = NULL;
+  size_t len = 0;
   time_t now_t = time(NULL);
   strftime(date, sizeof date, "%Y-%m-%d", localtime(&now_t));
-  for (int k = 0; k < o->n_recipes; k++) {
+  FILE *f = open_memstream(&text, &len);
+  for (int k = 0; f && k < o->n_recipes; k++) {
     int s;
     double med, acc;
     summarise(res, n, o->recipe[k], &s, &med, &acc);
     char mb[32];
-    fprintf(f, "| %s | %s | %s | %d/%d | %s | %.2f%% | %ld | %s | `%s` |\n", date, o->task,
-            recipes[o->recipe[k]].name, s, o->n_seeds, median_str(med, mb, sizeof mb), 100 * acc, o->epochs, device,
-            command);
+    fprintf(f, "| %s | %s | %s | %d/%d | %s | %.2f%% | %ld | ", date, o->task, recipes[o->recipe[k]].name, s,
+            o->n_seeds, median_str(med, mb, sizeof mb), 100 * acc, o->epochs);
+    outfile_md_cell(f, device);
+    fputs(" | `", f);
+    outfile_md_cell(f, command);
+    fputs("` |\n", f);
   }
-  return fclose(f) ? 1 : 0;
+  int rc = !f || fclose(f) || outfile_md_append(path, header, text, err, sizeof err);
+  free(text);
+  if (rc) fprintf(stderr, "%s: --markdown %s: %s\n", PROG, path, err);
+  return rc;
 }
 
 int main(int argc, char **argv) {
@@ -552,10 +552,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: --json %s: could not write\n", PROG, o.json);
     failed = 1;
   }
-  if (!failed && o.markdown && append_markdown(o.markdown, &o, res, k, device, command)) {
-    fprintf(stderr, "%s: --markdown %s: could not write\n", PROG, o.markdown);
-    failed = 1;
-  }
+  if (!failed && o.markdown && append_markdown(o.markdown, &o, res, k, device, command)) failed = 1;
   free(res);
   dlca_context_free(ctx);
   return failed ? CLI_FAIL : CLI_OK;

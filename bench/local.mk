@@ -6,8 +6,10 @@ DLCA_BENCH_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 # and a per-phase device profile (doc/performance.md). Public API only.
 noinst_PROGRAMS += bench/dlca-bench
 bench_dlca_bench_SOURCES = bench/dlca-bench.c bench/bench_population.c bench/bench_population.h
+# its --json and --markdown files written whole, as the tools write theirs
+bench_dlca_bench_SOURCES += tools/outfile.c tools/outfile.h
 bench_dlca_bench_CPPFLAGS = $(DLCA_BENCH_CPPFLAGS)
-bench_dlca_bench_LDADD = libdlca_cl.la -lm
+bench_dlca_bench_LDADD = libdlca_cl.la $(JANSSON_LIBS) -lm
 bench_dlca_bench_LDFLAGS = $(OPENMP_CFLAGS)
 
 # dlca-tune: the per-device tuner; writes the user tuning table
@@ -24,14 +26,14 @@ bench_dlca_tune_LDADD = libdlca_cl_internal.la $(DLCA_DEP_LIBS)
 # often and how fast they reach a hard circuit right on fresh grids
 # (doc/training.md). Public API and jansson.
 noinst_PROGRAMS += bench/dlca-recipes
-bench_dlca_recipes_SOURCES = bench/dlca-recipes.c
+bench_dlca_recipes_SOURCES = bench/dlca-recipes.c tools/outfile.c tools/outfile.h
 bench_dlca_recipes_CPPFLAGS = $(DLCA_BENCH_CPPFLAGS)
 bench_dlca_recipes_LDADD = libdlca_cl.la $(JANSSON_LIBS) -lm
 
 # dlca-hardbench: the hard evaluation of a preset's circuit on the float
 # reference, an OpenCL device and the packed-bits circuit (doc/bits.md).
 noinst_PROGRAMS += bench/dlca-hardbench
-bench_dlca_hardbench_SOURCES = bench/dlca-hardbench.c
+bench_dlca_hardbench_SOURCES = bench/dlca-hardbench.c tools/outfile.c tools/outfile.h
 bench_dlca_hardbench_CPPFLAGS = $(DLCA_BENCH_CPPFLAGS)
 bench_dlca_hardbench_LDADD = libdlca_cl.la $(JANSSON_LIBS) -lm
 bench_dlca_hardbench_LDFLAGS = $(OPENMP_CFLAGS)
@@ -42,6 +44,8 @@ bench_dlca_hardbench_LDFLAGS = $(OPENMP_CFLAGS)
 # bench/opsbench_suites.h, one file each.
 bin_PROGRAMS += bench/dlca-opsbench
 bench_dlca_opsbench_SOURCES = bench/dlca-opsbench.c bench/opsbench.h bench/opsbench_suites.h
+# its --csv and --json files written whole, as the tools write theirs
+bench_dlca_opsbench_SOURCES += tools/outfile.c tools/outfile.h
 bench_dlca_opsbench_SOURCES += bench/opsbench_blas.c
 bench_dlca_opsbench_SOURCES += bench/opsbench_conv.c
 bench_dlca_opsbench_SOURCES += bench/opsbench_optim.c

@@ -33,6 +33,14 @@ grep -q '^| [0-9-]* | checkerboard | 1 | 2 | ref |' x.md || fail "x.md has no ro
   >/dev/null 2>&1 || fail "second markdown run"
 [ "$(grep -c '^| date |' x.md)" -eq 1 ] || fail "x.md has more than one header"
 [ "$(grep -c '| checkerboard |' x.md)" -eq 2 ] || fail "x.md does not have 2 rows"
+# a file of prose keeps it, and the table starts after a blank line; a file that cannot be written is named
+printf '# Notes\nno final newline' > n.md
+"$prog" --quiet --preset checkerboard --batch 1 --steps 2 --warmup 0 --repeats 1 --backend ref --markdown n.md \
+  >/dev/null 2>&1 || fail "markdown after prose"
+[ "$(sed -n 2,4p n.md | cut -c1-8)" = "$(printf 'no final\n\n| date |')" ] || fail "n.md: $(cat n.md)"
+expect 1 "--json into a missing directory" -- "$prog" --quiet --preset checkerboard --batch 1 --steps 2 --warmup 0 \
+  --repeats 1 --backend ref --json no/such/x.json
+grep -q -- '--json no/such/x.json: ' err.txt || fail "the unwritable --json is not named: $(cat err.txt)"
 
 # --model: a saved model trains instead of the preset's; a bad file is a failed row that names it
 train="$top/tools/dlca-train"

@@ -15,7 +15,7 @@ ev() { "$prog" --backend ref "$@"; }
 # json_has FILE KEY: the JSON object has "KEY": somewhere (the tool writes one key per field).
 json_has() { grep -q "\"$2\":" "$1" || fail "$1 has no \"$2\": $(cat "$1")"; }
 # json_num FILE KEY: the first number after "KEY":
-json_num() { sed -n "s/.*\"$2\": \\([-0-9.e+]*\\).*/\\1/p" "$1" | head -n 1; }
+json_num() { grep -o "\"$2\": [-0-9.e+]*" "$1" | head -n 1 | sed 's/.*: //'; }
 
 # (a) help and version
 expect 0 "--help" -- "$prog" --help

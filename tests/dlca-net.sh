@@ -11,7 +11,7 @@ DLCA_NET_DATA="${DLCA_SRCDIR:-$top/..}/data"
 export DLCA_NET_DATA
 
 # json_num FILE KEY: the first number after "KEY":
-json_num() { sed -n "s/.*\"$2\": \\([-0-9.e+]*\\).*/\\1/p" "$1" | head -n 1; }
+json_num() { grep -o "\"$2\": [-0-9.e+]*" "$1" | head -n 1 | sed 's/.*: //'; }
 
 expect 0 "--help" -- "$prog" --help
 grep -q -- "--model NAME" out.txt || fail "--help does not describe --model"

@@ -11,6 +11,7 @@
 #include "eval_options.h"
 #include "gates.h"
 #include "gif.h"
+#include "outfile.h"
 #include "rollout.h"
 #include "strip.h"
 
@@ -497,109 +498,88 @@ static void print_report(const eval *e, int n_checks, int n_failed) {
     printf("result:         PASS (%d check%s)\n", n_checks, n_checks == 1 ? "" : "s");
 }
 
-static void json_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char ch = (unsigned char)*s;
-    if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
-    else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
-    else fputc(ch, f);
+/* c's object, with extra's members after the counts (extra consumed), or
+ * NULL when c did not run or out of memory. */
+static json_t *check_json(const check *c, json_t *extra) {
+  json_t *o = c->ran ? json_pack("{s:b, s:i, s:i, s:i, s:i, s:i, s:I, s:I, s:o, s:o}", "pass", c->pass, "height",
+                                 c->height, "width", c->width, "steps", c->steps, "samples", c->samples, "batches",
+                                 c->batches, "errors", (json_int_t)c->ev.errors, "total", (json_int_t)c->ev.total,
+                                 "accuracy", outfile_json_num(c->ev.accuracy), "hard_loss",
+                                 outfile_json_num(c->ev.hard_loss))
+                   : NULL;
+  if (o && extra) json_object_update(o, extra);
+  json_decref(extra);
+  if (o && c->per_step) {
+    json_t *a = json_array();
+    for (int s = 0; a && s <= c->steps; s++) json_array_append_new(a, json_integer((json_int_t)c->per_step[s]));
+    json_object_set_new(o, "errors_per_step", a);
   }
-  fputc('"', f);
+  return o;
 }
 
-static void json_check(FILE *f, const char *name, const check *c, const char *extra) {
-  if (!c->ran) return;
-  fprintf(f, ",\n  \"%s\": {\"pass\": %s, \"height\": %d, \"width\": %d, \"steps\": %d, \"samples\": %d, "
-             "\"batches\": %d, \"errors\": %zu, \"total\": %zu, \"accuracy\": %.9g, \"hard_loss\": %.9g",
-          name, c->pass ? "true" : "false", c->height, c->width, c->steps, c->samples, c->batches, c->ev.errors,
-          c->ev.total, c->ev.accuracy, c->ev.hard_loss);
-  if (extra) fputs(extra, f);
-  if (c->per_step) {
-    fprintf(f, ",\n    \"errors_per_step\": [");
-    for (int s = 0; s <= c->steps; s++) fprintf(f, "%s%zu", s ? ", " : "", c->per_step[s]);
-    fputc(']', f);
-  }
-  fputc('}', f);
-}
-
-/* The target check's wrong values for json_check's `extra`: "wrong" as
- * [row, column, channel] (the first WRONG_LISTED) and "wrong_listed". NULL
- * when out of memory. */
-static char *wrong_json(const check *c) {
+/* The target check's wrong values: "wrong" as [row, column, channel] (the
+ * first WRONG_LISTED) and "wrong_listed". */
+static json_t *wrong_json(const check *c) {
   const size_t k = c->n_wrong < WRONG_LISTED ? c->n_wrong : WRONG_LISTED;
-  char *buf = malloc(40 * k + 64);
-  if (!buf) return NULL;
-  size_t at = (size_t)sprintf(buf, ", \"wrong\": [");
-  for (size_t i = 0; i < k; i++)
-    at += (size_t)sprintf(buf + at, "%s[%d, %d, %d]", i ? ", " : "", c->wrong[3 * i], c->wrong[3 * i + 1],
-                          c->wrong[3 * i + 2]);
-  sprintf(buf + at, "], \"wrong_listed\": %zu", k);
-  return buf;
+  json_t *a = json_array();
+  for (size_t i = 0; a && i < k; i++)
+    json_array_append_new(a, json_pack("[i, i, i]", c->wrong[3 * i], c->wrong[3 * i + 1], c->wrong[3 * i + 2]));
+  return json_pack("{s:o, s:I}", "wrong", a, "wrong_listed", (json_int_t)k);
+}
+
+/* The gol board's first step unlike Life, and how far it is. */
+static json_t *mismatch_json(const check *b) {
+  if (b->first_mismatch < 0) return json_pack("{s:n}", "first_mismatch");
+  return json_pack("{s:I, s:I, s:I}", "first_mismatch", (json_int_t)b->first_mismatch, "mismatch_cells",
+                   (json_int_t)b->mismatch_cells, "mismatch_total", (json_int_t)b->mismatch_total);
+}
+
+/* The model and its gates. */
+static json_t *model_json(const eval *e, int n_checks, int n_failed) {
+  const eval_options *o = &e->opt;
+  json_t *hist = json_object();
+  for (int i = 0; i < 16; i++)
+    json_object_set_new(hist, gate_op_names[i], json_integer((json_int_t)e->gates.counts[i]));
+  return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:b, s:i, s:i, s:o, s:i, s:b, s:s, s:I, s:I, s:I, s:I, s:I, "
+                   "s:o}",
+                   "tool", EVAL_PROG, "version", dlca_version_string(), "model", o->model, "preset", e->preset.name,
+                   "backend", o->backend_ref ? "ref" : "cl", "device", e->device, "seed", (json_int_t)o->seed, "pass",
+                   !n_failed, "checks", n_checks, "failed", n_failed, "wall_s",
+                   outfile_json_num(cli_now() - e->t_start), "channels", e->shape.channels, "periodic",
+                   e->shape.periodic, "parametrisation", dlca_parametrisation_name(e->shape.parametrisation), "gates",
+                   (json_int_t)e->gates.total, "logits", (json_int_t)dlca_model_n_params(e->model), "active_gates",
+                   (json_int_t)e->gates.active, "live_gates", (json_int_t)e->gates.live, "live_logic_gates",
+                   (json_int_t)e->gates.live_logic, "gate_histogram", hist);
+}
+
+/* Sets key to v in root where v is not NULL. */
+static void set_opt(json_t *root, const char *key, json_t *v) {
+  if (v) json_object_set_new(root, key, v);
 }
 
 static int write_json(const eval *e, int n_checks, int n_failed) {
   const eval_options *o = &e->opt;
-  int to_stdout = !strcmp(o->json, "-");
-  FILE *f = to_stdout ? stdout : fopen(o->json, "w");
-  if (!f) {
-    fprintf(stderr, "%s: --json %s: cannot write: %s\n", EVAL_PROG, o->json, strerror(errno));
-    return EVAL_RUNTIME;
+  json_t *root = model_json(e, n_checks, n_failed);
+  if (root) {
+    set_opt(root, "fresh", check_json(&e->fresh, NULL));
+    json_t *scale = o->scale ? json_pack("{s:I}", "scale", (json_int_t)o->scale) : NULL;
+    set_opt(root, "generalisation", check_json(&e->general, scale));
+    set_opt(root, "gol_boards", check_json(&e->boards, NULL));
+    set_opt(root, "gol_board", check_json(&e->board, e->board.ran ? mismatch_json(&e->board) : NULL));
+    set_opt(root, "target", check_json(&e->tgt, e->tgt.ran && e->tgt.wrong ? wrong_json(&e->tgt) : NULL));
+    if (e->pic_ran && o->gif)
+      set_opt(root, "gif", json_pack("{s:s, s:i, s:I, s:i, s:i}", "file", o->gif, "frames", e->movie.n, "frame_every",
+                                     (json_int_t)e->movie_every, "delay_ms", e->gif.delay_ms, "scale",
+                                     gif_zoom(&e->gif, e->movie.height, e->movie.width)));
+    if (e->pic_ran && o->png)
+      set_opt(root, "picture", json_pack("{s:s, s:i, s:I}", "file", o->png, "frames", e->pic.n, "frame_every",
+                                         (json_int_t)e->pic_every));
   }
-  fprintf(f, "{\n  \"tool\": \"%s\", \"version\": \"%s\",\n  \"model\": ", EVAL_PROG, dlca_version_string());
-  json_string(f, o->model);
-  fprintf(f, ", \"preset\": \"%s\", \"backend\": \"%s\", \"device\": ", e->preset.name, o->backend_ref ? "ref" : "cl");
-  json_string(f, e->device);
-  fprintf(f, ", \"seed\": %llu,\n", (unsigned long long)o->seed);
-  fprintf(f, "  \"pass\": %s, \"checks\": %d, \"failed\": %d, \"wall_s\": %.3f,\n", n_failed ? "false" : "true",
-          n_checks, n_failed, cli_now() - e->t_start);
-  fprintf(f,
-          "  \"channels\": %d, \"periodic\": %s, \"parametrisation\": \"%s\", \"gates\": %zu, \"logits\": %zu, "
-          "\"active_gates\": %zu, \"live_gates\": %zu, \"live_logic_gates\": %zu,\n",
-          e->shape.channels, e->shape.periodic ? "true" : "false", dlca_parametrisation_name(e->shape.parametrisation),
-          e->gates.total, dlca_model_n_params(e->model), e->gates.active, e->gates.live, e->gates.live_logic);
-  fprintf(f, "  \"gate_histogram\": {");
-  for (int i = 0; i < 16; i++) fprintf(f, "%s\"%s\": %zu", i ? ", " : "", gate_op_names[i], e->gates.counts[i]);
-  fputc('}', f);
-  json_check(f, "fresh", &e->fresh, NULL);
-  char extra[128] = "";
-  if (o->scale) snprintf(extra, sizeof extra, ", \"scale\": %ld", o->scale);
-  json_check(f, "generalisation", &e->general, extra);
-  json_check(f, "gol_boards", &e->boards, NULL);
-  if (e->board.ran) {
-    if (e->board.first_mismatch < 0) snprintf(extra, sizeof extra, ", \"first_mismatch\": null");
-    else
-      snprintf(extra, sizeof extra, ", \"first_mismatch\": %ld, \"mismatch_cells\": %zu, \"mismatch_total\": %zu",
-               e->board.first_mismatch, e->board.mismatch_cells, e->board.mismatch_total);
-    json_check(f, "gol_board", &e->board, extra);
-  }
-  char *wrong = e->tgt.ran && e->tgt.wrong ? wrong_json(&e->tgt) : NULL;
-  if (e->tgt.ran && e->tgt.wrong && !wrong) {
-    if (!to_stdout) fclose(f);
-    return oom("--json");
-  }
-  json_check(f, "target", &e->tgt, wrong);
-  free(wrong);
-  if (e->pic_ran && o->gif) {
-    fprintf(f, ",\n  \"gif\": {\"file\": ");
-    json_string(f, o->gif);
-    fprintf(f, ", \"frames\": %d, \"frame_every\": %ld, \"delay_ms\": %d, \"scale\": %d}", e->movie.n,
-            e->movie_every, e->gif.delay_ms, gif_zoom(&e->gif, e->movie.height, e->movie.width));
-  }
-  if (e->pic_ran && o->png) {
-    fprintf(f, ",\n  \"picture\": {\"file\": ");
-    json_string(f, o->png);
-    fprintf(f, ", \"frames\": %d, \"frame_every\": %ld}", e->pic.n, e->pic_every);
-  }
-  fprintf(f, "\n}\n");
-  int bad = ferror(f);
-  if (!to_stdout) bad |= fclose(f) != 0;
-  else fflush(f);
-  if (bad) {
-    fprintf(stderr, "%s: --json %s: write failed\n", EVAL_PROG, o->json);
-    return EVAL_RUNTIME;
-  }
-  return 0;
+  char err[256] = "out of memory";
+  int bad = !root || outfile_json(o->json, root, 9, err, sizeof err);
+  json_decref(root);
+  if (bad) fprintf(stderr, "%s: --json %s: %s\n", EVAL_PROG, o->json, err);
+  return bad ? EVAL_RUNTIME : 0;
 }
 
 /* ---- main ---- */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "outfile.h"
 #include "progress.h"
 
 #define PROG "dlca-net"
@@ -130,50 +131,19 @@ static int fail(int status, const char *what) {
              ? CLI_USAGE : CLI_FAIL;
 }
 
-static void json_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
-    else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", (unsigned)(unsigned char)*s);
-    else fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
-static void json_body(FILE *f, const options *o, const result *r) {
-  fprintf(f, "{\"dataset\": ");
-  json_str(f, o->dataset);
-  fprintf(f, ", \"model\": ");
-  json_str(f, o->model);
-  fprintf(f, ", \"device\": ");
-  json_str(f, r->device);
-  fprintf(f, ", \"backend\": \"%s\", \"epochs\": %ld, \"batch\": %ld, \"lr\": %.9g, \"seed\": %llu,\n",
-          o->backend_ref ? "ref" : "cl", o->epochs, o->batch, o->lr, o->seed);
-  fprintf(f, " \"test_accuracy\": %.6f, \"test_loss\": %.6g, \"train_loss\": %.6g, \"wall_s\": %.3f, "
-          "\"samples_per_s\": %.1f}\n", r->accuracy, r->loss, r->train_loss, r->wall_s, r->samples_per_s);
-}
-
-/* --json: to stdout, or to a temp file renamed over FILE (never half written). */
+/* --json: to stdout ("-"), or written whole (tools/outfile.h). */
 static int write_json(const options *o, const result *r) {
-  if (!strcmp(o->json, "-")) {
-    json_body(stdout, o, r);
-    return fflush(stdout) ? CLI_FAIL : CLI_OK;
-  }
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", o->json, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
-    fprintf(stderr, PROG ": --json %s: cannot write: %s\n", o->json, strerror(errno));
-    return CLI_FAIL;
-  }
-  json_body(f, o, r);
-  int err = ferror(f) | (fclose(f) != 0);
-  if (err || rename(tmp, o->json)) {
-    fprintf(stderr, PROG ": --json %s: write failed: %s\n", o->json, strerror(errno));
-    remove(tmp);
-    return CLI_FAIL;
-  }
-  return CLI_OK;
+  json_t *v = json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:o, s:I, s:o, s:o, s:o, s:o, s:o}", "dataset", o->dataset,
+                        "model", o->model, "device", r->device, "backend", o->backend_ref ? "ref" : "cl", "epochs",
+                        (json_int_t)o->epochs, "batch", (json_int_t)o->batch, "lr", outfile_json_num(o->lr), "seed",
+                        (json_int_t)o->seed, "test_accuracy", outfile_json_num(r->accuracy), "test_loss",
+                        outfile_json_num(r->loss), "train_loss", outfile_json_num(r->train_loss), "wall_s",
+                        outfile_json_num(r->wall_s), "samples_per_s", outfile_json_num(r->samples_per_s));
+  char err[256] = "out of memory";
+  int bad = !v || outfile_json(o->json, v, 6, err, sizeof err);
+  json_decref(v);
+  if (bad) fprintf(stderr, PROG ": --json %s: %s\n", o->json, err);
+  return bad ? CLI_FAIL : CLI_OK;
 }
 
 static void draw(progress *p, uint64_t epoch, double loss, double sps) {

@@ -5,7 +5,7 @@ noinst_LTLIBRARIES += tools/libdlca_tools.la
 tools_libdlca_tools_la_SOURCES = tools/cli.h tools/progress.c tools/progress.h tools/csvlog.c tools/csvlog.h \
 	tools/gates.c tools/gates.h tools/rollout.c tools/rollout.h tools/strip.c tools/strip.h \
 	tools/jobs.c tools/jobs.h tools/outfile.c tools/outfile.h
-DLCA_TOOLS_LIBS = tools/libdlca_tools.la libdlca_cl.la
+DLCA_TOOLS_LIBS = tools/libdlca_tools.la libdlca_cl.la $(JANSSON_LIBS)
 
 # dlca-train: trains a preset over the library's training loop. Public API only.
 bin_PROGRAMS += tools/dlca-train

@@ -1,5 +1,6 @@
 /* Atomic whole-file writes for the tools; see outfile.h. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,4 +62,113 @@ int outfile_mem_commit(outfile_mem *m, const char *path, char *err, size_t n) {
   free(m->buf);
   m->f = NULL, m->buf = NULL;
   return rc;
+}
+
+int outfile_json(const char *path, const json_t *v, int digits, char *err, size_t n) {
+  const size_t flags = JSON_REAL_PRECISION(digits) | JSON_ENCODE_ANY;
+  outfile_mem m;
+  int to_stdout = !strcmp(path, "-");
+  FILE *f = stdout;
+  if (!to_stdout) {
+    if (outfile_mem_open(&m, err, n)) return -1;
+    f = m.f;
+  }
+  int bad = 0;
+  if (json_is_array(v)) {
+    bad |= fputs("[\n", f) < 0;
+    for (size_t i = 0; i < json_array_size(v); i++) {
+      bad |= fputs("  ", f) < 0 || json_dumpf(json_array_get(v, i), f, flags);
+      bad |= fputs(i + 1 < json_array_size(v) ? ",\n" : "\n", f) < 0;
+    }
+    bad |= fputs("]\n", f) < 0;
+  } else {
+    bad |= json_dumpf(v, f, flags) || fputc('\n', f) == EOF;
+  }
+  if (to_stdout) {
+    bad |= fflush(stdout) != 0;
+    if (bad) snprintf(err, n, "write failed");
+    return bad ? -1 : 0;
+  }
+  if (bad) {
+    fclose(m.f);
+    free(m.buf);
+    snprintf(err, n, "out of memory");
+    return -1;
+  }
+  return outfile_mem_commit(&m, path, err, n);
+}
+
+json_t *outfile_json_num(double x) { return isfinite(x) ? json_real(x) : json_null(); }
+
+int outfile_read(const char *path, char **text, size_t *len, char *err, size_t n) {
+  *text = NULL, *len = 0;
+  outfile_mem m;
+  FILE *f = fopen(path, "rb");
+  if (!f && errno != ENOENT) {
+    snprintf(err, n, "cannot read: %s", strerror(errno));
+    return -1;
+  }
+  if (outfile_mem_open(&m, err, n)) {
+    if (f) fclose(f);
+    return -1;
+  }
+  char buf[65536];
+  size_t k;
+  int bad = 0;
+  while (f && (k = fread(buf, 1, sizeof buf, f)) > 0) bad |= fwrite(buf, 1, k, m.f) != k;
+  int read_bad = f && (ferror(f) | (fclose(f) != 0));
+  bad |= fclose(m.f) != 0;
+  if (bad || read_bad) {
+    free(m.buf);
+    snprintf(err, n, "%s", read_bad ? "read failed" : "out of memory");
+    return -1;
+  }
+  *text = m.buf, *len = m.len;
+  return 0;
+}
+
+void outfile_md_cell(FILE *f, const char *s) {
+  for (; *s; s++) {
+    if (*s == '|') fputs("\\|", f);
+    else fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+  }
+}
+
+/* Whether the last block of table lines of text (lines starting with '|',
+ * blank lines after it allowed) starts with header's first line. */
+static int ends_with_table(const char *text, size_t len, const char *header) {
+  const char *first = NULL, *end = text + len;
+  for (const char *p = text; p < end;) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+    if (l && p[0] == '|') {
+      if (!first) first = p;
+    } else if (l && !(l == 1 && p[0] == '\r')) {
+      first = NULL;
+    }
+    p += l + (nl != NULL);
+  }
+  const size_t hl = strcspn(header, "\n") + 1; /* with its newline */
+  return first && (size_t)(end - first) >= hl && !memcmp(first, header, hl);
+}
+
+int outfile_md_append(const char *path, const char *header, const char *rows, char *err, size_t n) {
+  char *text;
+  size_t len;
+  if (outfile_read(path, &text, &len, err, n)) return -1;
+  outfile_mem m;
+  if (outfile_mem_open(&m, err, n)) {
+    free(text);
+    return -1;
+  }
+  fwrite(text, 1, len, m.f);
+  if (len && text[len - 1] != '\n') fputc('\n', m.f);
+  if (!ends_with_table(text, len, header)) {
+    const int blank_last = len == 1 ? text[0] == '\n' : len >= 2 && text[len - 1] == '\n' && text[len - 2] == '\n';
+    if (len && !blank_last) fputc('\n', m.f);
+    fputs(header, m.f);
+  }
+  fputs(rows, m.f);
+  free(text);
+  return outfile_mem_commit(&m, path, err, n);
 }

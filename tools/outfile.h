@@ -4,6 +4,7 @@
 #ifndef DLCA_TOOLS_OUTFILE_H
 #define DLCA_TOOLS_OUTFILE_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -22,5 +23,26 @@ typedef struct outfile_mem {
 } outfile_mem;
 int outfile_mem_open(outfile_mem *m, char *err, size_t n);
 int outfile_mem_commit(outfile_mem *m, const char *path, char *err, size_t n);
+
+/* v as JSON to path (outfile_write), or to stdout where path is "-": an
+ * array one element a line, anything else on one line, with a final
+ * newline; real numbers to `digits` significant digits (1-30). 0, or -1
+ * with a reason in err. */
+int outfile_json(const char *path, const json_t *v, int digits, char *err, size_t n);
+/* x as a JSON number, or null where it is not finite (JSON has no NaN). */
+json_t *outfile_json_num(double x);
+
+/* The whole file at path, NUL-terminated, into *text (free() it) and its
+ * length into *len; empty where there is no file. 0, or -1 with a reason. */
+int outfile_read(const char *path, char **text, size_t *len, char *err, size_t n);
+
+/* The bench programs' markdown tables (doc/performance.md). rows, lines of
+ * the table, each ending in a newline, go after the file's table when its
+ * last table (blank lines after it allowed) has header, a title line and a
+ * rule line, each ending in a newline; else after a blank line and header.
+ * The file is rewritten whole (outfile_write). 0, or -1 with a reason. */
+int outfile_md_append(const char *path, const char *header, const char *rows, char *err, size_t n);
+/* s as the text of a table cell: '|' escaped, line breaks as spaces. */
+void outfile_md_cell(FILE *f, const char *s);
 
 #endif
