@@ -255,19 +255,21 @@ static int write_json(const char *path, const row *rows, int n, const char *devi
     json_object_set_new(x, "gates", json_integer((json_int_t)rows[i].gates));
     json_object_set_new(x, "cells", json_integer((json_int_t)rows[i].cells));
     json_object_set_new(x, "values_wrong", json_integer((json_int_t)rows[i].errors));
-    json_object_set_new(x, "ref_ms", json_real(rows[i].ref_ms));
+    json_object_set_new(x, "ref_ms", outfile_json_num(rows[i].ref_ms));
     json_object_set_new(x, "cl_ms", rows[i].cl_ms > 0 ? json_real(rows[i].cl_ms) : json_null());
-    json_object_set_new(x, "bits_ms", json_real(rows[i].bits_ms));
-    json_object_set_new(x, "bits_variants_per_s", json_real(rows[i].variants_per_s));
+    json_object_set_new(x, "bits_ms", outfile_json_num(rows[i].bits_ms));
+    json_object_set_new(x, "bits_variants_per_s", outfile_json_num(rows[i].variants_per_s));
     json_object_set_new(x, "threads", json_integer(rows[i].threads));
     json_array_append_new(arr, x);
   }
   json_object_set_new(root, "rows", arr);
-  /* written next to the target, then renamed: a reader never sees half a file */
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  int rc = json_dump_file(root, tmp, JSON_INDENT(1)) || rename(tmp, path);
+  /* written whole (tools/outfile.h): a reader never sees half a file */
+  char *text = json_dumps(root, JSON_INDENT(1));
   json_decref(root);
+  char err[256];
+  int rc = !text || outfile_write(path, text, strlen(text), err, sizeof err);
+  if (rc) fprintf(stderr, "%s: --json %s: %s\n", PROG, path, text ? err : "out of memory");
+  free(text);
   return rc;
 }
 
@@ -330,10 +332,7 @@ int main(int argc, char **argv) {
            r->cl_ms, r->bits_ms, r->variants_per_s);
   }
   /* the rows that ran are written even when another failed */
-  if (n_ok && o.json && write_json(o.json, rows, n_ok, device, command)) {
-    fprintf(stderr, "%s: --json %s: write failed\n", PROG, o.json);
-    failed = 1;
-  }
+  if (n_ok && o.json && write_json(o.json, rows, n_ok, device, command)) failed = 1;
   char err[256];
   if (n_ok && o.markdown && append_markdown(o.markdown, rows, n_ok, device, command, err, sizeof err)) {
     fprintf(stderr, "%s: --markdown %s: %s\n", PROG, o.markdown, err);

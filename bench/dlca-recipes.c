@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 #include "dlca_cl.h"
 #include "cli.h"
 #include "outfile.h"
@@ -465,16 +464,14 @@ static int write_json(const char *path, const options *o, const result *res, int
   json_object_set_new(root, "fresh_batches", json_integer(o->fresh));
   json_object_set_new(root, "runs", runs);
   json_object_set_new(root, "summary", sum);
-  /* atomically: a temporary file beside the target, then rename */
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  int rc = json_dump_file(root, tmp, JSON_INDENT(1));
+  /* written whole (tools/outfile.h): a reader never sees half a file */
+  char *text = json_dumps(root, JSON_INDENT(1));
   json_decref(root);
-  if (rc || rename(tmp, path)) {
-    remove(tmp);
-    return 1;
-  }
-  return 0;
+  char err[256];
+  int rc = !text || outfile_write(path, text, strlen(text), err, sizeof err);
+  if (rc) fprintf(stderr, "%s: --json %s: %s\n", PROG, path, text ? err : "out of memory");
+  free(text);
+  return rc;
 }
 
 /* --markdown: a row per recipe appended to the file's table (tools/outfile.h); 0, or 1 after a message. */
@@ -548,10 +545,7 @@ int main(int argc, char **argv) {
     printf("| %s | %d/%d | %s | %.2f%% |\n", recipes[o.recipe[i]].name, s, o.n_seeds, median_str(med, mb, sizeof mb),
            100 * acc);
   }
-  if (!failed && o.json && write_json(o.json, &o, res, k, device, command)) {
-    fprintf(stderr, "%s: --json %s: could not write\n", PROG, o.json);
-    failed = 1;
-  }
+  if (!failed && o.json && write_json(o.json, &o, res, k, device, command)) failed = 1;
   if (!failed && o.markdown && append_markdown(o.markdown, &o, res, k, device, command)) failed = 1;
   free(res);
   dlca_context_free(ctx);
