@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "outfile.h"
 #include "dlca_cl.h"
 
 static const char *prog = "dlca-parity";
@@ -79,18 +80,32 @@ static void usage(FILE *f) {
         f);
 }
 
-static void print_report(const dlca_parity_report *r, const char *backend, const char *device, int json) {
+/* The head of a --json object: what was checked, where. */
+static json_t *json_head(const char *case_name, const char *backend, const char *device) {
+  return json_pack("{s:s, s:s, s:s}", "case", case_name, "backend", backend, "device", device);
+}
+
+/* --json: v on one line of stdout (consumed); 0, or 1 after a message. */
+static int print_json(json_t *v) {
+  char err[128] = "out of memory";
+  int bad = !v || outfile_json("-", v, 6, err, sizeof err);
+  json_decref(v);
+  if (bad) fprintf(stderr, "%s: --json: %s\n", prog, err);
+  return bad;
+}
+
+static int print_report(const dlca_parity_report *r, const char *backend, const char *device, int json) {
   if (json) {
-    printf("{\"case\": \"%s\", \"backend\": \"%s\", \"device\": \"%s\", \"errors\": {", r->case_name, backend, device);
-    const char *sep = "";
+    json_t *v = json_head(r->case_name, backend, device), *errors = json_object(), *tols = json_object();
     for (int q = 0; q < DLCA_Q_COUNT; q++)
-      if (r->tolerance[q] >= 0) printf("%s\"%s\": %.6g", sep, dlca_quantity_name(q), r->max_abs[q]), sep = ", ";
-    printf("}, \"tolerances\": {");
-    sep = "";
-    for (int q = 0; q < DLCA_Q_COUNT; q++)
-      if (r->tolerance[q] >= 0) printf("%s\"%s\": %.6g", sep, dlca_quantity_name(q), r->tolerance[q]), sep = ", ";
-    printf("}, \"pass\": %s}\n", r->all_pass ? "true" : "false");
-    return;
+      if (r->tolerance[q] >= 0) {
+        json_object_set_new(errors, dlca_quantity_name(q), outfile_json_num(r->max_abs[q]));
+        json_object_set_new(tols, dlca_quantity_name(q), outfile_json_num(r->tolerance[q]));
+      }
+    if (v) json_object_set_new(v, "errors", errors), json_object_set_new(v, "tolerances", tols);
+    else json_decref(errors), json_decref(tols);
+    if (v) json_object_set_new(v, "pass", json_boolean(r->all_pass));
+    return print_json(v);
   }
   printf("case %s, backend %s, device %s\n", r->case_name, backend, device);
   printf("  %-18s %12s %12s %12s  %s\n", "quantity", "max |error|", "max rel", "tolerance", "");
@@ -99,35 +114,26 @@ static void print_report(const dlca_parity_report *r, const char *backend, const
       printf("  %-18s %12.3e %12.3e %12.3e  %s\n", dlca_quantity_name(q), r->max_abs[q], r->max_rel[q],
              r->tolerance[q], r->pass[q] ? "ok" : "FAIL");
   printf("%s\n", r->all_pass ? "PASS" : "FAIL");
+  return 0;
 }
 
-/* s as a JSON string. */
-static void json_str(const char *s) {
-  putchar('"');
-  for (; *s; s++)
-    if (*s == '"' || *s == '\\') printf("\\%c", *s);
-    else if ((unsigned char)*s < 0x20) printf("\\u%04x", (unsigned char)*s);
-    else putchar(*s);
-  putchar('"');
-}
-
-/* A number, or null where it is not finite (a NaN result). */
-static void json_num(double x) {
-  if (isfinite(x)) printf("%.6g", x);
-  else fputs("null", stdout);
-}
-
-static void print_ops_report(const dlca_ops_parity_report *r, const char *backend, const char *device, int json) {
+static int print_ops_report(const dlca_ops_parity_report *r, const char *backend, const char *device, int json) {
   if (json) {
-    fputs("{\"case\": ", stdout), json_str(r->case_name), fputs(", \"op\": ", stdout), json_str(r->op);
-    fputs(", \"backend\": ", stdout), json_str(backend), fputs(", \"device\": ", stdout), json_str(device);
-    printf(", \"tolerance\": {\"abs\": %.6g, \"rel\": %.6g}, \"errors\": {", r->tol_abs, r->tol_rel);
-    for (int i = 0; i < r->n; i++) printf("%s\"%s\": ", i ? ", " : "", r->entry[i].name), json_num(r->entry[i].max_abs);
-    fputs("}, \"worst_ratio\": {", stdout);
-    for (int i = 0; i < r->n; i++)
-      printf("%s\"%s\": ", i ? ", " : "", r->entry[i].name), json_num(r->entry[i].worst_ratio);
-    printf("}, \"pass\": %s}\n", r->all_pass ? "true" : "false");
-    return;
+    json_t *v = json_head(r->case_name, backend, device), *errors = json_object(), *ratios = json_object();
+    for (int i = 0; i < r->n; i++) {
+      json_object_set_new(errors, r->entry[i].name, outfile_json_num(r->entry[i].max_abs));
+      json_object_set_new(ratios, r->entry[i].name, outfile_json_num(r->entry[i].worst_ratio));
+    }
+    if (v) {
+      json_object_set_new(v, "op", json_string(r->op));
+      json_object_set_new(v, "tolerance", json_pack("{s:o, s:o}", "abs", outfile_json_num(r->tol_abs), "rel",
+                                                    outfile_json_num(r->tol_rel)));
+      json_object_set_new(v, "errors", errors), json_object_set_new(v, "worst_ratio", ratios);
+      json_object_set_new(v, "pass", json_boolean(r->all_pass));
+    } else {
+      json_decref(errors), json_decref(ratios);
+    }
+    return print_json(v);
   }
   printf("case %s (op %s), backend %s, device %s\n", r->case_name, r->op, backend, device);
   printf("  %-30s %12s %12s  tolerance %.3g + %.3g |want|\n", "result", "max |error|", "worst/tol", r->tol_abs,
@@ -136,6 +142,7 @@ static void print_ops_report(const dlca_ops_parity_report *r, const char *backen
     printf("  %-30s %12.3e %12.3e  %s\n", r->entry[i].name, r->entry[i].max_abs, r->entry[i].worst_ratio,
            r->entry[i].pass ? "ok" : "FAIL");
   printf("%s\n", r->all_pass ? "PASS" : "FAIL");
+  return 0;
 }
 
 /* The exit status of a library failure: 2 for bad input, 1 for a runtime failure. */
@@ -156,46 +163,52 @@ static int parse_size(const char *s, int *h, int *w) {
   return 0;
 }
 
-int main(int argc, char **argv) {
-  const char *vector = NULL, *backend = "cl", *device = NULL, *preset = NULL, *model_path = NULL;
-  long random_n = 0, batch = 0, steps = 0;
-  unsigned long long seed = 1;
-  int rc, json = 0, async = 0, H = 0, W = 0, param = DLCA_PARAM_SOFTMAX16, param_given = 0;
+typedef struct options {
+  const char *vector, *backend, *device, *preset, *model_path;
+  long random_n, batch, steps;
+  unsigned long long seed;
+  int json, async, H, W, param, param_given;
+} options;
+
+/* The command line into o; -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, options *o) {
   static const struct option opts[] = {
       {"vector", 1, 0, 'v'}, {"backend", 1, 0, 'b'}, {"device", 1, 0, 'd'}, {"json", 0, 0, 'j'},
       {"preset", 1, 0, 'p'}, {"model", 1, 0, 'm'},   {"random", 1, 0, 'r'}, {"seed", 1, 0, 's'},
       {"batch", 1, 0, 'B'},  {"steps", 1, 0, 'T'},   {"size", 1, 0, 'S'},   {"async", 0, 0, 'a'},
       {"help", 0, 0, 'h'},   {"version", 0, 0, 'V'}, {"param", 1, 0, 'P'},  {0, 0, 0, 0}};
+  memset(o, 0, sizeof *o);
+  o->backend = "cl", o->seed = 1, o->param = DLCA_PARAM_SOFTMAX16;
   int c;
   opterr = 0;
   while ((c = getopt_long(argc, argv, ":hV", opts, NULL)) != -1) {
     const char *opt = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
     switch (c) {
-      case 'v': vector = optarg; break;
-      case 'b': backend = optarg; break;
-      case 'd': device = optarg; break;
-      case 'j': json = 1; break;
-      case 'p': preset = optarg; break;
-      case 'm': model_path = optarg; break;
-      case 'r': if (cli_parse_long(prog, "--random", optarg, 1, 100000, &random_n)) return CLI_USAGE; break;
-      case 's': if (cli_parse_u64(prog, "--seed", optarg, &seed)) return CLI_USAGE; break;
-      case 'B': if (cli_parse_long(prog, "--batch", optarg, 1, 1 << 20, &batch)) return CLI_USAGE; break;
-      case 'T': if (cli_parse_long(prog, "--steps", optarg, 1, 100000, &steps)) return CLI_USAGE; break;
+      case 'v': o->vector = optarg; break;
+      case 'b': o->backend = optarg; break;
+      case 'd': o->device = optarg; break;
+      case 'j': o->json = 1; break;
+      case 'p': o->preset = optarg; break;
+      case 'm': o->model_path = optarg; break;
+      case 'r': if (cli_parse_long(prog, "--random", optarg, 1, 100000, &o->random_n)) return CLI_USAGE; break;
+      case 's': if (cli_parse_u64(prog, "--seed", optarg, &o->seed)) return CLI_USAGE; break;
+      case 'B': if (cli_parse_long(prog, "--batch", optarg, 1, 1 << 20, &o->batch)) return CLI_USAGE; break;
+      case 'T': if (cli_parse_long(prog, "--steps", optarg, 1, 100000, &o->steps)) return CLI_USAGE; break;
       case 'S':
-        if (parse_size(optarg, &H, &W)) {
+        if (parse_size(optarg, &o->H, &o->W)) {
           fprintf(stderr, "%s: --size: '%s' is not HxW\n", prog, optarg);
           return CLI_USAGE;
         }
         break;
-      case 'a': async = 1; break;
+      case 'a': o->async = 1; break;
       case 'P':
-        if (!strcmp(optarg, "iwp")) param = DLCA_PARAM_IWP;
-        else if (!strcmp(optarg, "softmax16")) param = DLCA_PARAM_SOFTMAX16;
+        if (!strcmp(optarg, "iwp")) o->param = DLCA_PARAM_IWP;
+        else if (!strcmp(optarg, "softmax16")) o->param = DLCA_PARAM_SOFTMAX16;
         else {
           fprintf(stderr, "%s: --param: '%s' is neither softmax16 nor iwp\n", prog, optarg);
           return CLI_USAGE;
         }
-        param_given = 1;
+        o->param_given = 1;
         break;
       case 'h': usage(stdout); return CLI_OK;
       case 'V': return cli_print_version(prog, dlca_version_string());
@@ -203,90 +216,96 @@ int main(int argc, char **argv) {
       default: fprintf(stderr, "%s: %s: unknown option (see --help)\n", prog, opt); return CLI_USAGE;
     }
   }
-  if (optind < argc || (!vector && !random_n) || (vector && random_n)) {
-    fprintf(stderr, "%s: give either --vector FILE or (--preset NAME | --model FILE) --random N (see --help)\n",
-            prog);
+  if (optind < argc) {
+    fprintf(stderr, "%s: %s: unexpected argument (see --help)\n", prog, argv[optind]);
     return CLI_USAGE;
   }
-  if (param_given && !preset) {
-    fprintf(stderr, "%s: --param: only with --preset (a --model or --vector brings its own)\n", prog);
-    return CLI_USAGE;
+  return -1;
+}
+
+/* The combinations that make no sense; 0, or CLI_USAGE after a message. */
+static int check_args(const options *o) {
+  const char *why = NULL;
+  if (!o->vector == !o->random_n) why = "give either --vector FILE or (--preset NAME | --model FILE) --random N";
+  else if (o->random_n && !o->preset && !o->model_path) why = "--random needs --preset NAME or --model FILE";
+  else if (o->param_given && !o->preset) why = "--param: only with --preset (a --model or --vector brings its own)";
+  else if (strcmp(o->backend, "ref") && strcmp(o->backend, "cl") && strcmp(o->backend, "bits"))
+    why = "--backend: give ref, cl or bits";
+  else if (o->vector && !strcmp(o->backend, "bits"))
+    why = "--backend bits: only with --random (the vectors' start grids are not all 0/1)";
+  else if (o->random_n && !strcmp(o->backend, "ref"))
+    why = "--random compares the CPU reference with a device; --backend ref makes no sense";
+  if (why) fprintf(stderr, "%s: %s (see --help)\n", prog, why);
+  return why ? CLI_USAGE : 0;
+}
+
+/* --random: the preset's (or the model file's) model on fresh random cases. */
+static int run_random(const options *o, dlca_context *ctx, dlca_parity_report *r) {
+  dlca_model *m = NULL;
+  dlca_preset p;
+  int rc;
+  if (o->preset) {
+    if ((rc = dlca_preset_get(o->preset, &p))) return rc;
+    p.shape.parametrisation = (dlca_parametrisation)o->param;
+    if ((rc = dlca_model_new(&p.shape, o->seed, &m))) return rc;
+  } else if ((rc = dlca_model_load(o->model_path, &m))) {
+    return rc;
   }
-  if (strcmp(backend, "ref") && strcmp(backend, "cl") && strcmp(backend, "bits")) {
-    fprintf(stderr, "%s: --backend: '%s' is not ref, cl or bits\n", prog, backend);
-    return CLI_USAGE;
+  dlca_run run = dlca_run_default(o->preset ? p.batch : 1, o->preset ? p.height : 8, o->preset ? p.width : 8,
+                                  o->preset ? p.steps : 4);
+  if (o->preset) {
+    run.async = p.async;
+    run.n_loss_channels = p.n_loss_channels;
+    memcpy(run.loss_channels, p.loss_channels, sizeof run.loss_channels);
   }
-  if (vector && !strcmp(backend, "bits")) {
-    fprintf(stderr, "%s: --backend bits: only with --random (the vectors' start grids are not all 0/1)\n", prog);
-    return CLI_USAGE;
+  if (o->batch) run.batch = (int)o->batch;
+  if (o->steps) run.steps = (int)o->steps;
+  if (o->H) run.height = o->H, run.width = o->W;
+  if (o->async) run.async = 1;
+  rc = !strcmp(o->backend, "bits") ? dlca_parity_bits(m, &run, (int)o->random_n, o->seed, r)
+                                   : dlca_parity_random(ctx, m, &run, (int)o->random_n, o->seed, r);
+  dlca_model_free(m);
+  return rc;
+}
+
+/* The check asked for (kind: --vector's), reported; the exit status. */
+static int run(const options *o, dlca_vector_kind kind, dlca_context *ctx, const char *devname) {
+  int rc = DLCA_OK;
+  if (kind == DLCA_VECTOR_OPS) {
+    dlca_ops_parity_report op;
+    if (!(rc = dlca_parity_ops_vector(ctx, o->vector, &op)))
+      return print_ops_report(&op, o->backend, devname, o->json) || !op.all_pass ? CLI_FAIL : CLI_OK;
   }
-  if (random_n && !strcmp(backend, "ref")) {
-    fprintf(stderr, "%s: --random compares the CPU reference with a device; --backend ref makes no sense\n", prog);
-    return CLI_USAGE;
+  dlca_parity_report r;
+  if (!rc) rc = o->vector ? dlca_parity_vector(ctx, o->vector, &r) : run_random(o, ctx, &r);
+  if (rc) {
+    fprintf(stderr, "%s: %s\n", prog, dlca_last_error());
+    return fail_status(rc);
   }
-  dlca_vector_kind kind = DLCA_VECTOR_JAX;
-  if (vector && (rc = dlca_parity_vector_kind(vector, &kind))) {
+  return print_report(&r, o->backend, devname, o->json) || !r.all_pass ? CLI_FAIL : CLI_OK;
+}
+
+int main(int argc, char **argv) {
+  options o;
+  int code = parse_args(argc, argv, &o);
+  if (code >= 0) return code;
+  if ((code = check_args(&o))) return code;
+  dlca_vector_kind kind = DLCA_VECTOR_JAX; /* the file's errors before the device's */
+  int rc = o.vector ? dlca_parity_vector_kind(o.vector, &kind) : DLCA_OK;
+  if (rc) {
     fprintf(stderr, "%s: %s\n", prog, dlca_last_error());
     return fail_status(rc);
   }
   dlca_context *ctx = NULL;
   char devname[300] = "CPU reference";
-  if (!strcmp(backend, "bits")) snprintf(devname, sizeof devname, "packed bits on the CPU");
-  if (!strcmp(backend, "cl")) {
-    if ((rc = dlca_context_new(device, &ctx)))
-      return cli_context_fail(prog, device, rc, "--backend ref checks the CPU reference alone");
+  if (!strcmp(o.backend, "bits")) snprintf(devname, sizeof devname, "packed bits on the CPU");
+  if (!strcmp(o.backend, "cl")) {
+    if ((rc = dlca_context_new(o.device, &ctx))) return cli_context_fail(prog, o.device, rc, "--backend ref checks the CPU reference alone");
     dlca_device_info info;
     dlca_context_device(ctx, &info);
     snprintf(devname, sizeof devname, "%s", info.name);
   }
-  dlca_parity_report r;
-  if (kind == DLCA_VECTOR_OPS) {
-    dlca_ops_parity_report o;
-    if ((rc = dlca_parity_ops_vector(ctx, vector, &o))) goto bad;
-    print_ops_report(&o, backend, devname, json);
-    dlca_context_free(ctx);
-    return o.all_pass ? CLI_OK : CLI_FAIL;
-  }
-  if (vector) {
-    rc = dlca_parity_vector(ctx, vector, &r);
-  } else {
-    dlca_model *m = NULL;
-    dlca_preset p;
-    int have_preset = 0;
-    if (preset) {
-      if ((rc = dlca_preset_get(preset, &p))) goto bad;
-      p.shape.parametrisation = (dlca_parametrisation)param;
-      if ((rc = dlca_model_new(&p.shape, seed, &m))) goto bad;
-      have_preset = 1;
-    } else if (model_path) {
-      if ((rc = dlca_model_load(model_path, &m))) goto bad;
-    } else {
-      fprintf(stderr, "%s: --random needs --preset NAME or --model FILE\n", prog);
-      dlca_context_free(ctx);
-      return CLI_USAGE;
-    }
-    dlca_run run = dlca_run_default(have_preset ? p.batch : 1, have_preset ? p.height : 8, have_preset ? p.width : 8,
-                                    have_preset ? p.steps : 4);
-    if (have_preset) {
-      run.async = p.async;
-      run.n_loss_channels = p.n_loss_channels;
-      memcpy(run.loss_channels, p.loss_channels, sizeof run.loss_channels);
-    }
-    if (batch) run.batch = (int)batch;
-    if (steps) run.steps = (int)steps;
-    if (H) run.height = H, run.width = W;
-    if (async) run.async = 1;
-    rc = !strcmp(backend, "bits") ? dlca_parity_bits(m, &run, (int)random_n, seed, &r)
-                                  : dlca_parity_random(ctx, m, &run, (int)random_n, seed, &r);
-    dlca_model_free(m);
-  }
-bad:
-  if (rc) {
-    fprintf(stderr, "%s: %s\n", prog, dlca_last_error());
-    dlca_context_free(ctx);
-    return fail_status(rc);
-  }
-  print_report(&r, backend, devname, json);
+  code = run(&o, kind, ctx, devname);
   dlca_context_free(ctx);
-  return r.all_pass ? CLI_OK : CLI_FAIL;
+  return code;
 }

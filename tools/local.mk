@@ -17,7 +17,7 @@ tools_dlca_train_LDADD = $(DLCA_TOOLS_LIBS) -lm
 # dlca-parity: a backend against a JAX vector, or a device against the CPU reference.
 bin_PROGRAMS += tools/dlca-parity
 tools_dlca_parity_SOURCES = tools/dlca-parity.c tools/cli.h
-tools_dlca_parity_LDADD = libdlca_cl.la
+tools_dlca_parity_LDADD = $(DLCA_TOOLS_LIBS)
 
 # dlca-info: lists OpenCL devices, builds a kernel file. Public API and jansson.
 bin_PROGRAMS += tools/dlca-info
