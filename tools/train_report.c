@@ -75,10 +75,8 @@ static int relax_off(const dlca_relax *x) {
          x->grad_noise == 0;
 }
 
-void train_print_summary(const run *r, const outcome *o) {
-  const dlca_loop_result *w = &o->w;
-  char wall[32];
-  double total_s = cli_now() - r->t_start;
+/* What trained: the preset, the device, the gates and the recipe. */
+static void print_setup(const run *r) {
   printf("preset:         %s\n", r->preset.name);
   printf("backend:        %s\n", dlca_trainer_backend(r->t));
   printf("device:         %s\n", r->device);
@@ -96,6 +94,11 @@ void train_print_summary(const run *r, const outcome *o) {
     printf("recipe:         recommended for %s: %s (--reference-protocol: the paper's)\n", r->preset.name, what);
   }
   else printf("recipe:         %s\n", relax_off(&r->cfg.relax) ? "the paper's (no relaxation)" : "custom relaxation");
+}
+
+/* Where training ended: epochs, losses, stops, schedule, the best epoch. */
+static void print_losses(const run *r, const outcome *o) {
+  const dlca_loop_result *w = &o->w;
   printf("epochs:         %llu (%llu in this run)\n", (unsigned long long)w->epoch,
          (unsigned long long)(w->epoch - w->first));
   if (isnan(w->soft)) printf("soft loss:      -\n");
@@ -126,6 +129,10 @@ void train_print_summary(const run *r, const outcome *o) {
   if (w->have_best)
     printf("best hard loss: %.9g at epoch %llu%s\n", w->best_hard, (unsigned long long)w->best_epoch,
            o->have_gates ? " (the model below)" : "");
+}
+
+/* What the repair and evolution did, or why they did not run. */
+static void print_polish(const run *r, const dlca_loop_result *w) {
   if (w->have_repair) {
     const dlca_repair_result *q = &w->repair;
     printf("repair:         %zu -> %zu of %zu values wrong, hard loss %.9g -> %.9g (%zu gate%s changed in %d "
@@ -150,6 +157,15 @@ void train_print_summary(const run *r, const outcome *o) {
            r->opt.evolve_lambda, (unsigned long long)q->taken, (unsigned long long)q->improved, q->scored, q->drift,
            w->evolve_reverted, w->evolve_s);
   }
+}
+
+void train_print_summary(const run *r, const outcome *o) {
+  const dlca_loop_result *w = &o->w;
+  char wall[32];
+  double total_s = cli_now() - r->t_start;
+  print_setup(r);
+  print_losses(r, o);
+  print_polish(r, w);
   if (o->have_gates) gate_summary_print(stdout, &o->gates);
   if (o->have_scale) {
     const long S = r->opt.eval_scale;
