@@ -109,85 +109,107 @@ static int read_sized(json_t *v, size_t n, const char *where, const char *path, 
   return DLCA_OK;
 }
 
-int dlca__model_from_json(json_t *root, const char *where, dlca_model **out) {
-  *out = NULL;
+/* The arrays of a model file, by layer: perceive.wires, perceive.logits,
+ * update.wires, update.logits. */
+typedef struct model_arrays {
+  json_t *pw, *plg, *uw, *ulg;
+} model_arrays;
+
+/* The header: format, version, channels, periodic, parametrisation. */
+static int read_header(json_t *root, const char *where, dlca_model_shape *s) {
   if (!json_is_object(root)) return BAD("%s: expected a dlca-model object, found %s", where, dlca__json_type(root));
   json_t *fmt = json_object_get(root, "format");
   if (!json_is_string(fmt) || strcmp(json_string_value(fmt), "dlca-model") != 0)
     return BAD("%s: format: expected \"dlca-model\"", where);
   int version, rc;
   if ((rc = get_int(root, "version", where, "", 1, 1, &version))) return rc;
-  dlca_model_shape s;
-  memset(&s, 0, sizeof s);
-  if ((rc = get_int(root, "channels", where, "", 1, 4096, &s.channels))) return rc;
+  if ((rc = get_int(root, "channels", where, "", 1, 4096, &s->channels))) return rc;
   json_t *per = json_object_get(root, "periodic");
   if (!json_is_boolean(per))
     return BAD("%s: periodic: expected true or false, found %s", where, per ? dlca__json_type(per) : "nothing");
-  s.periodic = json_is_true(per);
+  s->periodic = json_is_true(per);
   /* optional (issue 6): absent means the paper's softmax-16 */
   json_t *par = json_object_get(root, "parametrisation");
   if (par) {
     const char *pv = json_is_string(par) ? json_string_value(par) : NULL;
-    if (pv && !strcmp(pv, "iwp")) s.parametrisation = DLCA_PARAM_IWP;
-    else if (pv && !strcmp(pv, "softmax16")) s.parametrisation = DLCA_PARAM_SOFTMAX16;
+    if (pv && !strcmp(pv, "iwp")) s->parametrisation = DLCA_PARAM_IWP;
+    else if (pv && !strcmp(pv, "softmax16")) s->parametrisation = DLCA_PARAM_SOFTMAX16;
     else if (pv) return BAD("%s: parametrisation: \"%.64s\" is not \"softmax16\" or \"iwp\"", where, pv);
     else return BAD("%s: parametrisation: expected \"softmax16\" or \"iwp\", found %s", where, dlca__json_type(par));
   }
-  const int npg = dlca__npg(s.parametrisation);
+  return DLCA_OK;
+}
+
+/* The whole shape, validated, and the arrays of its layers, each as many as
+ * the shape has layers. */
+static int read_shape(json_t *root, const char *where, dlca_model_shape *s, model_arrays *a) {
+  int rc = read_header(root, where, s);
+  if (rc) return rc;
   json_t *P = json_object_get(root, "perceive"), *U = json_object_get(root, "update");
   if (!json_is_object(P)) return BAD("%s: perceive: expected an object, found %s", where, P ? dlca__json_type(P) : "nothing");
   if (!json_is_object(U)) return BAD("%s: update: expected an object, found %s", where, U ? dlca__json_type(U) : "nothing");
-  if ((rc = get_int(P, "n_kernels", where, "perceive.", 1, 4096, &s.n_kernels))) return rc;
-  json_t *pl, *ul, *pw, *uw, *plg, *ulg;
-  if ((rc = get_array(P, "layers", where, "perceive.", &pl)) || (rc = get_array(P, "wires", where, "perceive.", &pw)) ||
-      (rc = get_array(P, "logits", where, "perceive.", &plg)) || (rc = get_array(U, "layers", where, "update.", &ul)) ||
-      (rc = get_array(U, "wires", where, "update.", &uw)) || (rc = get_array(U, "logits", where, "update.", &ulg)))
+  if ((rc = get_int(P, "n_kernels", where, "perceive.", 1, 4096, &s->n_kernels))) return rc;
+  json_t *pl, *ul;
+  if ((rc = get_array(P, "layers", where, "perceive.", &pl)) || (rc = get_array(P, "wires", where, "perceive.", &a->pw)) ||
+      (rc = get_array(P, "logits", where, "perceive.", &a->plg)) || (rc = get_array(U, "layers", where, "update.", &ul)) ||
+      (rc = get_array(U, "wires", where, "update.", &a->uw)) || (rc = get_array(U, "logits", where, "update.", &a->ulg)))
     return rc;
-  if ((rc = read_layers(pl, where, "perceive.layers", &s.n_perceive_layers, s.perceive_layers))) return rc;
-  if ((rc = read_layers(ul, where, "update.layers", &s.n_update_layers, s.update_layers))) return rc;
-  s.perceive_first_wiring = DLCA_WIRING_FIRST_KERNEL;
-  s.wiring = DLCA_WIRING_UNIQUE;
-  if ((rc = dlca__shape_validate(&s, 0))) {
+  if ((rc = read_layers(pl, where, "perceive.layers", &s->n_perceive_layers, s->perceive_layers))) return rc;
+  if ((rc = read_layers(ul, where, "update.layers", &s->n_update_layers, s->update_layers))) return rc;
+  s->perceive_first_wiring = DLCA_WIRING_FIRST_KERNEL;
+  s->wiring = DLCA_WIRING_UNIQUE;
+  if ((rc = dlca__shape_validate(s, 0))) {
     char msg[512];
     snprintf(msg, sizeof msg, "%s", dlca_last_error());
     return BAD("%s: %s", where, msg);
   }
-  size_t nP = (size_t)s.n_perceive_layers - 1, nU = (size_t)s.n_update_layers - 1;
-  if (json_array_size(pw) != nP) return BAD("%s: perceive.wires: %zu layers, but perceive.layers has %zu", where, json_array_size(pw), nP);
-  if (json_array_size(plg) != nP) return BAD("%s: perceive.logits: %zu layers, but perceive.layers has %zu", where, json_array_size(plg), nP);
-  if (json_array_size(uw) != nU) return BAD("%s: update.wires: %zu layers, but update.layers has %zu", where, json_array_size(uw), nU);
-  if (json_array_size(ulg) != nU) return BAD("%s: update.logits: %zu layers, but update.layers has %zu", where, json_array_size(ulg), nU);
-  /* Every array length before any allocation: the shape alone may claim
-   * gigabytes of logits (4096 kernels of 65536 gates); the arrays that hold
-   * them must then be in the file, so memory stays bounded by the file. */
+  size_t nP = (size_t)s->n_perceive_layers - 1, nU = (size_t)s->n_update_layers - 1;
+  if (json_array_size(a->pw) != nP) return BAD("%s: perceive.wires: %zu layers, but perceive.layers has %zu", where, json_array_size(a->pw), nP);
+  if (json_array_size(a->plg) != nP) return BAD("%s: perceive.logits: %zu layers, but perceive.layers has %zu", where, json_array_size(a->plg), nP);
+  if (json_array_size(a->uw) != nU) return BAD("%s: update.wires: %zu layers, but update.layers has %zu", where, json_array_size(a->uw), nU);
+  if (json_array_size(a->ulg) != nU) return BAD("%s: update.logits: %zu layers, but update.layers has %zu", where, json_array_size(a->ulg), nU);
+  return DLCA_OK;
+}
+
+/* Every array length before any allocation: the shape alone may claim
+ * gigabytes of logits (4096 kernels of 65536 gates); the arrays that hold
+ * them must then be in the file, so memory stays bounded by the file. */
+static int check_sizes(const model_arrays *a, const dlca_model_shape *s, const char *where) {
   char path[128];
-  for (int l = 0; l < (int)nP && !rc; l++) {
-    int G = s.perceive_layers[l + 1];
-    if ((rc = check_wires(pw, l, G, where, "perceive.wires"))) break;
-    json_t *lk = json_array_get(plg, (size_t)l);
+  int rc = DLCA_OK;
+  for (int l = 0; l < s->n_perceive_layers - 1 && !rc; l++) {
+    int G = s->perceive_layers[l + 1];
+    if ((rc = check_wires(a->pw, l, G, where, "perceive.wires"))) break;
+    json_t *lk = json_array_get(a->plg, (size_t)l);
     snprintf(path, sizeof path, "perceive.logits[%d]", l);
-    if ((rc = read_sized(lk, (size_t)s.n_kernels, where, path, "kernels"))) break;
-    for (int k = 0; k < s.n_kernels && !rc; k++) {
+    if ((rc = read_sized(lk, (size_t)s->n_kernels, where, path, "kernels"))) break;
+    for (int k = 0; k < s->n_kernels && !rc; k++) {
       snprintf(path, sizeof path, "perceive.logits[%d][%d]", l, k);
       rc = read_sized(json_array_get(lk, (size_t)k), (size_t)G, where, path, "gates");
     }
   }
-  for (int l = 0; l < (int)nU && !rc; l++) {
-    int G = s.update_layers[l + 1];
-    if ((rc = check_wires(uw, l, G, where, "update.wires"))) break;
+  for (int l = 0; l < s->n_update_layers - 1 && !rc; l++) {
+    int G = s->update_layers[l + 1];
+    if ((rc = check_wires(a->uw, l, G, where, "update.wires"))) break;
     snprintf(path, sizeof path, "update.logits[%d]", l);
-    rc = read_sized(json_array_get(ulg, (size_t)l), (size_t)G, where, path, "gates");
+    rc = read_sized(json_array_get(a->ulg, (size_t)l), (size_t)G, where, path, "gates");
   }
-  if (rc) return rc;
-  dlca_model *m;
-  if ((rc = dlca__model_alloc(&s, &m))) return rc;
-  for (int l = 0; l < (int)nP && !rc; l++) {
+  return rc;
+}
+
+/* The wires and logits of every layer into m. */
+static int read_params(const model_arrays *a, const char *where, dlca_model *m) {
+  const dlca_model_shape *s = &m->shape;
+  const int npg = dlca__npg(s->parametrisation);
+  char path[128];
+  int rc = DLCA_OK;
+  for (int l = 0; l < s->n_perceive_layers - 1 && !rc; l++) {
     dlca_layer *L = &m->perceive[l];
-    if ((rc = read_wires(pw, l, L, where, "perceive.wires"))) break;
-    json_t *lk = json_array_get(plg, (size_t)l);
+    if ((rc = read_wires(a->pw, l, L, where, "perceive.wires"))) break;
+    json_t *lk = json_array_get(a->plg, (size_t)l);
     snprintf(path, sizeof path, "perceive.logits[%d]", l);
-    if ((rc = read_sized(lk, (size_t)s.n_kernels, where, path, "kernels"))) break;
-    for (int k = 0; k < s.n_kernels && !rc; k++) {
+    if ((rc = read_sized(lk, (size_t)s->n_kernels, where, path, "kernels"))) break;
+    for (int k = 0; k < s->n_kernels && !rc; k++) {
       json_t *kg = json_array_get(lk, (size_t)k);
       snprintf(path, sizeof path, "perceive.logits[%d][%d]", l, k);
       if ((rc = read_sized(kg, (size_t)L->n_gates, where, path, "gates"))) break;
@@ -198,10 +220,10 @@ int dlca__model_from_json(json_t *root, const char *where, dlca_model **out) {
       }
     }
   }
-  for (int l = 0; l < (int)nU && !rc; l++) {
+  for (int l = 0; l < s->n_update_layers - 1 && !rc; l++) {
     dlca_layer *L = &m->update[l];
-    if ((rc = read_wires(uw, l, L, where, "update.wires"))) break;
-    json_t *lg = json_array_get(ulg, (size_t)l);
+    if ((rc = read_wires(a->uw, l, L, where, "update.wires"))) break;
+    json_t *lg = json_array_get(a->ulg, (size_t)l);
     snprintf(path, sizeof path, "update.logits[%d]", l);
     if ((rc = read_sized(lg, (size_t)L->n_gates, where, path, "gates"))) break;
     for (int g = 0; g < L->n_gates && !rc; g++) {
@@ -209,7 +231,20 @@ int dlca__model_from_json(json_t *root, const char *where, dlca_model **out) {
       rc = read_gate(json_array_get(lg, (size_t)g), npg, m->params + L->offset + (size_t)g * npg, where, path);
     }
   }
-  if (rc) {
+  return rc;
+}
+
+int dlca__model_from_json(json_t *root, const char *where, dlca_model **out) {
+  *out = NULL;
+  dlca_model_shape s;
+  memset(&s, 0, sizeof s);
+  model_arrays a;
+  int rc = read_shape(root, where, &s, &a);
+  if (!rc) rc = check_sizes(&a, &s, where);
+  if (rc) return rc;
+  dlca_model *m;
+  if ((rc = dlca__model_alloc(&s, &m))) return rc;
+  if ((rc = read_params(&a, where, m))) {
     dlca_model_free(m);
     return rc;
   }
