@@ -470,6 +470,76 @@ static void progress(const options *o, const char *fmt, ...) {
   va_end(ap);
 }
 
+/* The warm-up epochs, then --repeats timed ones into r's speeds; a status. */
+static int time_epochs(const options *o, dlca_trainer *t, const dlca_train_config *cfg, row *r) {
+  double dummy, *ms = malloc(sizeof *ms * (size_t)o->repeats);
+  int rc = DLCA_OK;
+  if (!ms) return set_error(r, ROW_FAILED, "host memory", DLCA_ENOMEM), DLCA_ENOMEM;
+  for (long i = 0; i < o->warmup && !rc; i++)
+    if ((rc = timed_epoch(t, &dummy))) set_error(r, ROW_FAILED, "warm-up epoch", rc);
+  for (long i = 0; i < o->repeats && !rc; i++)
+    if ((rc = timed_epoch(t, &ms[i]))) set_error(r, ROW_FAILED, "timed epoch", rc);
+  if (!rc) {
+    r->ms_med = median(ms, (int)o->repeats); /* sorts ms */
+    r->ms_min = ms[0];
+    r->samples_s = cfg->batch / (1e-3 * r->ms_med);
+    r->gate_evals_s = r->gate_evals / (1e-3 * r->ms_med);
+    r->efficiency = r->floor_ms / r->ms_med;
+  }
+  free(ms);
+  return rc;
+}
+
+/* --repeats more epochs with the device's profiling on, into r's phases; a status. */
+static int profile_epochs(const options *o, dlca_context *ctx, dlca_trainer *t, const peaks *pk, row *r) {
+  double dummy;
+  int rc = DLCA_OK;
+  dlca_context_profile_reset(ctx);
+  dlca_context_set_profiling(ctx, 1);
+  for (long i = 0; i < o->repeats && !rc; i++) rc = timed_epoch(t, &dummy);
+  dlca_kernel_profile *prof = NULL;
+  size_t n = 0;
+  if (!rc) rc = dlca_context_profile(ctx, &prof, &n);
+  dlca_context_set_profiling(ctx, 0);
+  dlca_context_profile_reset(ctx);
+  if (rc) return set_error(r, ROW_FAILED, "profiled epoch", rc), rc;
+  profile_into(r, prof, n, o->repeats, pk);
+  r->efficiency = r->floor_ms / r->ms_med;
+  free(prof);
+  return DLCA_OK;
+}
+
+/* The trainer of m under cfg, its setup time and device memory in r; a status. */
+static int build_trainer(const options *o, dlca_context *ctx, const dlca_model *m, const dlca_train_config *cfg,
+                         row *r, dlca_trainer **t) {
+  size_t bytes = 0;
+  int rc = dlca_trainer_estimate_memory(m, cfg, &bytes);
+  if (rc) return set_error(r, rc == DLCA_ECONFIG ? ROW_NOFIT : ROW_FAILED, "configuration", rc), rc;
+  /* The device trainer's buffers; the reference keeps its own host arrays. */
+  if (ctx) r->mem_mb = (double)bytes / (1024.0 * 1024.0);
+  progress(o, "%s, batch %d, %d steps: building the trainer", r->preset, cfg->batch, cfg->steps);
+  double t0 = cli_now();
+  rc = dlca_trainer_new(ctx, m, cfg, t);
+  r->setup_s = cli_now() - t0;
+  if (rc) {
+    int nofit = rc == DLCA_EDEVMEM || rc == DLCA_ECONFIG || rc == DLCA_ENOMEM;
+    set_error(r, nofit ? ROW_NOFIT : ROW_FAILED, "trainer", rc);
+  }
+  return rc;
+}
+
+/* The target, and the start grids where the preset uploads them; a status. */
+static int set_data(dlca_trainer *t, const dlca_train_config *cfg, int channels, row *r) {
+  float *y = make_target(cfg, channels);
+  if (!y) return set_error(r, ROW_FAILED, "host memory", DLCA_ENOMEM), DLCA_ENOMEM;
+  int rc = dlca_trainer_set_target(t, y, 0);
+  free(y);
+  if (rc) return set_error(r, ROW_FAILED, "target", rc), rc;
+  if (cfg->start == DLCA_START_UPLOAD && (rc = upload_input(t, cfg, channels)))
+    set_error(r, ROW_FAILED, "start grids", rc);
+  return rc;
+}
+
 static void run_workload(const options *o, dlca_context *ctx, const peaks *pk, const char *preset_name, long batch,
                          row *r) {
   dlca_preset p;
@@ -477,9 +547,6 @@ static void run_workload(const options *o, dlca_context *ctx, const peaks *pk, c
   dlca_model *own = NULL; /* the preset's model, built here */
   const dlca_model *m = o->model;
   dlca_trainer *t = NULL;
-  float *y = NULL;
-  double *ms = NULL;
-  int rc;
   time_t now = time(NULL);
   strftime(r->date, sizeof r->date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
   r->load = host_load();
@@ -493,83 +560,18 @@ static void run_workload(const options *o, dlca_context *ctx, const peaks *pk, c
   if (o->steps > 0) cfg.steps = (int)o->steps;
   snprintf(r->preset, sizeof r->preset, "%s", p.name);
   r->batch = cfg.batch, r->steps = cfg.steps, r->backend_ref = o->backend_ref, r->models = 1;
-  if (!m) {
-    if ((rc = dlca_model_new_preset(p.name, 1, &own))) {
-      set_error(r, ROW_FAILED, "model", rc);
-      goto out;
-    }
-    m = own;
-  }
-  floors(r, m, &cfg, pk);
-  size_t bytes = 0;
-  if ((rc = dlca_trainer_estimate_memory(m, &cfg, &bytes))) {
-    set_error(r, rc == DLCA_ECONFIG ? ROW_NOFIT : ROW_FAILED, "configuration", rc);
-    goto out;
-  }
-  /* The device trainer's buffers; the reference keeps its own host arrays. */
-  if (ctx) r->mem_mb = (double)bytes / (1024.0 * 1024.0);
-  progress(o, "%s, batch %d, %d steps: building the trainer", p.name, cfg.batch, cfg.steps);
-  double t0 = cli_now();
-  rc = dlca_trainer_new(ctx, m, &cfg, &t);
-  r->setup_s = cli_now() - t0;
-  if (rc) {
-    int nofit = rc == DLCA_EDEVMEM || rc == DLCA_ECONFIG || rc == DLCA_ENOMEM;
-    set_error(r, nofit ? ROW_NOFIT : ROW_FAILED, "trainer", rc);
-    goto out;
-  }
+  int rc = m ? DLCA_OK : dlca_model_new_preset(p.name, 1, &own);
+  if (rc) set_error(r, ROW_FAILED, "model", rc);
+  if (!m) m = own;
+  if (!rc) floors(r, m, &cfg, pk);
+  if (!rc) rc = build_trainer(o, ctx, m, &cfg, r, &t);
   dlca_model_shape s;
-  dlca_model_get_shape(m, &s);
-  if (!(y = make_target(&cfg, s.channels)) || !(ms = malloc(sizeof *ms * (size_t)o->repeats))) {
-    set_error(r, ROW_FAILED, "host memory", DLCA_ENOMEM);
-    goto out;
-  }
-  if ((rc = dlca_trainer_set_target(t, y, 0))) {
-    set_error(r, ROW_FAILED, "target", rc);
-    goto out;
-  }
-  if (cfg.start == DLCA_START_UPLOAD && (rc = upload_input(t, &cfg, s.channels))) {
-    set_error(r, ROW_FAILED, "start grids", rc);
-    goto out;
-  }
-  if (ctx) dlca_context_set_profiling(ctx, 0);
-  progress(o, "%s, batch %d: %ld warm-up and %ld timed epochs", p.name, cfg.batch, o->warmup, o->repeats);
-  double dummy;
-  for (long i = 0; i < o->warmup; i++)
-    if ((rc = timed_epoch(t, &dummy))) {
-      set_error(r, ROW_FAILED, "warm-up epoch", rc);
-      goto out;
-    }
-  for (long i = 0; i < o->repeats; i++)
-    if ((rc = timed_epoch(t, &ms[i]))) {
-      set_error(r, ROW_FAILED, "timed epoch", rc);
-      goto out;
-    }
-  r->ms_med = median(ms, (int)o->repeats); /* sorts ms */
-  r->ms_min = ms[0];
-  r->samples_s = cfg.batch / (1e-3 * r->ms_med);
-  r->gate_evals_s = r->gate_evals / (1e-3 * r->ms_med);
-  r->efficiency = r->floor_ms / r->ms_med;
-  if (ctx) {
-    progress(o, "%s, batch %d: %ld profiled epochs", p.name, cfg.batch, o->repeats);
-    dlca_context_profile_reset(ctx);
-    dlca_context_set_profiling(ctx, 1);
-    for (long i = 0; i < o->repeats && !rc; i++) rc = timed_epoch(t, &dummy);
-    dlca_kernel_profile *prof = NULL;
-    size_t n = 0;
-    if (!rc) rc = dlca_context_profile(ctx, &prof, &n);
-    dlca_context_set_profiling(ctx, 0);
-    dlca_context_profile_reset(ctx);
-    if (rc) {
-      set_error(r, ROW_FAILED, "profiled epoch", rc);
-      goto out;
-    }
-    profile_into(r, prof, n, o->repeats, pk);
-    r->efficiency = r->floor_ms / r->ms_med;
-    free(prof);
-  }
-out:
-  free(ms);
-  free(y);
+  if (!rc) dlca_model_get_shape(m, &s), rc = set_data(t, &cfg, s.channels, r);
+  if (!rc && ctx) dlca_context_set_profiling(ctx, 0);
+  if (!rc) progress(o, "%s, batch %d: %ld warm-up and %ld timed epochs", p.name, cfg.batch, o->warmup, o->repeats);
+  if (!rc) rc = time_epochs(o, t, &cfg, r);
+  if (!rc && ctx) progress(o, "%s, batch %d: %ld profiled epochs", p.name, cfg.batch, o->repeats);
+  if (!rc && ctx) rc = profile_epochs(o, ctx, t, pk, r);
   dlca_trainer_free(t);
   dlca_model_free(own);
 }
