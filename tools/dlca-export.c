@@ -56,9 +56,31 @@ static void usage(FILE *f) {
         f);
 }
 
-int main(int argc, char **argv) {
-  const char *model = NULL, *out = NULL, *name = "dlca";
-  int format = DLCA_EXPORT_C, quiet = 0, keep[DLCA_EXPORT_MAX_KEEP], n_keep = 0;
+typedef struct options {
+  const char *model, *out, *name;
+  int format, quiet, keep[DLCA_EXPORT_MAX_KEEP], n_keep;
+} options;
+
+/* --keep's list of channel numbers into o; 0, or -1 after a message. */
+static int parse_keep(const char *arg, options *o) {
+  const char *p = arg;
+  o->n_keep = 0;
+  for (;;) {
+    char *end;
+    long v = strtol(p, &end, 10);
+    if (end == p || v < 0 || v > 1000000 || (*end != ',' && *end) || o->n_keep == DLCA_EXPORT_MAX_KEEP) {
+      fprintf(stderr, "%s: --keep: '%s' is not a list of at most %d channel numbers (0,1,2)\n", PROG, arg,
+              DLCA_EXPORT_MAX_KEEP);
+      return -1;
+    }
+    o->keep[o->n_keep++] = (int)v;
+    if (!*end) return 0;
+    p = end + 1;
+  }
+}
+
+/* The command line into o; -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, options *o) {
   enum { O_MODEL = 256, O_OUT, O_FORMAT, O_NAME, O_KEEP, O_QUIET, O_HELP, O_VERSION };
   static const struct option opts[] = {{"model", required_argument, NULL, O_MODEL},
                                        {"out", required_argument, NULL, O_OUT},
@@ -69,35 +91,21 @@ int main(int argc, char **argv) {
                                        {"help", no_argument, NULL, O_HELP},
                                        {"version", no_argument, NULL, O_VERSION},
                                        {NULL, 0, NULL, 0}};
+  memset(o, 0, sizeof *o);
+  o->name = "dlca", o->format = DLCA_EXPORT_C;
   opterr = 0;
   int c;
   while ((c = getopt_long(argc, argv, ":hV", opts, NULL)) != -1) {
     const char *opt = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
     switch (c) {
-      case O_MODEL: model = optarg; break;
-      case O_OUT: out = optarg; break;
-      case O_NAME: name = optarg; break;
-      case O_QUIET: quiet = 1; break;
-      case O_KEEP: {
-        const char *p = optarg;
-        n_keep = 0;
-        for (;;) {
-          char *end;
-          long v = strtol(p, &end, 10);
-          if (end == p || v < 0 || v > 1000000 || (*end != ',' && *end) || n_keep == DLCA_EXPORT_MAX_KEEP) {
-            fprintf(stderr, "%s: --keep: '%s' is not a list of at most %d channel numbers (0,1,2)\n", PROG, optarg,
-                    DLCA_EXPORT_MAX_KEEP);
-            return CLI_USAGE;
-          }
-          keep[n_keep++] = (int)v;
-          if (!*end) break;
-          p = end + 1;
-        }
-        break;
-      }
+      case O_MODEL: o->model = optarg; break;
+      case O_OUT: o->out = optarg; break;
+      case O_NAME: o->name = optarg; break;
+      case O_QUIET: o->quiet = 1; break;
+      case O_KEEP: if (parse_keep(optarg, o)) return CLI_USAGE; break;
       case O_FORMAT:
-        if (!strcmp(optarg, "c")) format = DLCA_EXPORT_C;
-        else if (!strcmp(optarg, "verilog")) format = DLCA_EXPORT_VERILOG;
+        if (!strcmp(optarg, "c")) o->format = DLCA_EXPORT_C;
+        else if (!strcmp(optarg, "verilog")) o->format = DLCA_EXPORT_VERILOG;
         else {
           fprintf(stderr, "%s: --format: '%s' is neither c nor verilog\n", PROG, optarg);
           return CLI_USAGE;
@@ -115,12 +123,19 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: %s: unexpected argument (see --help)\n", PROG, argv[optind]);
     return CLI_USAGE;
   }
-  if (!model || !out) {
-    fprintf(stderr, "%s: %s: missing (see --help)\n", PROG, !model ? "--model" : "--out");
+  if (!o->model || !o->out) {
+    fprintf(stderr, "%s: %s: missing (see --help)\n", PROG, !o->model ? "--model" : "--out");
     return CLI_USAGE;
   }
+  return -1;
+}
+
+int main(int argc, char **argv) {
+  options o;
+  int code = parse_args(argc, argv, &o);
+  if (code >= 0) return code;
   dlca_model *m;
-  int rc = dlca_model_load(model, &m);
+  int rc = dlca_model_load(o.model, &m);
   if (rc) {
     fprintf(stderr, "%s: --model: %s\n", PROG, dlca_last_error());
     return rc == DLCA_ENOMEM ? CLI_FAIL : CLI_USAGE;
@@ -128,16 +143,16 @@ int main(int argc, char **argv) {
   dlca_model_shape shape;
   dlca_model_get_shape(m, &shape);
   dlca_export_info info;
-  rc = dlca_model_export(m, (dlca_export_format)format, name, keep, n_keep, out, &info);
+  rc = dlca_model_export(m, (dlca_export_format)o.format, o.name, o.keep, o.n_keep, o.out, &info);
   dlca_model_free(m);
   if (rc) {
     fprintf(stderr, "%s: %s\n", PROG, dlca_last_error());
     return rc == DLCA_EINVAL ? CLI_USAGE : CLI_FAIL;
   }
-  if (!quiet)
+  if (!o.quiet)
     printf("%s: %s, %zu logic gates (%zu of them NOT) of the model's %zu, %zu of the %d patch bits read, "
            "%zu of %d channels kept, %zu constant outputs\n",
-           out, format == DLCA_EXPORT_C ? "C" : "Verilog", info.logic_gates, info.not_gates, info.model_gates,
+           o.out, o.format == DLCA_EXPORT_C ? "C" : "Verilog", info.logic_gates, info.not_gates, info.model_gates,
            info.inputs_used, 9 * shape.channels, info.channels_kept, shape.channels, info.const_outputs);
   return 0;
 }
