@@ -142,84 +142,123 @@ int dlca__repair_bits(dlca_bits *b, int max_passes, dlca__repair_tick_fn tick, v
   return dlca__repair_search(&ops, b, max_passes, tick, ctx, out);
 }
 
+/* The evolution's state: P lineages of G ops each, L offspring a lineage a
+ * generation, each at most k changes from its lineage. Offspring i is the
+ * changes [first[i], first[i + 1]) of gates/ops: its lineage's drift from
+ * base, then, from own[i], its own mutations. */
+typedef struct evo {
+  size_t G, P, L, k, n, cap;
+  uint8_t *base, *lin, *ops;
+  size_t *diff, *first, *own, *gates;
+  dlca_eval *ev, *cur;
+} evo;
+
+static void evo_free(evo *e) {
+  free(e->base), free(e->lin), free(e->diff), free(e->first), free(e->own), free(e->gates), free(e->ops);
+  free(e->ev), free(e->cur);
+}
+
+static int evo_alloc(evo *e, size_t G, const dlca__evolve_params *p) {
+  memset(e, 0, sizeof *e);
+  e->G = G, e->P = (size_t)p->lineages, e->L = (size_t)p->lambda, e->k = (size_t)p->max_changes;
+  e->n = e->P * e->L, e->cap = e->n * (e->k + 16);
+  e->base = malloc(G), e->lin = malloc(e->P * G), e->ops = malloc(e->cap);
+  e->diff = malloc(sizeof(size_t) * G), e->first = malloc(sizeof(size_t) * (e->n + 1));
+  e->own = malloc(sizeof(size_t) * e->n), e->gates = malloc(sizeof(size_t) * e->cap);
+  e->ev = malloc(sizeof(dlca_eval) * e->n), e->cur = malloc(sizeof(dlca_eval) * e->P);
+  return e->base && e->lin && e->ops && e->diff && e->first && e->own && e->gates && e->ev && e->cur ? DLCA_OK
+                                                                                                      : DLCA_ENOMEM;
+}
+
+/* Room for `need` changes in gates/ops. */
+static int evo_reserve(evo *e, size_t need) {
+  if (need <= e->cap) return DLCA_OK;
+  e->cap = 2 * need;
+  size_t *g2 = realloc(e->gates, sizeof(size_t) * e->cap);
+  uint8_t *o2 = g2 ? realloc(e->ops, e->cap) : NULL;
+  if (g2) e->gates = g2;
+  if (o2) e->ops = o2;
+  return g2 && o2 ? DLCA_OK : DLCA_ENOMEM;
+}
+
+/* Generation gen's offspring: each its lineage's drift, then 1 to k
+ * mutations drawn from (seed, the generation's stream, the offspring). */
+static int evo_breed(evo *e, const dlca__evolve_params *p, uint64_t gen) {
+  const uint32_t stream = (uint32_t)gen ^ (uint32_t)(gen >> 32) * 0x9E3779B9u;
+  const size_t G = e->G, L = e->L, k = e->k;
+  size_t ne = 0;
+  for (size_t l = 0; l < e->P; l++) {
+    size_t nd = 0;
+    for (size_t g = 0; g < G; g++)
+      if (e->lin[l * G + g] != e->base[g]) e->diff[nd++] = g;
+    if (evo_reserve(e, ne + L * (nd + k))) return DLCA_ENOMEM;
+    for (size_t o = 0; o < L; o++) {
+      const size_t i = l * L + o;
+      e->first[i] = ne;
+      for (size_t d = 0; d < nd; d++) e->gates[ne] = e->diff[d], e->ops[ne++] = e->lin[l * G + e->diff[d]];
+      e->own[i] = ne;
+      const uint32_t c0 = (uint32_t)(i * (k + 1) * 2);
+      const size_t m = 1 + dlca_rng_u32(p->seed, stream, c0) % k;
+      for (size_t j = 0; j < m; j++) {
+        const uint32_t c = c0 + 2 * (uint32_t)(j + 1);
+        const size_t g = dlca_rng_u32(p->seed, stream, c) % G;
+        const uint32_t r = dlca_rng_u32(p->seed, stream, c + 1);
+        e->gates[ne] = g;
+        e->ops[ne++] = (uint8_t)(j == 0 ? (e->lin[l * G + g] + 1 + r % 15) % 16 : r % 16);
+      }
+    }
+  }
+  e->first[e->n] = ne;
+  return DLCA_OK;
+}
+
+/* Each lineage takes its best offspring unless that is worse than it. */
+static void evo_select(evo *e, dlca_evolve_result *out) {
+  for (size_t l = 0; l < e->P; l++) {
+    size_t w = l * e->L;
+    for (size_t o = 1; o < e->L; o++)
+      if (better(&e->ev[l * e->L + o], &e->ev[w])) w = l * e->L + o;
+    if (better(&e->cur[l], &e->ev[w])) continue;
+    for (size_t c = e->own[w]; c < e->first[w + 1]; c++) e->lin[l * e->G + e->gates[c]] = e->ops[c];
+    out->improved += better(&e->ev[w], &e->cur[l]);
+    out->taken++;
+    e->cur[l] = e->ev[w];
+  }
+}
+
+/* The best lineage; every migrate_every generations it replaces the worst. */
+static size_t evo_best(evo *e, const dlca__evolve_params *p, uint64_t gen) {
+  size_t best = 0, worst = 0;
+  for (size_t l = 1; l < e->P; l++) {
+    if (better(&e->cur[l], &e->cur[best])) best = l;
+    if (!better(&e->cur[l], &e->cur[worst])) worst = l;
+  }
+  if (p->migrate_every > 0 && (gen + 1) % (uint64_t)p->migrate_every == 0 && worst != best) {
+    memcpy(e->lin + worst * e->G, e->lin + best * e->G, e->G);
+    e->cur[worst] = e->cur[best];
+  }
+  return best;
+}
+
 int dlca__repair_evolve(dlca_bits *b, const dlca__evolve_params *p, dlca__repair_tick_fn tick, void *ctx, dlca_evolve_result *out) {
   memset(out, 0, sizeof *out);
-  const size_t G = dlca_bits_n_gates(b), P = (size_t)p->lineages, L = (size_t)p->lambda, k = (size_t)p->max_changes;
-  if (P < 1 || L < 1 || k < 1 || G < 1) return DLCA_EINVAL;
-  const size_t n = P * L;
-  uint8_t *base = malloc(G), *lin = malloc(P * G);
-  /* offspring i: changes [first[i], first[i + 1]), its lineage's drift and
-   * then, from own[i], its own mutations */
-  size_t *diff = malloc(sizeof(size_t) * G), *first = malloc(sizeof(size_t) * (n + 1)), *own = malloc(sizeof(size_t) * n);
-  size_t cap = n * (k + 16), *gates = malloc(sizeof(size_t) * cap);
-  uint8_t *ops = malloc(cap);
-  dlca_eval *ev = malloc(sizeof(dlca_eval) * n), *cur = malloc(sizeof(dlca_eval) * P);
-  int rc = base && lin && diff && first && own && gates && ops && ev && cur ? dlca_bits_run(b, &out->before, NULL)
-                                                                             : DLCA_ENOMEM;
-  for (size_t g = 0; !rc && g < G; g++) base[g] = (uint8_t)dlca_bits_op(b, g);
-  for (size_t l = 0; !rc && l < P; l++) memcpy(lin + l * G, base, G), cur[l] = out->before;
+  const size_t G = dlca_bits_n_gates(b);
+  if (p->lineages < 1 || p->lambda < 1 || p->max_changes < 1 || G < 1) return DLCA_EINVAL;
+  evo e;
+  int rc = evo_alloc(&e, G, p);
+  if (!rc) rc = dlca_bits_run(b, &out->before, NULL);
+  for (size_t g = 0; !rc && g < G; g++) e.base[g] = (uint8_t)dlca_bits_op(b, g);
+  for (size_t l = 0; !rc && l < e.P; l++) memcpy(e.lin + l * G, e.base, G), e.cur[l] = out->before;
   out->scored = 1;
   size_t best = 0;
-  for (uint64_t gen = 0; !rc && gen < p->generations && cur[best].errors > 0; gen++) {
-    const uint32_t stream = (uint32_t)gen ^ (uint32_t)(gen >> 32) * 0x9E3779B9u;
-    size_t ne = 0;
-    for (size_t l = 0; l < P && !rc; l++) {
-      size_t nd = 0;
-      for (size_t g = 0; g < G; g++)
-        if (lin[l * G + g] != base[g]) diff[nd++] = g;
-      if (ne + L * (nd + k) > cap) {
-        cap = 2 * (ne + L * (nd + k));
-        size_t *g2 = realloc(gates, sizeof(size_t) * cap);
-        uint8_t *o2 = g2 ? realloc(ops, cap) : NULL;
-        if (g2) gates = g2;
-        if (o2) ops = o2;
-        if (!g2 || !o2) {
-          rc = DLCA_ENOMEM;
-          break;
-        }
-      }
-      for (size_t o = 0; o < L; o++) {
-        const size_t i = l * L + o;
-        first[i] = ne;
-        for (size_t d = 0; d < nd; d++) gates[ne] = diff[d], ops[ne++] = lin[l * G + diff[d]];
-        own[i] = ne;
-        const uint32_t c0 = (uint32_t)(i * (k + 1) * 2);
-        const size_t m = 1 + dlca_rng_u32(p->seed, stream, c0) % k;
-        for (size_t j = 0; j < m; j++) {
-          const uint32_t c = c0 + 2 * (uint32_t)(j + 1);
-          const size_t g = dlca_rng_u32(p->seed, stream, c) % G;
-          const uint32_t r = dlca_rng_u32(p->seed, stream, c + 1);
-          gates[ne] = g;
-          ops[ne++] = (uint8_t)(j == 0 ? (lin[l * G + g] + 1 + r % 15) % 16 : r % 16);
-        }
-      }
-    }
-    first[n] = ne;
-    if (rc || (rc = dlca_bits_run_variants(b, n, first, gates, ops, ev))) break;
-    out->scored += n;
+  for (uint64_t gen = 0; !rc && gen < p->generations && e.cur[best].errors > 0; gen++) {
+    if ((rc = evo_breed(&e, p, gen)) || (rc = dlca_bits_run_variants(b, e.n, e.first, e.gates, e.ops, e.ev))) break;
+    out->scored += e.n;
     out->generations = gen + 1;
-    for (size_t l = 0; l < P; l++) {
-      size_t w = l * L;
-      for (size_t o = 1; o < L; o++)
-        if (better(&ev[l * L + o], &ev[w])) w = l * L + o;
-      if (better(&cur[l], &ev[w])) continue;
-      for (size_t e = own[w]; e < first[w + 1]; e++) lin[l * G + gates[e]] = ops[e];
-      out->improved += better(&ev[w], &cur[l]);
-      out->taken++;
-      cur[l] = ev[w];
-    }
-    best = 0;
-    size_t worst = 0;
-    for (size_t l = 1; l < P; l++) {
-      if (better(&cur[l], &cur[best])) best = l;
-      if (!better(&cur[l], &cur[worst])) worst = l;
-    }
-    if (p->migrate_every > 0 && (gen + 1) % (uint64_t)p->migrate_every == 0 && worst != best) {
-      memcpy(lin + worst * G, lin + best * G, G);
-      cur[worst] = cur[best];
-    }
-    if (tick && ((gen + 1) % 64 == 0 || gen + 1 == p->generations || cur[best].errors == 0) &&
-        tick(ctx, 0, (size_t)(gen + 1), (size_t)p->generations, &cur[best])) {
+    evo_select(&e, out);
+    best = evo_best(&e, p, gen);
+    if (tick && ((gen + 1) % 64 == 0 || gen + 1 == p->generations || e.cur[best].errors == 0) &&
+        tick(ctx, 0, (size_t)(gen + 1), (size_t)p->generations, &e.cur[best])) {
       out->stopped = 1;
       break;
     }
@@ -227,10 +266,10 @@ int dlca__repair_evolve(dlca_bits *b, const dlca__evolve_params *p, dlca__repair
   out->after = out->before;
   if (!rc && out->generations) {
     for (size_t g = 0; g < G && !rc; g++)
-      if (lin[best * G + g] != base[g]) rc = dlca_bits_set_op(b, g, lin[best * G + g]), out->drift++;
-    out->after = cur[best];
+      if (e.lin[best * G + g] != e.base[g]) rc = dlca_bits_set_op(b, g, e.lin[best * G + g]), out->drift++;
+    out->after = e.cur[best];
   }
-  free(base), free(lin), free(diff), free(first), free(own), free(gates), free(ops), free(ev), free(cur);
+  evo_free(&e);
   return rc;
 }
 
