@@ -231,6 +231,48 @@ int dlca__program_get(dlca_context *ctx, const char *file, const char *options, 
   return rc;
 }
 
+/* The program this context built already from src with opts, or NULL. */
+static cl_program find_built(const dlca_context *ctx, uint64_t key, const char *src, size_t len, const char *opts) {
+  for (size_t i = 0; i < ctx->n_programs; i++) {
+    const dlca__program *e = &ctx->programs[i];
+    if (e->key == key && e->source_len == len && !strcmp(e->options, opts) && !memcmp(e->source, src, len))
+      return e->prog;
+  }
+  return NULL;
+}
+
+/* The program from the binary cache, or compiled (and then stored there);
+ * bi->from_cache says which. Under build_lock. */
+static int load_or_compile(dlca_context *ctx, const char *file, const dlca__cache_id *ck, const char *src, size_t len,
+                           const char *opts, const dlca__ptx_cap *caps, int ncaps, dlca_build_info *bi,
+                           cl_program *out) {
+  cl_program prog = NULL;
+  unsigned char *bin;
+  size_t blen;
+  if (ctx->cache_on && dlca__cache_load(bi->cache_file, ck, &bin, &blen) == 0) {
+    prog = from_binary(ctx, bin, blen, opts);
+    free(bin);
+    if (prog) bi->from_cache = DLCA_BUILD_DISK;
+    else unlink(bi->cache_file);
+  }
+  if (!prog) {
+    int rc = compile(ctx, bi->source_file, src, len, opts, caps, ncaps, &prog);
+    if (rc) return rc;
+    bi->from_cache = DLCA_BUILD_COMPILED;
+    if (ctx->cache_on) {
+      if (binary_of(prog, &bin, &blen) == 0) {
+        if (dlca__cache_store(bi->cache_file, ck, bin, blen) != DLCA_OK)
+          dlca__warn(ctx, "binary cache: %s", dlca_last_error());
+        free(bin);
+      } else {
+        dlca__warn(ctx, "binary cache: %s gives no program binary for %s", ctx->info.name, file);
+      }
+    }
+  }
+  *out = prog;
+  return DLCA_OK;
+}
+
 static int program_get(dlca_context *ctx, const char *file, const char *opts, cl_program *out,
                        dlca_build_info *info, double t0) {
   dlca_build_info bi;
@@ -255,55 +297,20 @@ static int program_get(dlca_context *ctx, const char *file, const char *opts, cl
    * compile it once. */
   pthread_mutex_lock(&ctx->build_lock);
   if (ctx->cache_on) dlca__cache_entry_path(ctx->cache_dir, key, bi.cache_file, sizeof bi.cache_file);
-  for (size_t i = 0; i < ctx->n_programs; i++) {
-    dlca__program *e = &ctx->programs[i];
-    if (e->key == key && e->source_len == len && !strcmp(e->options, opts) &&
-        !memcmp(e->source, src, len)) {
-      *out = e->prog;
-      pthread_mutex_unlock(&ctx->build_lock);
-      free(src);
-      bi.from_cache = DLCA_BUILD_MEMORY;
-      bi.build_ms = dlca__now_ms() - t0;
-      if (info) *info = bi;
-      return DLCA_OK;
-    }
+  cl_program prog = find_built(ctx, key, src, len, opts);
+  if (prog) {
+    bi.from_cache = DLCA_BUILD_MEMORY;
+    free(src); /* the context keeps its own copy */
+  } else if (!(rc = load_or_compile(ctx, file, &ck, src, len, opts, caps, ncaps, &bi, &prog))) {
+    bi.build_ms = dlca__now_ms() - t0; /* the build's time, as remembered */
+    if ((rc = remember(ctx, key, opts, src, len, prog, &bi))) clReleaseProgram(prog);
   }
-  cl_program prog = NULL;
-  unsigned char *bin;
-  size_t blen;
-  if (ctx->cache_on && dlca__cache_load(bi.cache_file, &ck, &bin, &blen) == 0) {
-    prog = from_binary(ctx, bin, blen, opts);
-    free(bin);
-    if (prog) bi.from_cache = DLCA_BUILD_DISK;
-    else unlink(bi.cache_file);
-  }
-  if (!prog) {
-    if ((rc = compile(ctx, bi.source_file, src, len, opts, caps, ncaps, &prog))) {
-      pthread_mutex_unlock(&ctx->build_lock);
-      free(src);
-      return rc;
-    }
-    bi.from_cache = DLCA_BUILD_COMPILED;
-    if (ctx->cache_on) {
-      if (binary_of(prog, &bin, &blen) == 0) {
-        if (dlca__cache_store(bi.cache_file, &ck, bin, blen) != DLCA_OK)
-          dlca__warn(ctx, "binary cache: %s", dlca_last_error());
-        free(bin);
-      } else {
-        dlca__warn(ctx, "binary cache: %s gives no program binary for %s", ctx->info.name, file);
-      }
-    }
-  }
-  bi.build_ms = dlca__now_ms() - t0;
-  if ((rc = remember(ctx, key, opts, src, len, prog, &bi))) {
-    pthread_mutex_unlock(&ctx->build_lock);
-    clReleaseProgram(prog);
-    free(src);
-    return rc;
-  }
-  *out = prog;
+  if (rc) free(src);
   pthread_mutex_unlock(&ctx->build_lock);
-  dlca__clear_error();
+  if (rc) return rc;
+  *out = prog;
+  if (bi.from_cache == DLCA_BUILD_MEMORY) bi.build_ms = dlca__now_ms() - t0;
+  else dlca__clear_error();
   if (info) *info = bi;
   return DLCA_OK;
 }
