@@ -81,6 +81,75 @@ int dlca_ref_gradient(const dlca_model *m, const dlca_run *run, const float *x, 
   return rc;
 }
 
+/* dL/ds_T = 2 (s_T - y) on the loss channels, 0 elsewhere (doc/semantics.md section 4.3). */
+static void loss_gradient(const dlca_run *run, int C, size_t cells, const float *sT, const float *target, float *g) {
+  memset(g, 0, sizeof(float) * cells * C);
+  for (size_t i = 0; i < cells; i++)
+    for (int j = 0; j < run->n_loss_channels; j++) {
+      int c = run->loss_channels[j];
+      g[i * C + c] = 2.0f * (sT[i * C + c] - target[i * C + c]);
+    }
+}
+
+/* The backward pass of step t: every cell's dL/dpatch into dP and its gate
+ * sums into its chunk's acc, from g = dL/d(state at t+1). A worksharing
+ * loop of the enclosing parallel region; act is the thread's scratch. */
+static void backward_cells(const dlca_model *m, const dlca_ref_layout *lay, const dlca_run *run, const float *coef,
+                           const float *coef_der, const float *cur, int t, const float *g, float *dP, double *acc,
+                           int nchunks, float *act) {
+  const int H = run->height, W = run->width, C = m->shape.channels;
+  const size_t cells = (size_t)run->batch * H * W, n_gates = dlca__model_n_gates(m);
+#pragma omp for schedule(static)
+  for (int ch = 0; ch < nchunks; ch++) {
+    if (!act) continue;
+    size_t lo = cells * ch / nchunks, hi = cells * (ch + 1) / nchunks;
+    double *a = acc + (size_t)ch * 4 * n_gates;
+    float *dact = act + lay->total, *patch = dact + lay->total;
+    for (size_t i = lo; i < hi; i++) {
+      int b = (int)(i / ((size_t)H * W)), r = (int)(i / W % H), q = (int)(i % W);
+      float *dpatch = dP + i * 9 * C;
+      if (run->async && !dlca_fire_mask(run, t, b, r, q)) {
+        memset(dpatch, 0, sizeof(float) * 9 * C);
+        continue;
+      }
+      dlca__ref_patch(cur + (size_t)b * H * W * C, H, W, C, m->shape.periodic, r, q, patch);
+      dlca__ref_cell_forward(m, lay, coef, patch, act);
+      cell_backward(m, lay, coef_der, act, dact, g + i * C, dpatch, a);
+    }
+  }
+}
+
+/* g = dL/d(state at t): cell (r, q) is patch element f = 3*dr + dq of cell
+ * (r - dr + 1, q - dq + 1); an async cell that did not fire also passes its
+ * own gradient straight through. A worksharing loop, as backward_cells. */
+static void gather_patches(const dlca_model *m, const dlca_run *run, int t, const float *dP, float *g) {
+  const int H = run->height, W = run->width, C = m->shape.channels;
+  const size_t cells = (size_t)run->batch * H * W;
+#pragma omp for schedule(static)
+  for (size_t i = 0; i < cells; i++) {
+    int b = (int)(i / ((size_t)H * W)), r = (int)(i / W % H), q = (int)(i % W);
+    float sum[64], *gi = g + i * C;
+    for (int c0 = 0; c0 < C; c0 += 64) {
+      int nc = C - c0 < 64 ? C - c0 : 64;
+      for (int c = 0; c < nc; c++) sum[c] = 0;
+      for (int dr = 0; dr < 3; dr++)
+        for (int dq = 0; dq < 3; dq++) {
+          int rr = r - dr + 1, qq = q - dq + 1;
+          if (m->shape.periodic) {
+            rr = (rr + H) % H;
+            qq = (qq + W) % W;
+          } else if (rr < 0 || rr >= H || qq < 0 || qq >= W) {
+            continue;
+          }
+          const float *src = dP + (((size_t)b * H + rr) * W + qq) * 9 * C + (3 * dr + dq) * C + c0;
+          for (int c = 0; c < nc; c++) sum[c] += src[c];
+        }
+      int keep = run->async && !dlca_fire_mask(run, t, b, r, q);
+      for (int c = 0; c < nc; c++) gi[c0 + c] = sum[c] + (keep ? gi[c0 + c] : 0.0f);
+    }
+  }
+}
+
 int dlca__ref_gradient_sums(const dlca_model *m, const dlca_run *run, const float *x, const float *target,
                             const float *coef, const float *coef_der, double *loss, double *dc,
                             float *out_state) {
@@ -104,14 +173,7 @@ int dlca__ref_gradient_sums(const dlca_model *m, const dlca_run *run, const floa
   const float *sT = states + (size_t)T * grid;
   if (loss) *loss = dlca__ref_loss(run, C, sT, target);
   if (out_state) memcpy(out_state, sT, sizeof(float) * grid);
-
-  /* dL/ds_T = 2 (s_T - y) on the loss channels (doc/semantics.md section 4.3) */
-  memset(g, 0, sizeof(float) * grid);
-  for (size_t i = 0; i < cells; i++)
-    for (int j = 0; j < run->n_loss_channels; j++) {
-      int c = run->loss_channels[j];
-      g[i * C + c] = 2.0f * (sT[i * C + c] - target[i * C + c]);
-    }
+  loss_gradient(run, C, cells, sT, target, g);
 
   int failed = 0;
 #pragma omp parallel
@@ -122,50 +184,8 @@ int dlca__ref_gradient_sums(const dlca_model *m, const dlca_run *run, const floa
       failed = 1;
     }
     for (int t = T - 1; t >= 0; t--) {
-      const float *cur = states + (size_t)t * grid;
-#pragma omp for schedule(static)
-      for (int ch = 0; ch < nchunks; ch++) {
-        if (!act) continue;
-        size_t lo = cells * ch / nchunks, hi = cells * (ch + 1) / nchunks;
-        double *a = acc + (size_t)ch * 4 * n_gates;
-        float *dact = act + lay.total, *patch = dact + lay.total;
-        for (size_t i = lo; i < hi; i++) {
-          int b = (int)(i / ((size_t)H * W)), r = (int)(i / W % H), q = (int)(i % W);
-          float *dpatch = dP + i * 9 * C;
-          if (run->async && !dlca_fire_mask(run, t, b, r, q)) {
-            memset(dpatch, 0, sizeof(float) * 9 * C);
-            continue;
-          }
-          dlca__ref_patch(cur + (size_t)b * H * W * C, H, W, C, m->shape.periodic, r, q, patch);
-          dlca__ref_cell_forward(m, &lay, coef, patch, act);
-          cell_backward(m, &lay, coef_der, act, dact, g + i * C, dpatch, a);
-        }
-      }
-      /* gather: cell (r, q) is patch element f = 3*dr + dq of cell (r - dr + 1, q - dq + 1) */
-#pragma omp for schedule(static)
-      for (size_t i = 0; i < cells; i++) {
-        int b = (int)(i / ((size_t)H * W)), r = (int)(i / W % H), q = (int)(i % W);
-        float sum[64], *gi = g + i * C;
-        for (int c0 = 0; c0 < C; c0 += 64) {
-          int nc = C - c0 < 64 ? C - c0 : 64;
-          for (int c = 0; c < nc; c++) sum[c] = 0;
-          for (int dr = 0; dr < 3; dr++)
-            for (int dq = 0; dq < 3; dq++) {
-              int rr = r - dr + 1, qq = q - dq + 1;
-              if (m->shape.periodic) {
-                rr = (rr + H) % H;
-                qq = (qq + W) % W;
-              } else if (rr < 0 || rr >= H || qq < 0 || qq >= W) {
-                continue;
-              }
-              const float *src = dP + (((size_t)b * H + rr) * W + qq) * 9 * C + (3 * dr + dq) * C + c0;
-              for (int c = 0; c < nc; c++) sum[c] += src[c];
-            }
-          /* async: a cell that did not fire passes its gradient straight through */
-          int keep = run->async && !dlca_fire_mask(run, t, b, r, q);
-          for (int c = 0; c < nc; c++) gi[c0 + c] = sum[c] + (keep ? gi[c0 + c] : 0.0f);
-        }
-      }
+      backward_cells(m, &lay, run, coef, coef_der, states + (size_t)t * grid, t, g, dP, acc, nchunks, act);
+      gather_patches(m, run, t, dP, g);
     }
     free(act);
   }
@@ -173,7 +193,7 @@ int dlca__ref_gradient_sums(const dlca_model *m, const dlca_run *run, const floa
     rc = dlca__fail(DLCA_ENOMEM, "reference gradient: out of memory for scratch");
     goto out;
   }
-  for (int ch = 1; ch < nchunks; ch++) {
+  for (int ch = 1; ch < nchunks; ch++) { /* the chunks' sums in a fixed order */
     const double *a = acc + (size_t)ch * 4 * n_gates;
     for (size_t j = 0; j < 4 * n_gates; j++) acc[j] += a[j];
   }
