@@ -233,87 +233,58 @@ static int parse_list(const char *opt, const char *what, const char *arg, long h
   return bad;
 }
 
-/* 0 to run, -1 for --help/--version done, else an exit code. */
-static int parse_options(int argc, char **argv, options *o) {
-  static char preset_buf[1024];
-  memset(o, 0, sizeof *o);
-  o->steps = -1, o->warmup = 3, o->repeats = 10, o->pop_batch = 2;
-  o->peak_gflops = o->peak_gbs = o->launch_us = o->peak_local_gbs = -1;
-  snprintf(preset_buf, sizeof preset_buf, "checkerboard");
-  int help = 0, version = 0, c;
-  opterr = 0;
-  while ((c = getopt_long(argc, argv, ":hqV", long_options, NULL)) != -1) {
-    const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
-    int bad = 0;
-    switch (c) {
-      case OPT_PRESET:
-        if (strlen(optarg) >= sizeof preset_buf) {
-          fprintf(stderr, "%s: --preset: list too long\n", PROG);
-          bad = 1;
-        }
-        snprintf(preset_buf, sizeof preset_buf, "%s", optarg);
-        break;
-      case OPT_BATCH: bad = parse_list("--batch", "batch sizes", optarg, MAX_BATCH, o->batches, &o->n_batches); break;
-      case OPT_POPULATION: bad = parse_list("--population", "sizes", optarg, 65536L, o->pops, &o->n_pops); break;
-      case OPT_POP_BATCH: bad = cli_parse_long(PROG, "--population-batch", optarg, 1, MAX_BATCH, &o->pop_batch); break;
-      case OPT_STEPS: bad = cli_parse_long(PROG, "--steps", optarg, 1, MAX_STEPS, &o->steps); break;
-      case OPT_WARMUP: bad = cli_parse_long(PROG, "--warmup", optarg, 0, MAX_REPEATS, &o->warmup); break;
-      case OPT_REPEATS: bad = cli_parse_long(PROG, "--repeats", optarg, 1, MAX_REPEATS, &o->repeats); break;
-      case OPT_BACKEND:
-        if (!strcmp(optarg, "ref")) o->backend_ref = 1;
-        else if (!strcmp(optarg, "cl")) o->backend_ref = 0;
-        else {
-          fprintf(stderr, "%s: --backend: '%s' is neither cl nor ref\n", PROG, optarg);
-          bad = 1;
-        }
-        break;
-      case OPT_DEVICE: o->device = optarg; break;
-      case OPT_MODEL: o->model_path = optarg; break;
-      case OPT_JSON: o->json = optarg; break;
-      case OPT_MARKDOWN: o->markdown = optarg; break;
-      case OPT_GFLOPS: bad = cli_parse_double(PROG, "--peak-gflops", optarg, 0.0, &o->peak_gflops); break;
-      case OPT_GBS: bad = cli_parse_double(PROG, "--peak-gbs", optarg, 0.0, &o->peak_gbs); break;
-      case OPT_LOCAL_GBS:
-        bad = cli_parse_nonneg(PROG, "--peak-local-gbs", optarg, &o->peak_local_gbs);
-        break;
-      case OPT_LAUNCH: bad = cli_parse_double(PROG, "--launch-us", optarg, -1.0, &o->launch_us);
-        if (!bad && o->launch_us < 0) {
-          fprintf(stderr, "%s: --launch-us: '%s' is negative\n", PROG, optarg);
-          bad = 1;
-        }; break;
-      case 'q':
-      case OPT_QUIET: o->quiet = 1; break;
-      case 'h':
-      case OPT_HELP: help = 1; break;
-      case 'V':
-      case OPT_VERSION: version = 1; break;
-      case ':': fprintf(stderr, "%s: %s: needs a value (see --help)\n", PROG, name); return CLI_USAGE;
-      default: fprintf(stderr, "%s: %s: unknown option (see --help)\n", PROG, name); return CLI_USAGE;
-    }
-    if (bad) return CLI_USAGE;
+/* --backend's value into o; nonzero after printing why. */
+static int parse_backend(const char *arg, options *o) {
+  if (!strcmp(arg, "ref")) o->backend_ref = 1;
+  else if (!strcmp(arg, "cl")) o->backend_ref = 0;
+  else return fprintf(stderr, "%s: --backend: '%s' is neither cl nor ref\n", PROG, arg), 1;
+  return 0;
+}
+
+/* --launch-us: a duration of at least 0. */
+static int parse_launch(const char *arg, options *o) {
+  if (cli_parse_double(PROG, "--launch-us", arg, -1.0, &o->launch_us)) return 1;
+  if (o->launch_us < 0) return fprintf(stderr, "%s: --launch-us: '%s' is negative\n", PROG, arg), 1;
+  return 0;
+}
+
+/* One option c with its value arg into o (--preset's list into presets,
+ * n bytes); nonzero after printing why. */
+static int parse_option(int c, const char *arg, options *o, char *presets, size_t n) {
+  switch (c) {
+    case OPT_PRESET:
+      if (strlen(arg) >= n) return fprintf(stderr, "%s: --preset: list too long\n", PROG), 1;
+      snprintf(presets, n, "%s", arg);
+      return 0;
+    case OPT_BATCH: return parse_list("--batch", "batch sizes", arg, MAX_BATCH, o->batches, &o->n_batches);
+    case OPT_POPULATION: return parse_list("--population", "sizes", arg, 65536L, o->pops, &o->n_pops);
+    case OPT_POP_BATCH: return cli_parse_long(PROG, "--population-batch", arg, 1, MAX_BATCH, &o->pop_batch);
+    case OPT_STEPS: return cli_parse_long(PROG, "--steps", arg, 1, MAX_STEPS, &o->steps);
+    case OPT_WARMUP: return cli_parse_long(PROG, "--warmup", arg, 0, MAX_REPEATS, &o->warmup);
+    case OPT_REPEATS: return cli_parse_long(PROG, "--repeats", arg, 1, MAX_REPEATS, &o->repeats);
+    case OPT_BACKEND: return parse_backend(arg, o);
+    case OPT_DEVICE: o->device = arg; return 0;
+    case OPT_MODEL: o->model_path = arg; return 0;
+    case OPT_JSON: o->json = arg; return 0;
+    case OPT_MARKDOWN: o->markdown = arg; return 0;
+    case OPT_GFLOPS: return cli_parse_double(PROG, "--peak-gflops", arg, 0.0, &o->peak_gflops);
+    case OPT_GBS: return cli_parse_double(PROG, "--peak-gbs", arg, 0.0, &o->peak_gbs);
+    case OPT_LOCAL_GBS: return cli_parse_nonneg(PROG, "--peak-local-gbs", arg, &o->peak_local_gbs);
+    case OPT_LAUNCH: return parse_launch(arg, o);
+    case 'q':
+    case OPT_QUIET: o->quiet = 1; return 0;
+    default: return 1; /* not an option with a value: the caller's */
   }
-  if (help) {
-    fputs(help_text, stdout);
-    return -1;
-  }
-  if (version) {
-    cli_print_version(PROG, dlca_version_string());
-    return -1;
-  }
-  if (optind < argc) {
-    fprintf(stderr, "%s: %s: unexpected argument; options start with -- (see --help)\n", PROG, argv[optind]);
-    return CLI_USAGE;
-  }
-  if (o->backend_ref && o->device) {
-    fprintf(stderr, "%s: --device: chooses an OpenCL device, but --backend is ref\n", PROG);
-    return CLI_USAGE;
-  }
-  if (!strcmp(preset_buf, "all")) {
+}
+
+/* --preset's list ("all": every preset) into o, each name checked. */
+static int resolve_presets(char *list, options *o) {
+  if (!strcmp(list, "all")) {
     const char *const *names = dlca_preset_names();
     for (o->n_presets = 0; names[o->n_presets] && o->n_presets < MAX_LIST; o->n_presets++)
       o->presets[o->n_presets] = names[o->n_presets];
   } else {
-    o->n_presets = split_list(preset_buf, o->presets, MAX_LIST);
+    o->n_presets = split_list(list, o->presets, MAX_LIST);
   }
   if (o->n_presets <= 0) {
     fprintf(stderr, "%s: --preset: give one or more preset names, separated by commas\n", PROG);
@@ -328,6 +299,36 @@ static int parse_options(int argc, char **argv, options *o) {
     }
   }
   return 0;
+}
+
+/* 0 to run, -1 for --help/--version done, else an exit code. */
+static int parse_options(int argc, char **argv, options *o) {
+  static char preset_buf[1024];
+  memset(o, 0, sizeof *o);
+  o->steps = -1, o->warmup = 3, o->repeats = 10, o->pop_batch = 2;
+  o->peak_gflops = o->peak_gbs = o->launch_us = o->peak_local_gbs = -1;
+  snprintf(preset_buf, sizeof preset_buf, "checkerboard");
+  int help = 0, version = 0, c;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":hqV", long_options, NULL)) != -1) {
+    const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+    if (c == 'h' || c == OPT_HELP) help = 1;
+    else if (c == 'V' || c == OPT_VERSION) version = 1;
+    else if (c == ':') return fprintf(stderr, "%s: %s: needs a value (see --help)\n", PROG, name), CLI_USAGE;
+    else if (c == '?') return fprintf(stderr, "%s: %s: unknown option (see --help)\n", PROG, name), CLI_USAGE;
+    else if (parse_option(c, optarg, o, preset_buf, sizeof preset_buf)) return CLI_USAGE;
+  }
+  if (help) return fputs(help_text, stdout), -1;
+  if (version) return cli_print_version(PROG, dlca_version_string()), -1;
+  if (optind < argc) {
+    fprintf(stderr, "%s: %s: unexpected argument; options start with -- (see --help)\n", PROG, argv[optind]);
+    return CLI_USAGE;
+  }
+  if (o->backend_ref && o->device) {
+    fprintf(stderr, "%s: --device: chooses an OpenCL device, but --backend is ref\n", PROG);
+    return CLI_USAGE;
+  }
+  return resolve_presets(preset_buf, o);
 }
 
 /* ---- the workload ---- */
