@@ -297,108 +297,96 @@ static int fail(const char *what, int rc) {
   return rc;
 }
 
-static int run_one(const options *o, dlca_context *ctx, int ri, long seed, result *out) {
-  const recipe *rp = &recipes[ri];
-  dlca_model *m = NULL;
-  dlca_train_config cfg;
-  dlca_trainer *t = NULL;
-  float *y = NULL;
-  int rc = task_setup(o, rp, seed, &m, &cfg);
-  if (rc) return fail("model", 1);
-  if (rp->batch) cfg.batch = rp->batch;
-  cfg.relax = rp->relax;
-  memset(out, 0, sizeof *out);
-  out->recipe = ri, out->seed = seed, out->success_epoch = -1;
-  double t0 = cli_now();
-  if ((rc = dlca_trainer_new(ctx, m, &cfg, &t))) {
-    rc = fail("trainer", 1);
-    goto done;
-  }
-  const int H = cfg.height, W = cfg.width;
+/* The checkerboard target of the model's channels; 0, or 1 after a message. */
+static int set_target(dlca_trainer *t, const dlca_train_config *cfg, const dlca_model *m) {
   dlca_model_shape sh;
   dlca_model_get_shape(m, &sh);
-  y = calloc((size_t)H * W * sh.channels, sizeof(float));
-  if (!y) {
-    rc = 1;
-    goto done;
+  float *y = calloc((size_t)cfg->height * cfg->width * sh.channels, sizeof(float));
+  if (!y) return fprintf(stderr, "%s: target: out of memory\n", PROG), 1;
+  dlca_target_checkerboard(cfg->height, cfg->width, sh.channels, y);
+  int rc = dlca_trainer_set_target(t, y, 0);
+  free(y);
+  return rc ? fail("target", 1) : 0;
+}
+
+/* The recipe's relaxation for epoch e: an annealed temperature, or
+ * straight-through from epoch st_at on. */
+static int schedule_relax(dlca_trainer *t, const recipe *rp, long e) {
+  if (!(rp->t_final > 0 || (rp->st_at > 0 && e == rp->st_at))) return 0;
+  dlca_relax x = dlca_trainer_relax(t);
+  if (rp->t_final > 0) {
+    double f = e - 1 >= rp->anneal ? 1.0 : (double)(e - 1) / (double)rp->anneal;
+    x.temperature = (float)(rp->relax.temperature + f * (rp->t_final - rp->relax.temperature));
   }
-  dlca_target_checkerboard(H, W, sh.channels, y);
-  if ((rc = dlca_trainer_set_target(t, y, 0))) {
-    rc = fail("target", 1);
-    goto done;
-  }
+  if (rp->st_at > 0 && e >= rp->st_at) x.straight_through = 1;
+  return dlca_trainer_set_relax(t, &x) ? fail("relaxation", 1) : 0;
+}
+
+/* Up to --epochs epochs, until the hard circuit is right on the fresh
+ * batches (out->success_epoch); the recipe's cooldown on the way. */
+static int train_epochs(const options *o, dlca_trainer *t, const recipe *rp, long seed, result *out) {
   int cooldowns = 0;
   double last_hard = -1;
-  dlca_eval ev;
   for (long e = 1; e <= o->epochs; e++) {
-    if (rp->t_final > 0 || (rp->st_at > 0 && e == rp->st_at)) {
-      dlca_relax x = dlca_trainer_relax(t);
-      if (rp->t_final > 0) {
-        double f = e - 1 >= rp->anneal ? 1.0 : (double)(e - 1) / (double)rp->anneal;
-        x.temperature = (float)(rp->relax.temperature + f * (rp->t_final - rp->relax.temperature));
-      }
-      if (rp->st_at > 0 && e >= rp->st_at) x.straight_through = 1;
-      if ((rc = dlca_trainer_set_relax(t, &x))) {
-        rc = fail("relaxation", 1);
-        goto done;
-      }
-    }
-    if ((rc = dlca_trainer_step(t))) {
-      rc = fail("step", 1);
-      goto done;
-    }
+    if (schedule_relax(t, rp, e)) return 1;
+    if (dlca_trainer_step(t)) return fail("step", 1);
     out->epochs_run = e;
     if (e % o->eval_every) continue;
-    if ((rc = dlca_trainer_eval_hard(t, &ev))) {
-      rc = fail("evaluation", 1);
-      goto done;
-    }
+    dlca_eval ev, f;
+    if (dlca_trainer_eval_hard(t, &ev)) return fail("evaluation", 1);
     if (ev.errors == 0) {
-      dlca_eval f;
-      if ((rc = dlca_trainer_eval_hard_fresh(t, 1000 + (uint64_t)seed, (int)o->fresh, &f))) {
-        rc = fail("fresh evaluation", 1);
-        goto done;
-      }
+      if (dlca_trainer_eval_hard_fresh(t, 1000 + (uint64_t)seed, (int)o->fresh, &f)) return fail("fresh evaluation", 1);
       if (f.errors == 0) {
         out->success_epoch = e;
-        break;
+        return 0;
       }
       if (rp->cooldown && last_hard != 0 && cooldowns < 2) {
-        if ((rc = dlca_trainer_set_lr(t, dlca_trainer_lr(t) * 0.1f))) goto done;
+        int rc = dlca_trainer_set_lr(t, dlca_trainer_lr(t) * 0.1f);
+        if (rc) return rc;
         cooldowns++;
       }
     }
     last_hard = (double)ev.errors;
   }
-  {
-    dlca_eval f;
-    if ((rc = dlca_trainer_eval_hard_fresh(t, 1000 + (uint64_t)seed, (int)o->fresh, &f))) {
-      rc = fail("fresh evaluation", 1);
-      goto done;
-    }
-    out->fresh_accuracy = f.accuracy;
-    dlca_model *tm;
-    if ((rc = dlca_trainer_export_model(t, &tm))) {
-      rc = fail("export", 1);
-      goto done;
-    }
-    size_t hist[16];
-    out->active_gates = dlca_model_gate_histogram(tm, hist);
-    out->n_gates = dlca_model_n_gates(tm);
-    if (o->save_dir) {
-      char path[4096];
-      snprintf(path, sizeof path, "%s/%s-%s-s%ld.json", o->save_dir, o->task, rp->name, seed);
-      if ((rc = dlca_model_save(tm, path))) {
-        dlca_model_free(tm);
-        rc = fail("--save-dir", 1);
-        goto done;
-      }
-    }
-    dlca_model_free(tm);
+  return 0;
+}
+
+/* The trained circuit's fresh accuracy and gates, saved under --save-dir. */
+static int finish_run(const options *o, dlca_trainer *t, const recipe *rp, long seed, result *out) {
+  dlca_eval f;
+  if (dlca_trainer_eval_hard_fresh(t, 1000 + (uint64_t)seed, (int)o->fresh, &f)) return fail("fresh evaluation", 1);
+  out->fresh_accuracy = f.accuracy;
+  dlca_model *tm;
+  if (dlca_trainer_export_model(t, &tm)) return fail("export", 1);
+  size_t hist[16];
+  out->active_gates = dlca_model_gate_histogram(tm, hist);
+  out->n_gates = dlca_model_n_gates(tm);
+  int rc = 0;
+  if (o->save_dir) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s-%s-s%ld.json", o->save_dir, o->task, rp->name, seed);
+    if (dlca_model_save(tm, path)) rc = fail("--save-dir", 1);
   }
-  out->wall_s = cli_now() - t0;
-done:
-  free(y);
+  dlca_model_free(tm);
+  return rc;
+}
+
+static int run_one(const options *o, dlca_context *ctx, int ri, long seed, result *out) {
+  const recipe *rp = &recipes[ri];
+  dlca_model *m = NULL;
+  dlca_train_config cfg;
+  dlca_trainer *t = NULL;
+  if (task_setup(o, rp, seed, &m, &cfg)) return fail("model", 1);
+  if (rp->batch) cfg.batch = rp->batch;
+  cfg.relax = rp->relax;
+  memset(out, 0, sizeof *out);
+  out->recipe = ri, out->seed = seed, out->success_epoch = -1;
+  double t0 = cli_now();
+  int rc = dlca_trainer_new(ctx, m, &cfg, &t) ? fail("trainer", 1) : 0;
+  if (!rc) rc = set_target(t, &cfg, m);
+  if (!rc) rc = train_epochs(o, t, rp, seed, out);
+  if (!rc) rc = finish_run(o, t, rp, seed, out);
+  if (!rc) out->wall_s = cli_now() - t0;
   dlca_trainer_free(t);
   dlca_model_free(m);
   return rc;
@@ -478,7 +466,8 @@ static int write_json(const char *path, const options *o, const result *res, int
 static int append_markdown(const char *path, const options *o, const result *res, int n, const char *device,
                            const char *command) {
   static const char header[] = "| date | task | recipe | seeds at 100% fresh | median epoch of those | mean fresh "
-                               "accuracy | max epochs | device | command |\n|---|---|---|---:|---:|---:|---:|---|---|\n";
+                               "accuracy | max epochs | device | command |\n"
+                               "|---|---|---|---:|---:|---:|---:|---|---|\n";
   char date[32], err[256] = "out of memory", *text = NULL;
   size_t len = 0;
   time_t now_t = time(NULL);

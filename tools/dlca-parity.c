@@ -300,7 +300,8 @@ int main(int argc, char **argv) {
   char devname[300] = "CPU reference";
   if (!strcmp(o.backend, "bits")) snprintf(devname, sizeof devname, "packed bits on the CPU");
   if (!strcmp(o.backend, "cl")) {
-    if ((rc = dlca_context_new(o.device, &ctx))) return cli_context_fail(prog, o.device, rc, "--backend ref checks the CPU reference alone");
+    if ((rc = dlca_context_new(o.device, &ctx)))
+      return cli_context_fail(prog, o.device, rc, "--backend ref checks the CPU reference alone");
     dlca_device_info info;
     dlca_context_device(ctx, &info);
     snprintf(devname, sizeof devname, "%s", info.name);
