@@ -139,6 +139,52 @@ static int build(const char *spec, const char *file) {
   return CLI_OK;
 }
 
+/* --cache-dir and --clear-cache; an exit code. */
+static int cache_actions(int show, int clear) {
+  char dir[1024];
+  if (dlca_cache_dir(dir, sizeof dir) != DLCA_OK) {
+    fprintf(stderr, "%s: %s\n", PROG, dlca_last_error());
+    return CLI_FAIL;
+  }
+  if (show) puts(dir);
+  if (!clear) return CLI_OK;
+  if (dlca_cache_clear() != DLCA_OK) {
+    fprintf(stderr, "%s: %s\n", PROG, dlca_last_error());
+    return CLI_FAIL;
+  }
+  printf("cleared %s/programs\n", dir);
+  return CLI_OK;
+}
+
+/* Every device, the one spec (or DLCA_CL_DEVICE) selects marked; a bad
+ * spec is an error. */
+static int list_devices(const char *spec, int json) {
+  dlca_device_info *d;
+  size_t n;
+  int rc = dlca_device_list(&d, &n);
+  if (rc) {
+    fprintf(stderr, "%s: %s\n", PROG, dlca_last_error());
+    return CLI_FAIL;
+  }
+  long sel = -1;
+  const char *env = getenv("DLCA_CL_DEVICE");
+  if (spec || (env && *env)) {
+    dlca_context *ctx;
+    if ((rc = dlca_context_new(spec, &ctx))) {
+      free(d);
+      return cli_context_fail(PROG, spec, rc, NULL);
+    }
+    dlca_device_info sd;
+    dlca_context_device(ctx, &sd);
+    dlca_context_free(ctx);
+    for (size_t i = 0; i < n; i++)
+      if (!strcmp(d[i].spec, sd.spec)) sel = (long)i;
+  }
+  int ret = json ? print_json(d, n, sel) : (print_text(d, n, sel), CLI_OK);
+  free(d);
+  return ret;
+}
+
 int main(int argc, char **argv) {
   int json = 0, cache_dir = 0, clear = 0;
   const char *spec = NULL, *file = NULL;
@@ -168,44 +214,8 @@ int main(int argc, char **argv) {
     }
   }
   if (cache_dir || clear) {
-    char dir[1024];
-    if (dlca_cache_dir(dir, sizeof dir) != DLCA_OK) {
-      fprintf(stderr, "%s: %s\n", PROG, dlca_last_error());
-      return CLI_FAIL;
-    }
-    if (cache_dir) puts(dir);
-    if (clear) {
-      if (dlca_cache_clear() != DLCA_OK) {
-        fprintf(stderr, "%s: %s\n", PROG, dlca_last_error());
-        return CLI_FAIL;
-      }
-      printf("cleared %s/programs\n", dir);
-    }
-    if (!file && !json) return CLI_OK;
+    int code = cache_actions(cache_dir, clear);
+    if (code || (!file && !json)) return code;
   }
-  if (file) return build(spec, file);
-  dlca_device_info *d;
-  size_t n;
-  int rc = dlca_device_list(&d, &n);
-  if (rc) {
-    fprintf(stderr, "%s: %s\n", PROG, dlca_last_error());
-    return CLI_FAIL;
-  }
-  long sel = -1;
-  const char *env = getenv("DLCA_CL_DEVICE");
-  if (spec || (env && *env)) { /* mark what the spec selects with '>'; a bad one is an error */
-    dlca_context *ctx;
-    if ((rc = dlca_context_new(spec, &ctx))) {
-      free(d);
-      return cli_context_fail(PROG, spec, rc, NULL);
-    }
-    dlca_device_info sd;
-    dlca_context_device(ctx, &sd);
-    dlca_context_free(ctx);
-    for (size_t i = 0; i < n; i++)
-      if (!strcmp(d[i].spec, sd.spec)) sel = (long)i;
-  }
-  int ret = json ? print_json(d, n, sel) : (print_text(d, n, sel), CLI_OK);
-  free(d);
-  return ret;
+  return file ? build(spec, file) : list_devices(spec, json);
 }
