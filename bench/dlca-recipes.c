@@ -177,6 +177,48 @@ static int find_recipe(const char *name) {
   return -1;
 }
 
+/* --task: reduced, checkerboard or checkerboard-async; nonzero after printing why. */
+static int parse_task(const char *arg, options *o) {
+  if (strcmp(arg, "reduced") && strcmp(arg, "checkerboard") && strcmp(arg, "checkerboard-async"))
+    return fprintf(stderr, "%s: --task: '%s' is not reduced, checkerboard or checkerboard-async\n", PROG, arg), 1;
+  o->task = arg;
+  return 0;
+}
+
+/* --recipes: a comma-separated list of names (--list). */
+static int parse_recipes(const char *arg, options *o) {
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%s", arg);
+  o->n_recipes = 0;
+  for (char *s = strtok(buf, ","); s; s = strtok(NULL, ",")) {
+    int r = find_recipe(s);
+    if (r < 0 || o->n_recipes == MAX_RECIPES)
+      return fprintf(stderr, "%s: --recipes: unknown recipe '%s' (see --list)\n", PROG, s), 1;
+    o->recipe[o->n_recipes++] = r;
+  }
+  return 0;
+}
+
+/* --seeds: a comma-separated list of at most MAX_SEEDS seeds. */
+static int parse_seeds(const char *arg, options *o) {
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%s", arg);
+  o->n_seeds = 0;
+  for (char *s = strtok(buf, ","); s; s = strtok(NULL, ",")) {
+    if (o->n_seeds == MAX_SEEDS) return fprintf(stderr, "%s: --seeds: at most %d\n", PROG, MAX_SEEDS), 1;
+    if (cli_parse_long(PROG, "--seeds", s, 0, 1L << 40, &o->seeds[o->n_seeds++])) return 1;
+  }
+  if (!o->n_seeds) return fprintf(stderr, "%s: --seeds: empty\n", PROG), 1;
+  return 0;
+}
+
+static int parse_backend(const char *arg, options *o) {
+  if (!strcmp(arg, "ref")) o->backend_ref = 1;
+  else if (!strcmp(arg, "cl")) o->backend_ref = 0;
+  else return fprintf(stderr, "%s: --backend: '%s' is not cl or ref\n", PROG, arg), 1;
+  return 0;
+}
+
 static int parse(int argc, char **argv, options *o) {
   enum { O_TASK = 256, O_RECIPES, O_SEEDS, O_EPOCHS, O_EVERY, O_FRESH, O_BACKEND, O_DEVICE, O_JSON, O_MD, O_LIST,
          O_QUIET, O_HELP, O_VERSION, O_SAVE };
@@ -199,49 +241,13 @@ static int parse(int argc, char **argv, options *o) {
     const char *name = optind > 1 ? argv[optind - 1] : "?";
     int bad = 0;
     switch (c) {
-      case O_TASK:
-        if (strcmp(optarg, "reduced") && strcmp(optarg, "checkerboard") && strcmp(optarg, "checkerboard-async")) {
-          fprintf(stderr, "%s: --task: '%s' is not reduced, checkerboard or checkerboard-async\n", PROG, optarg);
-          return 2;
-        }
-        o->task = optarg;
-        break;
-      case O_RECIPES: {
-        char buf[1024];
-        snprintf(buf, sizeof buf, "%s", optarg);
-        o->n_recipes = 0;
-        for (char *s = strtok(buf, ","); s; s = strtok(NULL, ",")) {
-          int r = find_recipe(s);
-          if (r < 0 || o->n_recipes == MAX_RECIPES) {
-            fprintf(stderr, "%s: --recipes: unknown recipe '%s' (see --list)\n", PROG, s);
-            return 2;
-          }
-          o->recipe[o->n_recipes++] = r;
-        }
-        break;
-      }
-      case O_SEEDS: {
-        char buf[1024];
-        snprintf(buf, sizeof buf, "%s", optarg);
-        o->n_seeds = 0;
-        for (char *s = strtok(buf, ","); s && !bad; s = strtok(NULL, ",")) {
-          if (o->n_seeds == MAX_SEEDS) {
-            fprintf(stderr, "%s: --seeds: at most %d\n", PROG, MAX_SEEDS);
-            return 2;
-          }
-          bad = cli_parse_long(PROG, "--seeds", s, 0, 1L << 40, &o->seeds[o->n_seeds++]);
-        }
-        if (!o->n_seeds) bad = 1, fprintf(stderr, "%s: --seeds: empty\n", PROG);
-        break;
-      }
+      case O_TASK: bad = parse_task(optarg, o); break;
+      case O_RECIPES: bad = parse_recipes(optarg, o); break;
+      case O_SEEDS: bad = parse_seeds(optarg, o); break;
       case O_EPOCHS: bad = cli_parse_long(PROG, "--epochs", optarg, 1, 10000000, &o->epochs); break;
       case O_EVERY: bad = cli_parse_long(PROG, "--eval-every", optarg, 1, 10000000, &o->eval_every); break;
       case O_FRESH: bad = cli_parse_long(PROG, "--fresh", optarg, 1, 100000, &o->fresh); break;
-      case O_BACKEND:
-        if (!strcmp(optarg, "ref")) o->backend_ref = 1;
-        else if (!strcmp(optarg, "cl")) o->backend_ref = 0;
-        else fprintf(stderr, "%s: --backend: '%s' is not cl or ref\n", PROG, optarg), bad = 1;
-        break;
+      case O_BACKEND: bad = parse_backend(optarg, o); break;
       case O_DEVICE: o->device = optarg, o->backend_ref = 0; break;
       case O_JSON: o->json = optarg; break;
       case O_MD: o->markdown = optarg; break;
