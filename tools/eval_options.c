@@ -129,6 +129,51 @@ static int parse_grid(const char *s, int *h, int *w) {
   return 0;
 }
 
+/* One option c with its value arg into o; nonzero after printing why. */
+static int parse_option(int c, const char *arg, eval_options *o) {
+  unsigned long long seed = 0;
+  switch (c) {
+    case OPT_PRESET: o->preset = arg; return 0;
+    case OPT_MODEL: o->model = arg; return 0;
+    case OPT_BACKEND:
+      if (!strcmp(arg, "ref")) o->backend_ref = 1;
+      else if (!strcmp(arg, "cl")) o->backend_ref = 0;
+      else return fprintf(stderr, "%s: --backend: '%s' is neither cl nor ref\n", EVAL_PROG, arg), 1;
+      return 0;
+    case OPT_DEVICE: o->device = arg; return 0;
+    case OPT_SEED:
+      if (cli_parse_u64(EVAL_PROG, "--seed", arg, &seed)) return 1;
+      o->seed = seed;
+      return 0;
+    case OPT_FRESH: return cli_parse_long(EVAL_PROG, "--fresh", arg, 0, 100000, &o->fresh);
+    case OPT_SCALE: return cli_parse_long(EVAL_PROG, "--scale", arg, 1, 64, &o->scale);
+    case OPT_GRID:
+      if (!parse_grid(arg, &o->grid_h, &o->grid_w)) return 0;
+      return fprintf(stderr, "%s: --grid: '%s' is not HxW with sides in [1, %ld]\n", EVAL_PROG, arg, MAX_SIDE), 1;
+    case OPT_STEPS: return cli_parse_long(EVAL_PROG, "--steps", arg, 1, MAX_STEPS, &o->steps);
+    case OPT_GOL_BOARD: return cli_parse_long(EVAL_PROG, "--gol-board", arg, 3, MAX_SIDE, &o->gol_board);
+    case OPT_TARGET: o->target = arg; return 0;
+    case OPT_PNG: o->png = arg; return 0;
+    case OPT_GIF: o->gif = arg; return 0;
+    case OPT_GIF_DELAY: return cli_parse_long(EVAL_PROG, "--gif-delay", arg, 20, 60000, &o->gif_delay_ms);
+    case OPT_GIF_SCALE: return cli_parse_long(EVAL_PROG, "--gif-scale", arg, 1, 256, &o->gif_scale);
+    case OPT_FRAME_EVERY: return cli_parse_long(EVAL_PROG, "--frame-every", arg, 1, MAX_STEPS, &o->frame_every);
+    case OPT_JSON: o->json = arg; return 0;
+    default: return 1;
+  }
+}
+
+/* What is missing, or given together where it cannot be; 0 or CLI_USAGE. */
+static int check_options(const eval_options *o) {
+  const char *why = NULL;
+  if (!o->preset) why = "--preset: missing; one of gol, checkerboard, checkerboard-async, growth, colour";
+  else if (!o->model) why = "--model: missing; a dlca-model JSON file, as dlca-train --save writes it";
+  else if (!o->gif && o->gif_scale) why = "--gif-scale: only with --gif FILE";
+  else if (o->scale && o->grid_h) why = "--grid: give --scale S or --grid HxW, not both";
+  if (why) fprintf(stderr, "%s: %s\n", EVAL_PROG, why);
+  return why ? CLI_USAGE : 0;
+}
+
 int eval_options_parse(int argc, char **argv, eval_options *o) {
   memset(o, 0, sizeof *o);
   o->fresh = 4;
@@ -138,74 +183,16 @@ int eval_options_parse(int argc, char **argv, eval_options *o) {
   int c;
   while ((c = getopt_long(argc, argv, ":hV", long_options, NULL)) != -1) {
     const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
-    int bad = 0;
-    switch (c) {
-      case OPT_PRESET: o->preset = optarg; break;
-      case OPT_MODEL: o->model = optarg; break;
-      case OPT_BACKEND:
-        if (!strcmp(optarg, "ref")) o->backend_ref = 1;
-        else if (!strcmp(optarg, "cl")) o->backend_ref = 0;
-        else {
-          fprintf(stderr, "%s: --backend: '%s' is neither cl nor ref\n", EVAL_PROG, optarg);
-          bad = 1;
-        }
-        break;
-      case OPT_DEVICE: o->device = optarg; break;
-      case OPT_SEED: {
-        unsigned long long s = 0;
-        bad = cli_parse_u64(EVAL_PROG, "--seed", optarg, &s);
-        o->seed = s;
-        break;
-      }
-      case OPT_FRESH: bad = cli_parse_long(EVAL_PROG, "--fresh", optarg, 0, 100000, &o->fresh); break;
-      case OPT_SCALE: bad = cli_parse_long(EVAL_PROG, "--scale", optarg, 1, 64, &o->scale); break;
-      case OPT_GRID:
-        if (parse_grid(optarg, &o->grid_h, &o->grid_w)) {
-          fprintf(stderr, "%s: --grid: '%s' is not HxW with sides in [1, %ld]\n", EVAL_PROG, optarg, MAX_SIDE);
-          bad = 1;
-        }
-        break;
-      case OPT_STEPS: bad = cli_parse_long(EVAL_PROG, "--steps", optarg, 1, MAX_STEPS, &o->steps); break;
-      case OPT_GOL_BOARD: bad = cli_parse_long(EVAL_PROG, "--gol-board", optarg, 3, MAX_SIDE, &o->gol_board); break;
-      case OPT_TARGET: o->target = optarg; break;
-      case OPT_PNG: o->png = optarg; break;
-      case OPT_GIF: o->gif = optarg; break;
-      case OPT_GIF_DELAY: bad = cli_parse_long(EVAL_PROG, "--gif-delay", optarg, 20, 60000, &o->gif_delay_ms); break;
-      case OPT_GIF_SCALE: bad = cli_parse_long(EVAL_PROG, "--gif-scale", optarg, 1, 256, &o->gif_scale); break;
-      case OPT_FRAME_EVERY:
-        bad = cli_parse_long(EVAL_PROG, "--frame-every", optarg, 1, MAX_STEPS, &o->frame_every);
-        break;
-      case OPT_JSON: o->json = optarg; break;
-      case 'h':
-      case OPT_HELP: o->help = 1; break;
-      case 'V':
-      case OPT_VERSION: o->version = 1; break;
-      case ':': fprintf(stderr, "%s: %s: needs a value (see --help)\n", EVAL_PROG, name); return CLI_USAGE;
-      default: fprintf(stderr, "%s: %s: unknown option (see --help)\n", EVAL_PROG, name); return CLI_USAGE;
-    }
-    if (bad) return CLI_USAGE;
+    if (c == 'h' || c == OPT_HELP) o->help = 1;
+    else if (c == 'V' || c == OPT_VERSION) o->version = 1;
+    else if (c == ':') return fprintf(stderr, "%s: %s: needs a value (see --help)\n", EVAL_PROG, name), CLI_USAGE;
+    else if (c == '?') return fprintf(stderr, "%s: %s: unknown option (see --help)\n", EVAL_PROG, name), CLI_USAGE;
+    else if (parse_option(c, optarg, o)) return CLI_USAGE;
   }
   if (o->help || o->version) return 0;
   if (optind < argc) {
     fprintf(stderr, "%s: %s: unexpected argument; options start with -- (see --help)\n", EVAL_PROG, argv[optind]);
     return CLI_USAGE;
   }
-  if (!o->preset) {
-    fprintf(stderr, "%s: --preset: missing; one of gol, checkerboard, checkerboard-async, growth, colour\n",
-            EVAL_PROG);
-    return CLI_USAGE;
-  }
-  if (!o->model) {
-    fprintf(stderr, "%s: --model: missing; a dlca-model JSON file, as dlca-train --save writes it\n", EVAL_PROG);
-    return CLI_USAGE;
-  }
-  if (!o->gif && o->gif_scale) {
-    fprintf(stderr, "%s: --gif-scale: only with --gif FILE\n", EVAL_PROG);
-    return CLI_USAGE;
-  }
-  if (o->scale && o->grid_h) {
-    fprintf(stderr, "%s: --grid: give --scale S or --grid HxW, not both\n", EVAL_PROG);
-    return CLI_USAGE;
-  }
-  return 0;
+  return check_options(o);
 }
