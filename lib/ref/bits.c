@@ -450,75 +450,112 @@ int dlca_bits_run(const dlca_bits *b, dlca_eval *out, float *state) {
   return DLCA_OK;
 }
 
-int dlca_bits_run_variants(const dlca_bits *b, size_t n, const size_t *first, const size_t *gates,
-                           const uint8_t *ops, dlca_eval *out) {
-  if (!b || (n && (!gates || !ops || !out))) return dlca__fail(DLCA_EINVAL, "dlca_bits_run_variants: NULL argument");
-  /* variant i's changes are [F(i), F(i + 1)) */
+/* Variant i's changes are [F(i), F(i + 1)) of gates and ops. */
 #define F(i) (first ? first[i] : (size_t)(i))
-  size_t most = 0;
+
+/* Every variant's changes in order and in range; the most changes of one
+ * variant into *most. */
+static int check_variants(const dlca_bits *b, size_t n, const size_t *first, const size_t *gates, const uint8_t *ops,
+                          size_t *most) {
+  *most = 0;
   for (size_t i = 0; i < n; i++) {
     if (F(i + 1) < F(i))
       return dlca__fail(DLCA_EINVAL, "dlca_bits_run_variants: variant %zu: first[%zu] = %zu > first[%zu] = %zu", i,
                         i + 1, F(i + 1), i, F(i));
-    if (F(i + 1) - F(i) > most) most = F(i + 1) - F(i);
+    if (F(i + 1) - F(i) > *most) *most = F(i + 1) - F(i);
     for (size_t e = F(i); e < F(i + 1); e++)
       if (gates[e] >= b->n_gates || ops[e] > 15)
         return dlca__fail(DLCA_EINVAL, "dlca_bits_run_variants: variant %zu: gate %zu of %zu, op %d of 0..15", i,
                           gates[e], b->n_gates, (int)ops[e]);
   }
+  return DLCA_OK;
+}
+
+/* A thread's scratch for the groups of variants. */
+typedef struct group_scratch {
+  workspace ws;
+  variant_set vs;
+  live_marks lu; /* what the group's variants need */
+  uint8_t *vops;
+  int ws_ok, lu_ok;
+} group_scratch;
+
+/* For groups of V variants of at most `most` changes each; 0 when out of memory. */
+static int scratch_alloc(const dlca_bits *b, int V, size_t most, group_scratch *s) {
+  const size_t cap = (size_t)V * (most ? most : 1); /* the changes of one group at most */
+  s->ws_ok = ws_alloc(b, V, &s->ws) == DLCA_OK;
+  s->lu_ok = live_alloc(b, &s->lu) == DLCA_OK;
+  s->vops = malloc(b->n_gates ? b->n_gates : 1);
+  s->vs.head = s->ws_ok ? malloc(sizeof(int32_t) * b->n_gates) : NULL;
+  s->vs.next = malloc(sizeof(int32_t) * cap);
+  s->vs.op = malloc(cap), s->vs.copy = malloc(cap);
+  if (!s->vs.head || !s->vs.next || !s->vs.op || !s->vs.copy || !s->lu_ok || !s->vops) {
+    free(s->vs.head);
+    s->vs.head = NULL;
+    return 0;
+  }
+  for (size_t g = 0; g < b->n_gates; g++) s->vs.head[g] = -1;
+  return 1;
+}
+
+static void scratch_free(group_scratch *s) {
+  free(s->vs.head), free(s->vs.next), free(s->vs.op), free(s->vs.copy), free(s->vops);
+  if (s->lu_ok) live_free(&s->lu);
+  if (s->ws_ok) ws_free(&s->ws);
+}
+
+/* Variants v0 .. v0 + count - 1 as the copies of one packed rollout. */
+static void run_group(const dlca_bits *b, const size_t *first, const size_t *gates, const uint8_t *ops, size_t v0,
+                      size_t count, group_scratch *s, dlca_eval *out) {
+  variant_set *vs = &s->vs;
+  const size_t e0 = F(v0), ec = F(v0 + count) - e0;
+  /* in reverse, so that a gate's chain runs in change order (the later op wins) */
+  for (size_t v = count; v-- > 0;)
+    for (size_t e = F(v0 + v + 1); e-- > F(v0 + v);) {
+      const size_t g = gates[e], x = e - e0;
+      vs->op[x] = ops[e];
+      vs->copy[x] = (uint8_t)v;
+      vs->next[x] = vs->head[g];
+      vs->head[g] = (int32_t)x;
+    }
+  /* only what some variant of the group needs runs. Needs grow with the
+   * inputs an op reads, so the circuit with every changed gate of the
+   * group set to XOR (which reads both) needs all that any variant
+   * needs: one marking per group. */
+  memcpy(s->vops, b->ops, b->n_gates);
+  for (size_t e = 0; e < ec; e++) s->vops[gates[e0 + e]] = 6;
+  live_of(b, s->vops, &s->lu);
+  rollout_bits(b, vs, &s->lu, &s->ws, (int)count);
+  for (size_t v = 0; v < count; v++) eval_copy(b, &s->ws, (int)v, &out[v0 + v]);
+  for (size_t e = 0; e < ec; e++) vs->head[gates[e0 + e]] = -1;
+}
+#undef F
+
+int dlca_bits_run_variants(const dlca_bits *b, size_t n, const size_t *first, const size_t *gates,
+                           const uint8_t *ops, dlca_eval *out) {
+  if (!b || (n && (!gates || !ops || !out))) return dlca__fail(DLCA_EINVAL, "dlca_bits_run_variants: NULL argument");
+  size_t most;
+  int rc = check_variants(b, n, first, gates, ops, &most);
+  if (rc) return rc;
   const int V = b->copies_max;
   const long groups = (long)((n + (size_t)V - 1) / (size_t)V);
   int failed = 0;
 #pragma omp parallel if (groups > 1)
   {
-    workspace ws;
-    variant_set vs;
-    live_marks lu; /* what the group's variants need */
-    const size_t cap = (size_t)V * (most ? most : 1); /* the changes of one group at most */
-    int ok = ws_alloc(b, V, &ws) == DLCA_OK;
-    const int luok = live_alloc(b, &lu) == DLCA_OK;
-    uint8_t *vops = malloc(b->n_gates ? b->n_gates : 1);
-    vs.head = ok ? malloc(sizeof(int32_t) * b->n_gates) : NULL;
-    vs.next = malloc(sizeof(int32_t) * cap);
-    vs.op = malloc(cap), vs.copy = malloc(cap);
-    if (!vs.head || !vs.next || !vs.op || !vs.copy || !luok || !vops) {
+    group_scratch s;
+    const int ok = scratch_alloc(b, V, most, &s);
+    if (!ok) {
 #pragma omp atomic write
       failed = 1;
-      free(vs.head);
-      vs.head = NULL;
-    } else {
-      for (size_t g = 0; g < b->n_gates; g++) vs.head[g] = -1;
     }
 #pragma omp for schedule(dynamic, 1)
     for (long grp = 0; grp < groups; grp++) {
-      if (!vs.head) continue;
-      const size_t v0 = (size_t)grp * V, count = n - v0 < (size_t)V ? n - v0 : (size_t)V;
-      const size_t e0 = F(v0), ec = F(v0 + count) - e0;
-      /* in reverse, so that a gate's chain runs in change order (the later op wins) */
-      for (size_t v = count; v-- > 0;)
-        for (size_t e = F(v0 + v + 1); e-- > F(v0 + v);) {
-          const size_t g = gates[e], x = e - e0;
-          vs.op[x] = ops[e];
-          vs.copy[x] = (uint8_t)v;
-          vs.next[x] = vs.head[g];
-          vs.head[g] = (int32_t)x;
-        }
-      /* only what some variant of the group needs runs. Needs grow with the
-       * inputs an op reads, so the circuit with every changed gate of the
-       * group set to XOR (which reads both) needs all that any variant
-       * needs: one marking per group. */
-      memcpy(vops, b->ops, b->n_gates);
-      for (size_t e = 0; e < ec; e++) vops[gates[e0 + e]] = 6;
-      live_of(b, vops, &lu);
-      rollout_bits(b, &vs, &lu, &ws, (int)count);
-      for (size_t v = 0; v < count; v++) eval_copy(b, &ws, (int)v, &out[v0 + v]);
-      for (size_t e = 0; e < ec; e++) vs.head[gates[e0 + e]] = -1;
+      if (!ok) continue;
+      const size_t v0 = (size_t)grp * V;
+      run_group(b, first, gates, ops, v0, n - v0 < (size_t)V ? n - v0 : (size_t)V, &s, out);
     }
-    free(vs.head), free(vs.next), free(vs.op), free(vs.copy), free(vops);
-    if (luok) live_free(&lu);
-    if (ok) ws_free(&ws);
+    scratch_free(&s);
   }
-#undef F
   if (failed) return dlca__fail(DLCA_ENOMEM, "dlca_bits_run_variants: out of memory for %d copies of %d words", V, b->nwc);
   return DLCA_OK;
 }
