@@ -142,76 +142,92 @@ static void search_free(search *S) {
   for (int l = 0; l < S->NU; l++) free(S->rd_off[l]), free(S->rd[l]);
 }
 
-int dlca__bank_order(const dlca_model *m, int proposals, int **rows) {
-  search S;
-  memset(&S, 0, sizeof S);
-  S.m = m, S.NU = m->n_update;
+/* S for model m: every level's units in their order, and for each layer
+ * the gates that read each input (rd_off/rd, gate << 1 | side); the
+ * number of units free to move into *free_units. A status. */
+static int search_init(search *S, const dlca_model *m, int *free_units) {
+  memset(S, 0, sizeof *S);
+  S->m = m, S->NU = m->n_update;
   const int *U = m->shape.update_layers;
-  int free_units = 0, widest = 1;
-  for (int l = 0; l <= S.NU; l++) widest = U[l] > widest ? U[l] : widest;
-  if (!(S.mark = calloc((size_t)widest, sizeof(unsigned)))) goto oom;
-  for (int l = 0; l <= S.NU; l++) {
-    S.row[l] = malloc(sizeof(int) * (size_t)U[l]), S.at[l] = malloc(sizeof(int) * (size_t)U[l]);
-    if (!S.row[l] || !S.at[l]) goto oom;
-    for (int u = 0; u < U[l]; u++) S.row[l][u] = S.at[l][u] = u;
-    if (l > 0 && l < S.NU) free_units += U[l];
+  int widest = 1;
+  *free_units = 0;
+  for (int l = 0; l <= S->NU; l++) widest = U[l] > widest ? U[l] : widest;
+  if (!(S->mark = calloc((size_t)widest, sizeof(unsigned)))) return DLCA_ENOMEM;
+  for (int l = 0; l <= S->NU; l++) {
+    S->row[l] = malloc(sizeof(int) * (size_t)U[l]), S->at[l] = malloc(sizeof(int) * (size_t)U[l]);
+    if (!S->row[l] || !S->at[l]) return DLCA_ENOMEM;
+    for (int u = 0; u < U[l]; u++) S->row[l][u] = S->at[l][u] = u;
+    if (l > 0 && l < S->NU) *free_units += U[l];
   }
-  for (int l = 0; l < S.NU; l++) {
+  for (int l = 0; l < S->NU; l++) {
     const dlca_layer *L = &m->update[l];
-    S.rd_off[l] = calloc((size_t)L->n_in + 1, sizeof(int)), S.rd[l] = malloc(sizeof(int) * 2 * (size_t)L->n_gates);
-    if (!S.rd_off[l] || !S.rd[l]) goto oom;
-    for (int g = 0; g < L->n_gates; g++) S.rd_off[l][L->wa[g] + 1]++, S.rd_off[l][L->wb[g] + 1]++;
-    for (int i = 0; i < L->n_in; i++) S.rd_off[l][i + 1] += S.rd_off[l][i];
+    S->rd_off[l] = calloc((size_t)L->n_in + 1, sizeof(int)), S->rd[l] = malloc(sizeof(int) * 2 * (size_t)L->n_gates);
+    if (!S->rd_off[l] || !S->rd[l]) return DLCA_ENOMEM;
+    for (int g = 0; g < L->n_gates; g++) S->rd_off[l][L->wa[g] + 1]++, S->rd_off[l][L->wb[g] + 1]++;
+    for (int i = 0; i < L->n_in; i++) S->rd_off[l][i + 1] += S->rd_off[l][i];
     int *fill = malloc(sizeof(int) * (size_t)L->n_in);
-    if (!fill) goto oom;
-    memcpy(fill, S.rd_off[l], sizeof(int) * (size_t)L->n_in);
-    for (int g = 0; g < L->n_gates; g++) S.rd[l][fill[L->wa[g]]++] = g << 1, S.rd[l][fill[L->wb[g]]++] = g << 1 | 1;
+    if (!fill) return DLCA_ENOMEM;
+    memcpy(fill, S->rd_off[l], sizeof(int) * (size_t)L->n_in);
+    for (int g = 0; g < L->n_gates; g++) S->rd[l][fill[L->wa[g]]++] = g << 1, S->rd[l][fill[L->wb[g]]++] = g << 1 | 1;
     free(fill);
   }
   int nkeys = 0;
-  for (int i = 0; i < S.NU; i++) S.key0[i] = nkeys, nkeys += 2 * ((U[i + 1] + BANKS - 1) / BANKS);
-  if (!(S.cost = malloc(sizeof(int) * (size_t)nkeys))) goto oom;
-  for (int i = 0; i < S.NU; i++)
+  for (int i = 0; i < S->NU; i++) S->key0[i] = nkeys, nkeys += 2 * ((U[i + 1] + BANKS - 1) / BANKS);
+  if (!(S->cost = malloc(sizeof(int) * (size_t)nkeys))) return DLCA_ENOMEM;
+  for (int i = 0; i < S->NU; i++)
     for (int w = 0; w < (U[i + 1] + BANKS - 1) / BANKS; w++)
-      for (int sd = 0; sd < 2; sd++) S.cost[S.key0[i] + 2 * w + sd] = gather_cost(&S, i, w, sd);
-  if (free_units > 0) {
-    /* `proposals` a unit, at most 20 M (the checkerboard at 1200: 2.9 M,
-     * 3.3 -> 1.2 cycles per gather) */
-    const long iters = (long)proposals * free_units < 20000000L ? (long)proposals * free_units : 20000000L;
-    uint64_t rng = 0x6a09e667f3bcc909ull;
-    enum { CAP = 256 };
-    int keys[CAP], old[CAP];
-    for (long it = 0; it < iters; it++) {
-      int lvl = 1 + (int)dlca__rand_below(&rng, (uint32_t)(S.NU - 1));
-      const int n = U[lvl], kind = (int)dlca__rand_below(&rng, 3);
-      int u = (int)dlca__rand_below(&rng, (uint32_t)n), v = (int)dlca__rand_below(&rng, (uint32_t)n);
-      const double p = (double)(dlca__splitmix64(&rng) >> 11) * (1.0 / 9007199254740992.0);
-      if (kind && !aim(&S, &rng, kind, lvl, &u, &v)) continue;
-      if (u == v) continue;
-      /* (a unit read by more than about 250 gates would overflow keys:
-       * the gathers left out keep a stale cost, which costs the search
-       * quality, never the order's validity) */
-      const int nk = touched(&S, lvl, u, v, keys, CAP - 4);
-      /* their costs before the swap, as last stored */
-      int before = 0;
-      for (int k = 0; k < nk; k++) before += old[k] = S.cost[key_index(&S, keys[k])];
-      swap_units(&S, lvl, u, v);
-      /* the keys of the warps u and v moved to were taken before the swap;
-       * the new ones are the same pair of warps */
-      const int after = cost_of(&S, keys, nk);
-      const double temp = 0.2 * (1.0 - (double)it / (double)iters);
-      if (!(after <= before || (temp > 0 && p < exp((double)(before - after) / temp)))) {
-        swap_units(&S, lvl, u, v);
-        for (int k = 0; k < nk; k++) S.cost[key_index(&S, keys[k])] = old[k];
-      }
+      for (int sd = 0; sd < 2; sd++) S->cost[S->key0[i] + 2 * w + sd] = gather_cost(S, i, w, sd);
+  return DLCA_OK;
+}
+
+/* The annealing: iters proposals, each a swap of two units of one level,
+ * kept when it lowers the cost, or by the Metropolis rule at a temperature
+ * falling from 0.2 to 0. */
+static void anneal(search *S, long iters) {
+  const int *U = S->m->shape.update_layers;
+  uint64_t rng = 0x6a09e667f3bcc909ull;
+  enum { CAP = 256 };
+  int keys[CAP], old[CAP];
+  for (long it = 0; it < iters; it++) {
+    int lvl = 1 + (int)dlca__rand_below(&rng, (uint32_t)(S->NU - 1));
+    const int n = U[lvl], kind = (int)dlca__rand_below(&rng, 3);
+    int u = (int)dlca__rand_below(&rng, (uint32_t)n), v = (int)dlca__rand_below(&rng, (uint32_t)n);
+    const double p = (double)(dlca__splitmix64(&rng) >> 11) * (1.0 / 9007199254740992.0);
+    if (kind && !aim(S, &rng, kind, lvl, &u, &v)) continue;
+    if (u == v) continue;
+    /* (a unit read by more than about 250 gates would overflow keys:
+     * the gathers left out keep a stale cost, which costs the search
+     * quality, never the order's validity) */
+    const int nk = touched(S, lvl, u, v, keys, CAP - 4);
+    /* their costs before the swap, as last stored */
+    int before = 0;
+    for (int k = 0; k < nk; k++) before += old[k] = S->cost[key_index(S, keys[k])];
+    swap_units(S, lvl, u, v);
+    /* the keys of the warps u and v moved to were taken before the swap;
+     * the new ones are the same pair of warps */
+    const int after = cost_of(S, keys, nk);
+    const double temp = 0.2 * (1.0 - (double)it / (double)iters);
+    if (!(after <= before || (temp > 0 && p < exp((double)(before - after) / temp)))) {
+      swap_units(S, lvl, u, v);
+      for (int k = 0; k < nk; k++) S->cost[key_index(S, keys[k])] = old[k];
     }
   }
+}
+
+int dlca__bank_order(const dlca_model *m, int proposals, int **rows) {
+  search S;
+  int free_units;
+  if (search_init(&S, m, &free_units)) {
+    search_free(&S);
+    return dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory (bank order)");
+  }
+  /* `proposals` a unit, at most 20 M (the checkerboard at 1200: 2.9 M,
+   * 3.3 -> 1.2 cycles per gather) */
+  const long iters = (long)proposals * free_units < 20000000L ? (long)proposals * free_units : 20000000L;
+  if (free_units > 0) anneal(&S, iters);
   for (int l = 0; l <= S.NU; l++) rows[l] = S.row[l], S.row[l] = NULL;
   search_free(&S);
   return DLCA_OK;
-oom:
-  search_free(&S);
-  return dlca__fail(DLCA_ENOMEM, "OpenCL trainer: out of host memory (bank order)");
 }
 
 /* The cache key of an order: the search's version (change it with the
