@@ -819,6 +819,52 @@ static void command_line(int argc, char **argv, char *buf, size_t n) {
   }
 }
 
+/* What the rows are measured on and against. */
+static void print_preamble(const options *o, dlca_context *ctx, const char *device, const peaks *pk) {
+  printf("device: %s\n", device);
+  printf("peaks for the floors: %g GFLOP/s, %g GB/s, %g us per dependent launch, %g GB/s local (0: not "
+         "counted); from %s\n", pk->gflops, pk->gbs, pk->launch_us, pk->local_gbs, pk->source);
+  printf("timing: %ld warm-up epochs, median of %ld (wall clock, profiling off)%s\n", o->warmup, o->repeats,
+         ctx ? "; device profile from as many more epochs" : "");
+  double load = host_load();
+  if (isfinite(load)) printf("host load average (1 min): %.2f\n", load);
+  print_header();
+}
+
+/* Every workload's row, printed as it ends; whether one failed. */
+static int run_rows(const options *o, dlca_context *ctx, const peaks *pk, row *rows) {
+  const int n_batches = o->n_batches ? o->n_batches : 1;
+  int failed = 0, k = 0;
+  for (int i = 0; i < o->n_presets; i++)
+    for (int j = 0; j < n_batches + o->n_pops; j++, k++) {
+      if (j < n_batches) run_workload(o, ctx, pk, o->presets[i], o->n_batches ? o->batches[j] : -1, &rows[k]);
+      else run_population(o, ctx, pk, o->presets[i], o->pops[j - n_batches], &rows[k]);
+      if (rows[k].status == ROW_FAILED) {
+        failed = 1;
+        fprintf(stderr, "%s: %s, batch %d: %s\n", PROG, rows[k].preset, rows[k].batch, row_error(&rows[k]));
+      }
+      print_row(&rows[k]);
+    }
+  /* the library never prints: its warnings (an ignored tuning table; with
+   * DLCA_CL_BUILD_OPTIONS set, the compilers' build logs, which tell
+   * registers and spills) go to stderr here */
+  const char *warn = ctx ? dlca_context_warnings(ctx) : "";
+  if (*warn) fprintf(stderr, "%s: warning: %s%s", PROG, warn, warn[strlen(warn) - 1] == '\n' ? "" : "\n");
+  return failed;
+}
+
+/* --json and --markdown; 0, or 1 after a message. */
+static int write_outputs(const options *o, const row *rows, int n_rows, const char *device, const peaks *pk,
+                         const char *command) {
+  char err[256];
+  int bad = 0;
+  if (o->json && write_json(o->json, rows, n_rows, device, pk, command, err, sizeof err))
+    bad = 1, fprintf(stderr, "%s: --json %s: %s\n", PROG, o->json, err);
+  if (o->markdown && append_markdown(o->markdown, rows, n_rows, device, command, err, sizeof err))
+    bad = 1, fprintf(stderr, "%s: --markdown %s: %s\n", PROG, o->markdown, err);
+  return bad;
+}
+
 int main(int argc, char **argv) {
   options o;
   int rc = parse_options(argc, argv, &o);
@@ -831,59 +877,20 @@ int main(int argc, char **argv) {
     return rc == DLCA_ENOMEM ? CLI_FAIL : CLI_USAGE; /* a missing or bad file is the user's to fix */
   }
   dlca_context *ctx = NULL;
-  if (!o.backend_ref) {
-    if ((rc = dlca_context_new(o.device, &ctx))) {
-      dlca_model_free(o.model);
-      return cli_context_fail(PROG, o.device, rc, "use --backend ref for the CPU reference");
-    }
+  if (!o.backend_ref && (rc = dlca_context_new(o.device, &ctx))) {
+    dlca_model_free(o.model);
+    return cli_context_fail(PROG, o.device, rc, "use --backend ref for the CPU reference");
   }
   device_name(&o, ctx, device, sizeof device);
   peaks pk;
   pick_peaks(&o, ctx, &pk);
-  printf("device: %s\n", device);
-  printf("peaks for the floors: %g GFLOP/s, %g GB/s, %g us per dependent launch, %g GB/s local (0: not "
-         "counted); from %s\n", pk.gflops, pk.gbs, pk.launch_us, pk.local_gbs, pk.source);
-  printf("timing: %ld warm-up epochs, median of %ld (wall clock, profiling off)%s\n", o.warmup, o.repeats,
-         ctx ? "; device profile from as many more epochs" : "");
-  double load = host_load();
-  if (isfinite(load)) printf("host load average (1 min): %.2f\n", load);
-  print_header();
-  int n_batches = o.n_batches ? o.n_batches : 1;
-  int n_rows = o.n_presets * (n_batches + o.n_pops);
+  print_preamble(&o, ctx, device, &pk);
+  const int n_rows = o.n_presets * ((o.n_batches ? o.n_batches : 1) + o.n_pops);
   row *rows = calloc((size_t)n_rows, sizeof *rows);
-  if (!rows) {
-    fprintf(stderr, "%s: out of memory\n", PROG);
-    dlca_context_free(ctx);
-    dlca_model_free(o.model);
-    return CLI_FAIL;
-  }
-  int failed = 0, k = 0;
-  for (int i = 0; i < o.n_presets; i++)
-    for (int j = 0; j < n_batches + o.n_pops; j++, k++) {
-      if (j < n_batches) run_workload(&o, ctx, &pk, o.presets[i], o.n_batches ? o.batches[j] : -1, &rows[k]);
-      else run_population(&o, ctx, &pk, o.presets[i], o.pops[j - n_batches], &rows[k]);
-      if (rows[k].status == ROW_FAILED) {
-        failed = 1;
-        fprintf(stderr, "%s: %s, batch %d: %s\n", PROG, rows[k].preset, rows[k].batch, row_error(&rows[k]));
-      }
-      print_row(&rows[k]);
-    }
-  /* the library never prints: its warnings (an ignored tuning table; with
-   * DLCA_CL_BUILD_OPTIONS set, the compilers' build logs, which tell
-   * registers and spills) go to stderr here */
-  const char *warn = ctx ? dlca_context_warnings(ctx) : "";
-  if (*warn) fprintf(stderr, "%s: warning: %s%s", PROG, warn, warn[strlen(warn) - 1] == '\n' ? "" : "\n");
-  rc = failed ? CLI_FAIL : CLI_OK;
-  char err[256];
-  if (o.json && write_json(o.json, rows, n_rows, device, &pk, command, err, sizeof err)) {
-    fprintf(stderr, "%s: --json %s: %s\n", PROG, o.json, err);
-    rc = CLI_FAIL;
-  }
-  if (o.markdown && append_markdown(o.markdown, rows, n_rows, device, command, err, sizeof err)) {
-    fprintf(stderr, "%s: --markdown %s: %s\n", PROG, o.markdown, err);
-    rc = CLI_FAIL;
-  }
-  for (int k = 0; k < n_rows; k++) free(rows[k].error);
+  if (!rows) fprintf(stderr, "%s: out of memory\n", PROG);
+  rc = !rows ? CLI_FAIL : run_rows(&o, ctx, &pk, rows) ? CLI_FAIL : CLI_OK;
+  if (rows && write_outputs(&o, rows, n_rows, device, &pk, command)) rc = CLI_FAIL;
+  for (int k = 0; rows && k < n_rows; k++) free(rows[k].error);
   free(rows);
   dlca_context_free(ctx);
   dlca_model_free(o.model);
