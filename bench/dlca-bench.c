@@ -798,14 +798,10 @@ static void md_row(FILE *f, const row *r, const char *device, const char *comman
 /* --markdown: the rows appended to the file's table (tools/outfile.h); 0 or -1 with the reason in err. */
 static int append_markdown(const char *path, const row *rows, int n, const char *device, const char *command,
                            char *err, size_t en) {
-  char *text = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&text, &len);
-  if (!f) return snprintf(err, en, "out of memory"), -1;
-  for (int i = 0; i < n; i++) md_row(f, &rows[i], device, command);
-  int rc = fclose(f) ? (snprintf(err, en, "out of memory"), -1) : outfile_md_append(path, md_header, text, err, en);
-  free(text);
-  return rc;
+  outfile_mem m;
+  if (outfile_mem_open(&m, err, en)) return -1;
+  for (int i = 0; i < n; i++) md_row(m.f, &rows[i], device, command);
+  return outfile_mem_md_append(&m, path, md_header, err, en);
 }
 
 /* The command line, with arguments that need it in single quotes. */

@@ -278,12 +278,12 @@ static int append_markdown(const char *path, const row *rows, int n, const char 
                            char *err, size_t en) {
   static const char header[] = "| date | preset | device | threads | gates | ref ms | cl ms | bits ms | bits variants/s "
                                "| command |\n|---|---|---|---:|---:|---:|---:|---:|---:|---|\n";
-  char date[32], *text = NULL;
-  size_t len = 0;
+  char date[32];
   time_t now = time(NULL);
   strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
-  FILE *f = open_memstream(&text, &len);
-  if (!f) return snprintf(err, en, "out of memory"), -1;
+  outfile_mem m;
+  if (outfile_mem_open(&m, err, en)) return -1;
+  FILE *f = m.f;
   for (int i = 0; i < n; i++) {
     fprintf(f, "| %s | %s | ", date, rows[i].preset);
     outfile_md_cell(f, device);
@@ -292,9 +292,7 @@ static int append_markdown(const char *path, const row *rows, int n, const char 
     outfile_md_cell(f, command);
     fputs("` |\n", f);
   }
-  int rc = fclose(f) ? (snprintf(err, en, "out of memory"), -1) : outfile_md_append(path, header, text, err, en);
-  free(text);
-  return rc;
+  return outfile_mem_md_append(&m, path, header, err, en);
 }
 
 int main(int argc, char **argv) {

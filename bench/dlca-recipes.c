@@ -474,12 +474,13 @@ static int append_markdown(const char *path, const options *o, const result *res
   static const char header[] = "| date | task | recipe | seeds at 100% fresh | median epoch of those | mean fresh "
                                "accuracy | max epochs | device | command |\n"
                                "|---|---|---|---:|---:|---:|---:|---|---|\n";
-  char date[32], err[256] = "out of memory", *text = NULL;
-  size_t len = 0;
+  char date[32], err[256];
   time_t now_t = time(NULL);
   strftime(date, sizeof date, "%Y-%m-%d", localtime(&now_t));
-  FILE *f = open_memstream(&text, &len);
-  for (int k = 0; f && k < o->n_recipes; k++) {
+  outfile_mem m;
+  int rc = outfile_mem_open(&m, err, sizeof err);
+  FILE *f = m.f;
+  for (int k = 0; !rc && k < o->n_recipes; k++) {
     int s;
     double med, acc;
     summarise(res, n, o->recipe[k], &s, &med, &acc);
@@ -491,10 +492,9 @@ static int append_markdown(const char *path, const options *o, const result *res
     outfile_md_cell(f, command);
     fputs("` |\n", f);
   }
-  int rc = !f || fclose(f) || outfile_md_append(path, header, text, err, sizeof err);
-  free(text);
+  if (!rc) rc = outfile_mem_md_append(&m, path, header, err, sizeof err);
   if (rc) fprintf(stderr, "%s: --markdown %s: %s\n", PROG, path, err);
-  return rc;
+  return rc ? 1 : 0;
 }
 
 int main(int argc, char **argv) {

@@ -152,7 +152,8 @@ static int ends_with_table(const char *text, size_t len, const char *header) {
   return first && (size_t)(end - first) >= hl && !memcmp(first, header, hl);
 }
 
-int outfile_md_append(const char *path, const char *header, const char *rows, char *err, size_t n) {
+/* rows (NUL-terminated) appended as outfile_mem_md_append says. */
+static int md_append(const char *path, const char *header, const char *rows, char *err, size_t n) {
   char *text;
   size_t len;
   if (outfile_read(path, &text, &len, err, n)) return -1;
@@ -171,4 +172,11 @@ int outfile_md_append(const char *path, const char *header, const char *rows, ch
   fputs(rows, m.f);
   free(text);
   return outfile_mem_commit(&m, path, err, n);
+}
+
+int outfile_mem_md_append(outfile_mem *m, const char *path, const char *header, char *err, size_t n) {
+  int rc = fclose(m->f) ? (snprintf(err, n, "out of memory"), -1) : md_append(path, header, m->buf, err, n);
+  free(m->buf);
+  m->f = NULL, m->buf = NULL;
+  return rc;
 }

@@ -36,12 +36,14 @@ json_t *outfile_json_num(double x);
  * length into *len; empty where there is no file. 0, or -1 with a reason. */
 int outfile_read(const char *path, char **text, size_t *len, char *err, size_t n);
 
-/* The bench programs' markdown tables (doc/performance.md). rows, lines of
- * the table, each ending in a newline, go after the file's table when its
- * last table (blank lines after it allowed) has header, a title line and a
- * rule line, each ending in a newline; else after a blank line and header.
- * The file is rewritten whole (outfile_write). 0, or -1 with a reason. */
-int outfile_md_append(const char *path, const char *header, const char *rows, char *err, size_t n);
+/* The bench programs' markdown tables (doc/performance.md): the rows, lines
+ * of the table each ending in a newline, written into a memory stream
+ * (outfile_mem_open), then outfile_mem_md_append closes it and puts them
+ * after the file's table when its last table (blank lines after it
+ * allowed) has header, a title line and a rule line each ending in a
+ * newline; else after a blank line and header. The file is rewritten
+ * whole (outfile_write) and m freed. 0, or -1 with a reason in err. */
+int outfile_mem_md_append(outfile_mem *m, const char *path, const char *header, char *err, size_t n);
 /* s as the text of a table cell: '|' escaped, line breaks as spaces. */
 void outfile_md_cell(FILE *f, const char *s);
 
