@@ -80,11 +80,6 @@ static void usage(FILE *f) {
         f);
 }
 
-/* The head of a --json object: what was checked, where. */
-static json_t *json_head(const char *case_name, const char *backend, const char *device) {
-  return json_pack("{s:s, s:s, s:s}", "case", case_name, "backend", backend, "device", device);
-}
-
 /* --json: v on one line of stdout (consumed); 0, or 1 after a message. */
 static int print_json(json_t *v) {
   char err[128] = "out of memory";
@@ -96,16 +91,15 @@ static int print_json(json_t *v) {
 
 static int print_report(const dlca_parity_report *r, const char *backend, const char *device, int json) {
   if (json) {
-    json_t *v = json_head(r->case_name, backend, device), *errors = json_object(), *tols = json_object();
+    json_t *errors = json_object(), *tols = json_object();
     for (int q = 0; q < DLCA_Q_COUNT; q++)
       if (r->tolerance[q] >= 0) {
         json_object_set_new(errors, dlca_quantity_name(q), outfile_json_num(r->max_abs[q]));
         json_object_set_new(tols, dlca_quantity_name(q), outfile_json_num(r->tolerance[q]));
       }
-    if (v) json_object_set_new(v, "errors", errors), json_object_set_new(v, "tolerances", tols);
-    else json_decref(errors), json_decref(tols);
-    if (v) json_object_set_new(v, "pass", json_boolean(r->all_pass));
-    return print_json(v);
+    /* "o" values are the object's, or freed where json_pack fails */
+    return print_json(json_pack("{s:s, s:s, s:s, s:o, s:o, s:b}", "case", r->case_name, "backend", backend, "device",
+                                device, "errors", errors, "tolerances", tols, "pass", r->all_pass));
   }
   printf("case %s, backend %s, device %s\n", r->case_name, backend, device);
   printf("  %-18s %12s %12s %12s  %s\n", "quantity", "max |error|", "max rel", "tolerance", "");
@@ -119,21 +113,15 @@ static int print_report(const dlca_parity_report *r, const char *backend, const 
 
 static int print_ops_report(const dlca_ops_parity_report *r, const char *backend, const char *device, int json) {
   if (json) {
-    json_t *v = json_head(r->case_name, backend, device), *errors = json_object(), *ratios = json_object();
+    json_t *errors = json_object(), *ratios = json_object();
     for (int i = 0; i < r->n; i++) {
       json_object_set_new(errors, r->entry[i].name, outfile_json_num(r->entry[i].max_abs));
       json_object_set_new(ratios, r->entry[i].name, outfile_json_num(r->entry[i].worst_ratio));
     }
-    if (v) {
-      json_object_set_new(v, "op", json_string(r->op));
-      json_object_set_new(v, "tolerance", json_pack("{s:o, s:o}", "abs", outfile_json_num(r->tol_abs), "rel",
-                                                    outfile_json_num(r->tol_rel)));
-      json_object_set_new(v, "errors", errors), json_object_set_new(v, "worst_ratio", ratios);
-      json_object_set_new(v, "pass", json_boolean(r->all_pass));
-    } else {
-      json_decref(errors), json_decref(ratios);
-    }
-    return print_json(v);
+    return print_json(json_pack("{s:s, s:s, s:s, s:s, s:{s:o, s:o}, s:o, s:o, s:b}", "case", r->case_name, "backend",
+                                backend, "device", device, "op", r->op, "tolerance", "abs",
+                                outfile_json_num(r->tol_abs), "rel", outfile_json_num(r->tol_rel), "errors", errors,
+                                "worst_ratio", ratios, "pass", r->all_pass));
   }
   printf("case %s (op %s), backend %s, device %s\n", r->case_name, r->op, backend, device);
   printf("  %-30s %12s %12s  tolerance %.3g + %.3g |want|\n", "result", "max |error|", "worst/tol", r->tol_abs,
